@@ -1,0 +1,236 @@
+"""The `status.py` command line: parse flags, call the core, render the result.
+
+Flags follow the specification (`--task X --transition Y`), so one command with
+action flags rather than sub-commands. Every failure becomes exit 2 with an
+`ERROR:` line; nothing reaches the user as a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Optional
+
+from . import __version__
+from .errors import AutomatonError
+from .views import Outcome
+
+SCHEMA_VERSION = 1
+PROG = "status.py"
+
+EPILOG = """\
+\b
+Examples:
+  status.py --create-task add-user-auth --project .
+  status.py --task add-user-auth
+  status.py --task add-user-auth --transition research
+  status.py --task add-user-auth --approve      # only after the user says APPROVED
+  status.py --list --json
+  status.py --validate-folder --task add-user-auth
+
+Exit codes: 0 done or clean, 1 refused by the workflow or violations found, 2 error.
+"""
+
+ACTIONS = ("transition", "approve", "create_task", "list", "validate_folder", "upgrade")
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _build_command() -> Any:
+    """The typer command, built only when a command actually needs parsing."""
+    import typer
+
+    app = typer.Typer(
+        add_completion=False,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+    @app.command(
+        help="Where a task stands in its workflow, and the only legal way to move it.",
+        epilog=EPILOG,
+    )
+    def status(
+        task: Optional[str] = typer.Option(
+            None, "--task", metavar="NAME", help="Task name; parent/sub for a sub-task."
+        ),
+        project: Optional[Path] = typer.Option(
+            None,
+            "--project",
+            metavar="DIR",
+            help="Project folder (default: nearest folder above with .automaton/tasks/).",
+        ),
+        transition: Optional[str] = typer.Option(
+            None,
+            "--transition",
+            metavar="PHASE",
+            help="Move --task to PHASE along a legal transition.",
+        ),
+        approve: bool = typer.Option(
+            False, "--approve", help="Approve --task's artifact (from PHASE:awaiting_approval)."
+        ),
+        approver: str = typer.Option(
+            "user", "--approver", metavar="ID", help="Who approves: 'user' or an agent id."
+        ),
+        create_task: Optional[str] = typer.Option(
+            None,
+            "--create-task",
+            metavar="NAME",
+            help="Create a task (kebab-case; parent/sub for a sub-task).",
+        ),
+        list_: bool = typer.Option(
+            False, "--list", help="List every task with its phase and next step."
+        ),
+        validate_folder: bool = typer.Option(
+            False,
+            "--validate-folder",
+            help="Check --task (or every task) for out-of-order artifacts.",
+        ),
+        upgrade: bool = typer.Option(
+            False, "--upgrade", help="Bootstrap .state for task folders made by hand."
+        ),
+        as_json: bool = typer.Option(
+            False, "--json", help="Print one JSON object instead of text."
+        ),
+        version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+    ) -> int:
+        if version:
+            return _finish(
+                Outcome(0, f"automaton-rules {__version__}", {"version": __version__}),
+                "version",
+                as_json,
+            )
+        chosen = {
+            "transition": transition is not None,
+            "approve": approve,
+            "create_task": create_task is not None,
+            "list": list_,
+            "validate_folder": validate_folder,
+            "upgrade": upgrade,
+        }
+        picked = [name for name in ACTIONS if chosen[name]]
+        if len(picked) > 1:
+            raise AutomatonError(
+                "usage", f"{' and '.join(_flag(p) for p in picked)} cannot be combined."
+            )
+        action = picked[0] if picked else ("task" if task is not None else None)
+        if action is None:
+            raise AutomatonError(
+                "usage",
+                f"Nothing to do: pass --task NAME, --list or another action. Run '{PROG} --help'.",
+            )
+        if action in ("transition", "approve") and task is None:
+            raise AutomatonError("usage", f"{_flag(action)} needs --task NAME.")
+        if action in ("create_task", "list", "upgrade") and task is not None:
+            raise AutomatonError("usage", f"{_flag(action)} does not take --task.")
+        outcome = _run(
+            action,
+            task=task,
+            project=project,
+            transition=transition,
+            approver=approver,
+            create_task=create_task,
+        )
+        return _finish(outcome, action.replace("_", "-"), as_json)
+
+    return typer.main.get_command(app)
+
+
+def _run(action: str, **opts: Any) -> Outcome:
+    """Dispatch to the core; imported lazily so `--help` stays cheap."""
+    from . import commands
+
+    return getattr(commands, action)(**opts)
+
+
+def _print(text: str, stream: Any) -> None:
+    if text:
+        stream.write(text + "\n")
+
+
+def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
+    if as_json:
+        body = {
+            "schema_version": SCHEMA_VERSION,
+            "tool": "automaton-rules",
+            "command": command,
+            "ok": outcome.exit_code == 0,
+            "exit_code": outcome.exit_code,
+            **outcome.payload,
+        }
+        if outcome.errors:
+            body.setdefault("errors", outcome.errors)
+        _print(json.dumps(body, indent=2, ensure_ascii=False), sys.stdout)
+    else:
+        _print(outcome.text, sys.stdout)
+        for error in outcome.errors:
+            _print(f"ERROR: {error}", sys.stderr)
+    return outcome.exit_code
+
+
+def _fail(error: AutomatonError, command: str, as_json: bool) -> int:
+    if as_json:
+        body = {
+            "schema_version": SCHEMA_VERSION,
+            "tool": "automaton-rules",
+            "command": command,
+            "ok": False,
+            "exit_code": error.exit_code,
+            "error": {"code": error.code, "message": error.message, "text": error.text},
+            "next": error.next_steps,
+        }
+        _print(json.dumps(body, indent=2, ensure_ascii=False), sys.stdout)
+    else:
+        _print(error.text, sys.stderr)
+    return error.exit_code
+
+
+def _command_name(argv: Sequence[str]) -> str:
+    for name in ACTIONS:
+        if _flag(name) in argv:
+            return name.replace("_", "-")
+    return "task"
+
+
+def _is_usage_error(exc: BaseException) -> bool:
+    """Click's UsageError, whether typer vendors click or depends on it."""
+    return any(cls.__name__ == "UsageError" for cls in type(exc).__mro__) and hasattr(
+        exc, "format_message"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `status.py` and `automaton-status`; returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in args
+    command = _command_name(args)
+    try:
+        return int(_build_command().main(args=args, prog_name=PROG, standalone_mode=False) or 0)
+    except AutomatonError as exc:
+        return _fail(exc, command, as_json)
+    except KeyboardInterrupt:
+        return _fail(AutomatonError("interrupted", "Interrupted."), command, as_json)
+    except Exception as exc:
+        if _is_usage_error(exc):
+            message = exc.format_message().rstrip(".")  # type: ignore[attr-defined]
+            return _fail(
+                AutomatonError("usage", f"{message}. Run '{PROG} --help' for usage."),
+                command,
+                as_json,
+            )
+        if os.environ.get("AUTOMATON_DEBUG"):
+            raise
+        return _fail(
+            AutomatonError(
+                "internal-error",
+                f"Internal error: {type(exc).__name__}: {exc}. "
+                "Set AUTOMATON_DEBUG=1 for a traceback.",
+            ),
+            command,
+            as_json,
+        )

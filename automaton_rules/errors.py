@@ -1,0 +1,38 @@
+"""The two ways a command can fail: the workflow refuses (exit 1) or the input is bad (exit 2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+class AutomatonError(Exception):
+    """Bad input, a broken task or a broken plugin: exit 2, one clear ERROR line."""
+
+    exit_code = 2
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        text: str | None = None,
+        next_steps: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.text = f"ERROR: {message}" if text is None else text
+        self.next_steps: dict[str, Any] = dict(next_steps or {})
+
+
+class Refusal(AutomatonError):
+    """The workflow said no (illegal move, missing artifact, gate closed): exit 1."""
+
+    exit_code = 1
+
+
+def printable(value: str, limit: int = 80) -> str:
+    """Show untrusted text on one line: control characters escaped, length capped."""
+    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."

@@ -1,0 +1,45 @@
+"""What a rule reports, and the fixed order categories print in."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "note"]
+SEVERITIES: tuple[str, ...] = ("error", "warning", "note")
+
+OUT_OF_ORDER = "Out-of-order Artifacts"
+INCONSISTENCY = "State-Artifact Inconsistency"
+UNAUTHORIZED = "Unauthorized Modifications"
+MANUAL_FOLDERS = "Manually Created Task Folders"
+
+# The specification's categories print first, in this order; plugin categories follow.
+BUILTIN_CATEGORIES: tuple[str, ...] = (OUT_OF_ORDER, INCONSISTENCY, UNAUTHORIZED, MANUAL_FOLDERS)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem a rule found; the runner fills in code, category, severity and task."""
+
+    message: str
+    path: str | None = None
+    correction: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    code: str = ""
+    category: str = ""
+    severity: Severity | str = ""
+    task: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The finding as the JSON report writes it."""
+        return {
+            "code": self.code,
+            "category": self.category,
+            "severity": self.severity,
+            "task": self.task,
+            "message": self.message,
+            "path": self.path,
+            "correction": self.correction,
+            "data": dict(self.data),
+        }

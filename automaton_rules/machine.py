@@ -1,0 +1,271 @@
+"""The workflow as data: phases, sub-states, transitions, artifacts and guidance.
+
+Nothing here touches the filesystem; every other module asks this one what the
+workflow allows, so the rules of the game live in exactly one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+PHASES: tuple[str, ...] = (
+    "new",
+    "research",
+    "decomposition",
+    "design",
+    "test_design",
+    "implement",
+    "bug_find",
+    "adversarial_bug_find",
+    "doc_review",
+    "referee",
+    "complete",
+    "human_intervention",
+)
+
+APPROVAL_PHASES: tuple[str, ...] = ("research", "decomposition", "design", "test_design")
+AWAITING = ":awaiting_approval"
+APPROVED = ":approved"
+
+STATES: tuple[str, ...] = tuple(
+    state
+    for phase in PHASES
+    for state in (
+        (phase, phase + AWAITING, phase + APPROVED) if phase in APPROVAL_PHASES else (phase,)
+    )
+)
+
+EDIT_PHASES: frozenset[str] = frozenset({"implement", "doc_review"})
+
+ARTIFACTS: dict[str, str] = {
+    "research": "SPEC.md",
+    "decomposition": "DECOMPOSITION.md",
+    "design": "DESIGN.md",
+    "test_design": "TEST_PLAN.md",
+    "implement": "IMPLEMENTATION.md",
+    "bug_find": "BUG_REPORT.md",
+    "adversarial_bug_find": "ADVERSARIAL_BUG_REPORT.md",
+    "doc_review": "DOC_REVIEW.md",
+    "referee": "VERDICT.md",
+}
+ARTIFACT_PHASE: dict[str, str] = {artifact: phase for phase, artifact in ARTIFACTS.items()}
+
+METADATA_FILES: frozenset[str] = frozenset({"VRAM_CONFIG.md", "PARENT_SPEC.md", "REVIEW.md"})
+SUBTASKS_DIR = "subtasks"
+
+_LATER_THAN_RESEARCH = (
+    "DESIGN.md",
+    "DECOMPOSITION.md",
+    "TEST_PLAN.md",
+    "IMPLEMENTATION.md",
+    "BUG_REPORT.md",
+    "ADVERSARIAL_BUG_REPORT.md",
+    "DOC_REVIEW.md",
+    "VERDICT.md",
+)
+
+FORBIDDEN: dict[str, frozenset[str]] = {
+    "new": frozenset(("SPEC.md", *_LATER_THAN_RESEARCH)),
+    "research": frozenset(_LATER_THAN_RESEARCH),
+    "decomposition": frozenset(_LATER_THAN_RESEARCH) - {"DECOMPOSITION.md"},
+    "design": frozenset(_LATER_THAN_RESEARCH) - {"DESIGN.md"},
+    "test_design": frozenset(_LATER_THAN_RESEARCH) - {"DESIGN.md", "TEST_PLAN.md"},
+    "implement": frozenset(
+        {"BUG_REPORT.md", "ADVERSARIAL_BUG_REPORT.md", "DOC_REVIEW.md", "VERDICT.md"}
+    ),
+    "bug_find": frozenset({"ADVERSARIAL_BUG_REPORT.md", "DOC_REVIEW.md", "VERDICT.md"}),
+    "adversarial_bug_find": frozenset({"DOC_REVIEW.md", "VERDICT.md"}),
+    "doc_review": frozenset({"VERDICT.md"}),
+    "referee": frozenset(),
+    "complete": frozenset(),
+    "human_intervention": frozenset(),
+}
+
+# Moves made with --transition. X:awaiting_approval -> X:approved is not here on
+# purpose: only --approve makes it.
+TRANSITIONS: dict[str, tuple[str, ...]] = {
+    "new": ("research",),
+    "research": ("research:awaiting_approval",),
+    "research:awaiting_approval": (),
+    "research:approved": ("decomposition", "design", "implement"),
+    "decomposition": ("decomposition:awaiting_approval",),
+    "decomposition:awaiting_approval": (),
+    "decomposition:approved": ("complete",),
+    "design": ("design:awaiting_approval",),
+    "design:awaiting_approval": (),
+    "design:approved": ("test_design", "implement"),
+    "test_design": ("test_design:awaiting_approval",),
+    "test_design:awaiting_approval": (),
+    "test_design:approved": ("implement",),
+    "implement": ("bug_find",),
+    "bug_find": ("adversarial_bug_find",),
+    "adversarial_bug_find": ("doc_review",),
+    "doc_review": ("referee",),
+    "referee": ("complete", "human_intervention"),
+    "complete": (),
+    "human_intervention": ("research", "design", "implement", "bug_find", "complete"),
+}
+
+# Where a parent in decomposition:approved stands while its sub-tasks run.
+SUBTASK_PARENT_STATE = "decomposition:approved"
+
+
+def is_state(state: str) -> bool:
+    """Tell a known state from anything else found in a .state file."""
+    return state in _STATE_SET
+
+
+def base_phase(state: str) -> str:
+    """Strip the approval sub-state: most rules care about the phase alone."""
+    return state.split(":", 1)[0]
+
+
+def is_awaiting(state: str) -> bool:
+    """An approval gate is open: only --approve may move the task on."""
+    return state.endswith(AWAITING)
+
+
+def is_approved(state: str) -> bool:
+    """The user has signed off the phase's artifact."""
+    return state.endswith(APPROVED)
+
+
+def needs_approval(state: str) -> bool:
+    """Phases with an approval gate; the others move on with --transition alone."""
+    return base_phase(state) in APPROVAL_PHASES
+
+
+def legal_targets(state: str) -> tuple[str, ...]:
+    """What --transition may move to from here, in the specification's order."""
+    return TRANSITIONS[state]
+
+
+def approval_target(state: str) -> str | None:
+    """The state --approve leads to, or None when no approval is pending."""
+    return base_phase(state) + APPROVED if is_awaiting(state) else None
+
+
+def required_artifact(state: str) -> str | None:
+    """The artifact that must exist, non-empty, before the task may leave this state."""
+    return ARTIFACTS.get(base_phase(state))
+
+
+def forbidden_artifacts(state: str) -> frozenset[str]:
+    """Artifacts of phases this state has not reached; their presence means a skip."""
+    return FORBIDDEN[base_phase(state)]
+
+
+def is_artifact(name: str) -> bool:
+    """Only phase deliverables count; notes, metadata and .state* files never do."""
+    return name in ARTIFACT_PHASE
+
+
+def is_edit_phase(state: str) -> bool:
+    """Code may be edited only in these phases."""
+    return base_phase(state) in EDIT_PHASES
+
+
+def infer_phase(artifact_names: Iterable[str]) -> str:
+    """Guess a phase from the latest artifact present, for folders with no .state."""
+    present = set(artifact_names)
+    latest = "new"
+    for phase, artifact in ARTIFACTS.items():
+        if artifact in present:
+            latest = phase
+    return latest
+
+
+@dataclass(frozen=True)
+class Guidance:
+    """What an agent may do in a state and how the task moves on from it."""
+
+    allowed: tuple[str, ...]
+    forbidden: tuple[str, ...]
+    next_artifact: str | None
+    next_states: tuple[str, ...]
+    via_approve: bool
+
+
+_ALLOWED: dict[str, tuple[str, ...]] = {
+    "new": ("Read project files", "Start research with --transition research"),
+    "research": ("Read project files", "Ask clarifying questions", "Write SPEC.md"),
+    "decomposition": (
+        "Read SPEC.md and project files",
+        "Split the task into sub-tasks",
+        "Write DECOMPOSITION.md",
+    ),
+    "design": ("Read SPEC.md and project files", "Write DESIGN.md"),
+    "test_design": ("Read SPEC.md, DESIGN.md and project files", "Write TEST_PLAN.md"),
+    "implement": ("Edit code", "Write and run tests", "Write IMPLEMENTATION.md"),
+    "bug_find": ("Read code and run tests", "Write BUG_REPORT.md"),
+    "adversarial_bug_find": (
+        "Read code and run tests",
+        "Try to break the implementation",
+        "Write ADVERSARIAL_BUG_REPORT.md",
+    ),
+    "doc_review": ("Edit documentation and code comments", "Write DOC_REVIEW.md"),
+    "referee": ("Read every artifact of the task", "Write VERDICT.md (PASS, FAIL or NEEDS_REVIEW)"),
+    "complete": ("Read the task's artifacts",),
+    "human_intervention": ("Explain the open question to the user", "Wait for the user's decision"),
+}
+
+_EXTRA_FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "new": ("Skip research",),
+    "research": ("Skip to implementation",),
+    "design": ("Skip to implementation",),
+    "bug_find": ("Fix the bugs you find (report them instead)",),
+    "adversarial_bug_find": ("Fix the bugs you find (report them instead)",),
+    "complete": ("Reopen the task (create a follow-up task instead)",),
+    "human_intervention": ("Resume work before the user decides",),
+}
+
+
+def guidance(state: str) -> Guidance:
+    """Allowed and forbidden actions, next artifact and next states for one state."""
+    phase = base_phase(state)
+    artifact = ARTIFACTS.get(phase)
+    if is_awaiting(state):
+        allowed: tuple[str, ...] = (
+            f"Present {artifact} to the user for sign-off",
+            f"Revise {artifact} on the user's feedback",
+        )
+        extra: tuple[str, ...] = (
+            "Approve on the user's behalf",
+            "Move on before the user approves",
+        )
+    elif is_approved(state):
+        allowed = (f"Read {artifact}", "Move to the next phase with --transition")
+        if state == SUBTASK_PARENT_STATE:
+            allowed = (
+                "Create the sub-tasks listed in DECOMPOSITION.md with --create-task",
+                "Work on the sub-tasks",
+                "Complete this task once every sub-task is complete",
+            )
+        extra = (f"Change {artifact} (it is approved)",)
+    else:
+        allowed = _ALLOWED[phase]
+        extra = _EXTRA_FORBIDDEN.get(phase, ())
+    forbidden = () if is_edit_phase(state) else ("Edit code",)
+    forbidden += tuple(f"Create {name}" for name in ARTIFACTS.values() if name in FORBIDDEN[phase])
+    forbidden += extra
+    return Guidance(
+        allowed=allowed,
+        forbidden=forbidden,
+        next_artifact=_next_artifact(state),
+        next_states=(approval_target(state),) if is_awaiting(state) else legal_targets(state),
+        via_approve=is_awaiting(state),
+    )
+
+
+def _next_artifact(state: str) -> str | None:
+    """The deliverable the agent should be producing now, if any."""
+    if state == "new":
+        return ARTIFACTS["research"]
+    if is_approved(state):
+        targets = legal_targets(state)
+        return ARTIFACTS.get(targets[0]) if len(targets) == 1 else None
+    return ARTIFACTS.get(base_phase(state))
+
+
+_STATE_SET = frozenset(STATES)

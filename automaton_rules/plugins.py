@@ -1,0 +1,120 @@
+"""Build the plugin manager: built-in rules, then entry points, then configured plugins.
+
+Each step is a small function that reports what failed by plugin name instead of
+stopping, so one broken plugin never hides the findings of the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import pluggy
+
+from . import hookspecs
+
+BUILTIN_PLUGINS: tuple[str, ...] = (
+    "automaton_rules.builtin.out_of_order",
+    "automaton_rules.builtin.manual_folders",
+)
+ENTRY_POINT_GROUP = "automaton_rules"
+
+
+@dataclass(frozen=True)
+class PluginError:
+    """A plugin that could not be loaded or whose rule failed, named so users can find it."""
+
+    plugin: str
+    message: str
+    code: str | None = None
+
+
+def _entry_points() -> list:
+    from importlib import metadata
+
+    try:
+        found = metadata.entry_points(group=ENTRY_POINT_GROUP)
+    except TypeError:  # Python 3.9: entry_points() takes no selection
+        found = metadata.entry_points().get(ENTRY_POINT_GROUP, [])
+    return sorted(found, key=lambda ep: ep.name)
+
+
+def _load_path(path: Path) -> ModuleType:
+    """Import a `.py` file named in the configuration under a private module name."""
+    module_name = f"automaton_rules_plugin_{abs(hash(str(path))):x}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def load_plugin(spec: str, base: Path | None = None) -> tuple[str, ModuleType]:
+    """A module name, or a `.py` path relative to the configuration file's folder."""
+    if spec.endswith(".py") or "/" in spec or "\\" in spec:
+        path = Path(spec).expanduser()
+        if not path.is_absolute() and base is not None:
+            path = base / path
+        if not path.is_file():
+            raise ImportError(f"no such file: {path}")
+        return str(path), _load_path(path)
+    return spec, importlib.import_module(spec)
+
+
+def _register(
+    pm: pluggy.PluginManager, name: str, module: object, errors: list[PluginError]
+) -> None:
+    try:
+        pm.register(module, name=name)
+    except Exception as exc:
+        errors.append(PluginError(name, f"cannot register: {exc}"))
+
+
+def plugin_manager(
+    plugins: Sequence[str] = (),
+    *,
+    base: Path | None = None,
+    entry_points: bool = True,
+) -> tuple[pluggy.PluginManager, list[PluginError]]:
+    """The manager with every plugin that loaded, and an error for each that did not."""
+    pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    pm.add_hookspecs(hookspecs)
+    errors: list[PluginError] = []
+    for name in BUILTIN_PLUGINS:
+        _register(pm, name, importlib.import_module(name), errors)
+    if entry_points:
+        for ep in _entry_points():
+            try:
+                module = ep.load()
+            except Exception as exc:
+                errors.append(PluginError(ep.name, f"failed to import: {_describe(exc)}"))
+                continue
+            _register(pm, ep.name, module, errors)
+    for spec in plugins:
+        try:
+            name, module = load_plugin(spec, base)
+        except Exception as exc:
+            errors.append(PluginError(spec, f"failed to import: {_describe(exc)}"))
+            continue
+        _register(pm, name, module, errors)
+    return pm, errors
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def plugin_names(pm: pluggy.PluginManager) -> Iterable[str]:
+    """Registered plugins in registration order."""
+    return [name for name, _ in pm.list_name_plugin()]

@@ -1,0 +1,219 @@
+"""Finding the project, naming its tasks, and reading a task folder safely."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from . import machine, store
+from .errors import AutomatonError, printable
+
+NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+MAX_NAME_LENGTH = 64
+FRAMEWORK_HOME = ".automaton"
+STATUS_SCRIPT = "python ~/.automaton/scripts/status.py"
+
+
+def status_command(*args: str | Path) -> str:
+    """A status.py command line an agent can paste, with every argument quoted."""
+    return " ".join([STATUS_SCRIPT, *(shlex.quote(str(arg)) for arg in args)])
+
+
+def split_name(name: str) -> tuple[str, str | None]:
+    """Check a task name and split `parent/sub`; anything else is refused, never resolved."""
+    parts = name.split("/")
+    if len(parts) > 2 or not all(_valid_segment(part) for part in parts):
+        raise AutomatonError(
+            "invalid-task-name",
+            f"Invalid task name '{printable(name)}'. Task names are kebab-case "
+            f"(lowercase letters, digits and single hyphens, at most {MAX_NAME_LENGTH} "
+            "characters, e.g. add-user-auth); a sub-task is named parent/sub.",
+        )
+    return parts[0], (parts[1] if len(parts) == 2 else None)
+
+
+def _valid_segment(segment: str) -> bool:
+    return len(segment) <= MAX_NAME_LENGTH and NAME_PATTERN.fullmatch(segment) is not None
+
+
+@dataclass(frozen=True)
+class Task:
+    """A read-only view of one task folder, handed to rules as the `task` argument."""
+
+    name: str
+    path: Path
+    state: str | None
+    files: frozenset[str]
+
+    @property
+    def parent(self) -> str | None:
+        """The parent's name for a sub-task, else None."""
+        return self.name.split("/")[0] if "/" in self.name else None
+
+    @property
+    def tracked(self) -> bool:
+        """False for a folder made by hand: it has no `.state`."""
+        return self.state is not None
+
+    @property
+    def phase(self) -> str | None:
+        """The base phase of a known state, else None."""
+        if self.state is None or not machine.is_state(self.state):
+            return None
+        return machine.base_phase(self.state)
+
+    @cached_property
+    def artifacts(self) -> tuple[str, ...]:
+        """The artifacts present, in workflow order; other files are never artifacts."""
+        return tuple(name for name in machine.ARTIFACTS.values() if name in self.files)
+
+    def read(self, filename: str) -> str | None:
+        """A file's text, or None when it is absent or unreadable."""
+        if filename not in self.files:
+            return None
+        try:
+            return (self.path / filename).read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            return None
+
+    def has_content(self, filename: str) -> bool:
+        """True when the file exists and holds more than white space."""
+        try:
+            with (self.path / filename).open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 16), b""):
+                    if block.strip():
+                        return True
+        except OSError:
+            return False
+        return False
+
+
+@dataclass(frozen=True)
+class Project:
+    """A project root and the folder its tasks live in."""
+
+    root: Path
+    tasks_dir: Path
+
+    @property
+    def tasks_label(self) -> str:
+        """How messages name the tasks folder: `{project}/.automaton/tasks/`."""
+        return f"{self.tasks_dir}/"
+
+    def task_dir(self, name: str) -> Path:
+        """The folder of a task, refusing any name or link that leads outside the tasks folder."""
+        parent, sub = split_name(name)
+        path = self.tasks_dir / parent
+        if sub is not None:
+            path = path / machine.SUBTASKS_DIR / sub
+        resolved = path.resolve()
+        if not _inside(resolved, self.tasks_dir.resolve()):
+            raise AutomatonError(
+                "outside-tasks-folder",
+                f"Task folder of '{name}' points outside {self.tasks_label} ({resolved}).",
+            )
+        return path
+
+    def exists(self, name: str) -> bool:
+        """Whether the task's folder is there."""
+        return self.task_dir(name).is_dir()
+
+    def load(self, name: str, *, strict: bool = True) -> Task:
+        """Read a task folder; strict loading refuses a `.state` with an unknown phase."""
+        path = self.task_dir(name)
+        if not path.is_dir():
+            raise AutomatonError("task-not-found", f"Task '{name}' not found in {self.tasks_label}")
+        state = store.read_state(path)
+        if strict and state is not None and not machine.is_state(state):
+            raise AutomatonError(
+                "unknown-phase", f"Unknown phase '{printable(state)}' in .state file"
+            )
+        return Task(name=name, path=path, state=state, files=_file_names(path))
+
+    def names(self) -> list[str]:
+        """Every task name, each parent followed by its sub-tasks, sorted."""
+        names = []
+        for parent in _child_dirs(self.tasks_dir):
+            names.append(parent)
+            names.extend(
+                f"{parent}/{sub}" for sub in _child_dirs(self.tasks_dir / parent / "subtasks")
+            )
+        return names
+
+    def subtask_names(self, parent: str) -> list[str]:
+        """The sub-tasks of one parent, sorted."""
+        folder = self.task_dir(parent) / machine.SUBTASKS_DIR
+        return [f"{parent}/{sub}" for sub in _child_dirs(folder)]
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _child_dirs(folder: Path) -> Iterator[str]:
+    """Task folders below `folder`: valid names only, hidden staging folders skipped."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir() and _valid_segment(entry.name):
+            yield entry.name
+
+
+def _file_names(folder: Path) -> frozenset[str]:
+    try:
+        return frozenset(entry.name for entry in os.scandir(folder) if entry.is_file())
+    except OSError as exc:
+        raise AutomatonError("unreadable", f"Cannot read {folder}: {exc.strerror}") from None
+
+
+def framework_home(home: Path | None = None) -> Path:
+    """`~/.automaton`, the framework's own folder, which is not a project."""
+    return (home or Path.home()) / FRAMEWORK_HOME
+
+
+def project_at(root: Path, home: Path | None = None) -> Project:
+    """The project rooted at a folder; `~/.automaton` keeps its tasks in `tasks/`."""
+    root = root.resolve()
+    fw = framework_home(home).resolve()
+    if root == fw:
+        return Project(root, root / "tasks")
+    return Project(root, root / FRAMEWORK_HOME / "tasks")
+
+
+def find_project(
+    explicit: Path | None,
+    cwd: Path | None = None,
+    home: Path | None = None,
+    *,
+    create: bool = False,
+) -> Project:
+    """`--project` wins; else walk up to the nearest `.automaton/tasks/`, never `~/.automaton`."""
+    if explicit is not None:
+        root = explicit.expanduser()
+        if not root.is_dir():
+            raise AutomatonError(
+                "project-not-found", f"Project folder '{explicit}' does not exist."
+            )
+        return project_at(root, home)
+    here = (cwd or Path.cwd()).resolve()
+    fw = framework_home(home).resolve()
+    if here == fw or fw in here.parents:
+        return Project(fw, fw / "tasks")
+    for folder in (here, *here.parents):
+        candidate = folder / FRAMEWORK_HOME
+        if (candidate / "tasks").is_dir() and candidate.resolve() != fw:
+            return Project(folder, candidate / "tasks")
+    if create:
+        return project_at(here, home)
+    raise AutomatonError(
+        "no-project",
+        f"No .automaton/tasks/ folder found in {here} or its parents. "
+        "Pass --project or create a task with --create-task.",
+    )

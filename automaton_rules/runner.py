@@ -1,0 +1,162 @@
+"""Run rules over tasks and collect their findings, the way pytest runs tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from .findings import BUILTIN_CATEGORIES, Finding
+from .plugins import PluginError, _describe, plugin_manager
+from .project import Project, Task
+from .rule import Rule
+
+FIXTURES: tuple[str, ...] = ("task", "project", "transition")
+
+
+@dataclass(frozen=True)
+class Transition:
+    """The move being decided; rules see it as the `transition` argument."""
+
+    source: str
+    target: str
+
+
+@dataclass
+class RunResult:
+    """Findings sorted for stable output, plus every plugin failure met on the way."""
+
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[PluginError] = field(default_factory=list)
+
+    @property
+    def violations(self) -> list[Finding]:
+        """Findings that fail the check."""
+        return [f for f in self.findings if f.severity == "error"]
+
+
+class Engine:
+    """Holds the plugin manager and the rules it registered, collected once, lazily."""
+
+    def __init__(self, pm: pluggy.PluginManager, load_errors: Sequence[PluginError] = ()) -> None:
+        self.pm = pm
+        self.load_errors = list(load_errors)
+        self._rules: list[tuple[str, Rule]] | None = None
+        self._register_errors: list[PluginError] = []
+
+    @classmethod
+    def create(
+        cls, plugins: Sequence[str] = (), *, base: Path | None = None, entry_points: bool = True
+    ) -> Engine:
+        """An engine with the built-in rules, entry-point plugins and configured plugins."""
+        pm, errors = plugin_manager(plugins, base=base, entry_points=entry_points)
+        return cls(pm, errors)
+
+    @property
+    def rules(self) -> list[tuple[str, Rule]]:
+        """(plugin name, rule) for every registered rule, in registration order."""
+        if self._rules is None:
+            self._rules = self._collect()
+        return self._rules
+
+    @property
+    def errors(self) -> list[PluginError]:
+        """Plugins that failed to import or to register their rules."""
+        self.rules  # noqa: B018 - collecting rules is what records register errors
+        return self.load_errors + self._register_errors
+
+    def _collect(self) -> list[tuple[str, Rule]]:
+        collected: list[tuple[str, Rule]] = []
+        codes: dict[str, str] = {}
+        for impl in self.pm.hook.register_rules.get_hookimpls():
+            plugin = impl.plugin_name
+
+            def register(item: Rule, plugin: str = plugin) -> None:
+                if not isinstance(item, Rule):
+                    raise TypeError(f"register() takes a Rule, got {type(item).__name__}")
+                if item.code in codes:
+                    raise ValueError(
+                        f"rule code {item.code} is already registered by {codes[item.code]}"
+                    )
+                unknown = [name for name in item.argnames if name not in FIXTURES]
+                if unknown:
+                    raise TypeError(
+                        f"rule {item.code} asks for unknown argument(s) {', '.join(unknown)}; "
+                        f"rules may ask for {', '.join(FIXTURES)}"
+                    )
+                codes[item.code] = plugin
+                collected.append((plugin, item))
+
+            try:
+                impl.function(register=register)
+            except Exception as exc:
+                self._register_errors.append(
+                    PluginError(plugin, f"register_rules failed: {_describe(exc)}")
+                )
+        return collected
+
+    def run(
+        self,
+        when: str,
+        project: Project,
+        tasks: Iterable[Task],
+        transition: Transition | None = None,
+    ) -> RunResult:
+        """Run every rule registered for `when` over the tasks."""
+        result = RunResult()
+        selected = [(plugin, r) for plugin, r in self.rules if when in r.when]
+        task_list = list(tasks)
+        for plugin, item in selected:
+            if "task" in item.argnames:
+                for task in task_list:
+                    self._call(
+                        plugin, item, result, project=project, task=task, transition=transition
+                    )
+            elif when == "audit":
+                self._call(plugin, item, result, project=project, task=None, transition=transition)
+        result.findings.sort(key=_sort_key)
+        return result
+
+    def _call(self, plugin: str, item: Rule, result: RunResult, **fixtures: Any) -> None:
+        kwargs = {name: fixtures[name] for name in item.argnames}
+        task: Task | None = fixtures["task"]
+        try:
+            produced = item.func(**kwargs)
+            found = list(produced) if produced is not None else []
+            for finding in found:
+                if not isinstance(finding, Finding):
+                    raise TypeError(f"yielded {type(finding).__name__}, not a Finding")
+        except Exception as exc:
+            where = f" on task '{task.name}'" if task is not None else ""
+            result.errors.append(
+                PluginError(plugin, f"rule {item.code}{where}: {_describe(exc)}", item.code)
+            )
+            return
+        for finding in found:
+            result.findings.append(
+                replace(
+                    finding,
+                    code=item.code,
+                    category=finding.category or item.category,
+                    severity=finding.severity or item.severity,
+                    task=finding.task or (task.name if task is not None else None),
+                )
+            )
+
+
+def _sort_key(finding: Finding) -> tuple[Any, ...]:
+    try:
+        order = BUILTIN_CATEGORIES.index(finding.category)
+    except ValueError:
+        order = len(BUILTIN_CATEGORIES)
+    return (
+        order,
+        finding.category,
+        finding.task or "",
+        finding.code,
+        finding.path or "",
+        finding.message,
+    )

@@ -1,0 +1,259 @@
+"""The task's metadata files, and the only code that writes them.
+
+Every write is built to survive a kill at any instant: `.state` is replaced by
+rename, log lines are appended whole with one write each, and new task folders
+appear in one rename. Read-modify-write sequences run under a per-task lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .errors import AutomatonError, Refusal, printable
+
+STATE = ".state"
+STATE_TMP = ".state.tmp"
+APPROVALS = ".state.approvals"
+HISTORY = ".state.history"
+CLAIM = ".state.lock"
+MUTEX = ".state.mutex"
+
+MAX_STATE_BYTES = 4096
+LOCK_TIMEOUT = 30.0
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def utc_now() -> str:
+    """Timestamps are UTC to the second with a Z, as the approval log writes them."""
+    return datetime.now(timezone.utc).strftime(TIME_FORMAT)
+
+
+def parse_time(value: str) -> datetime | None:
+    """Read back a timestamp this module wrote; None for anything else."""
+    try:
+        return datetime.strptime(value, TIME_FORMAT).replace(tzinfo=timezone.utc)
+    except (TypeError, ValueError):
+        return None
+
+
+def _unreadable(path: Path, exc: OSError) -> AutomatonError:
+    return AutomatonError("unreadable", f"Cannot read {path}: {exc.strerror or exc}")
+
+
+def read_state(task_dir: Path) -> str | None:
+    """The raw phase in `.state`, or None when the folder has no `.state` at all."""
+    path = task_dir / STATE
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_STATE_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        return "<a folder>"
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    return data.decode("utf-8", errors="replace").strip(" \t\r\n")
+
+
+def state_mtime(task_dir: Path) -> float | None:
+    """When `.state` was last written; the fallback clock of the audit."""
+    try:
+        return (task_dir / STATE).stat().st_mtime
+    except OSError:
+        return None
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_state(task_dir: Path, state: str) -> None:
+    """Replace `.state` atomically: a failed write leaves the old one intact."""
+    tmp = task_dir / STATE_TMP
+    _write_file(tmp, f"{state}\n".encode())
+    os.replace(tmp, task_dir / STATE)
+    _fsync_dir(task_dir)
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one whole line with a single write, so a kill never leaves half of it."""
+    if "\n" in line or "\r" in line:
+        raise ValueError("a log line cannot contain a line break")
+    data = f"{line}\n".encode()
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    return [line for line in text.splitlines() if line.strip()]
+
+
+@dataclass(frozen=True)
+class Approval:
+    """One line of `.state.approvals`: `{phase}:approved|{time}|{approver}`."""
+
+    state: str
+    time: str
+    approver: str
+
+    @classmethod
+    def parse(cls, line: str) -> Approval | None:
+        """None for a line that is not in the log's format."""
+        parts = line.split("|")
+        if len(parts) != 3 or not all(parts):
+            return None
+        return cls(*parts)
+
+    def line(self) -> str:
+        """The log line, exactly as the specification writes it."""
+        return f"{self.state}|{self.time}|{self.approver}"
+
+
+def read_approvals(task_dir: Path) -> list[Approval | None]:
+    """Every line of the approval log; None stands for a line that does not parse."""
+    return [Approval.parse(line) for line in _read_lines(task_dir / APPROVALS)]
+
+
+def append_approval(task_dir: Path, approval: Approval) -> None:
+    """Record an approval; the log is append-only."""
+    append_line(task_dir / APPROVALS, approval.line())
+
+
+def ensure_approvals(task_dir: Path) -> None:
+    """Give an adopted task the empty approval log every created task has."""
+    fd = os.open(task_dir / APPROVALS, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.close(fd)
+
+
+def read_history(task_dir: Path) -> list[dict[str, Any]]:
+    """Every entry of `.state.history`; a line that is not a JSON object reads as {}."""
+    entries = []
+    for line in _read_lines(task_dir / HISTORY):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            entry = {}
+        entries.append(entry if isinstance(entry, dict) else {})
+    return entries
+
+
+def history_lines(task_dir: Path) -> list[str]:
+    """The raw history lines, for checking the digest chain."""
+    return _read_lines(task_dir / HISTORY)
+
+
+def line_digest(line: str) -> str:
+    """SHA-256 of one history line, which the next line records to chain the log."""
+    return hashlib.sha256(line.encode()).hexdigest()
+
+
+def append_history(task_dir: Path, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """Append an entry chained to the line before it, and return what was written."""
+    lines = _read_lines(task_dir / HISTORY)
+    record = dict(entry)
+    record["prev"] = line_digest(lines[-1]) if lines else None
+    append_line(task_dir / HISTORY, json.dumps(record, separators=(",", ":")))
+    return record
+
+
+def file_digest(path: Path) -> str | None:
+    """SHA-256 of a file's bytes, or None when it does not exist."""
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 16), b""):
+                digest.update(block)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    return digest.hexdigest()
+
+
+@contextmanager
+def locked(task_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the task's exclusive inter-process lock for one read-modify-write."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(str(task_dir / MUTEX), timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise AutomatonError(
+            "locked",
+            f"Task folder {task_dir} is locked by another command (waited {timeout:.0f}s).",
+        ) from None
+    except OSError as exc:
+        raise AutomatonError("lock-failed", f"Cannot lock {task_dir}: {exc}") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def create_task_dir(
+    final: Path, name: str, state: str, entry: Mapping[str, Any], where: str
+) -> None:
+    """Make a complete task folder appear in one rename, so no half-made task is ever seen."""
+    if final.exists() or final.is_symlink():
+        raise Refusal("task-exists", f"Task '{printable(name)}' already exists in {where}")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    staging = final.parent / f".{final.name}.{secrets.token_hex(6)}.creating"
+    try:
+        os.mkdir(staging)
+    except OSError as exc:
+        raise AutomatonError("write-failed", f"Cannot create {final}: {exc}") from None
+    try:
+        _write_file(staging / STATE, f"{state}\n".encode())
+        _write_file(staging / APPROVALS, b"")
+        append_history(staging, entry)
+        os.rename(staging, final)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        if final.exists():
+            raise Refusal(
+                "task-exists", f"Task '{printable(name)}' already exists in {where}"
+            ) from None
+        raise AutomatonError("write-failed", f"Cannot create {final}: {exc}") from None
+    _fsync_dir(final.parent)

@@ -1,0 +1,338 @@
+"""The operations that change a task: create, transition, approve, upgrade.
+
+Each takes the task's lock, finishes any change a killed process left half done,
+validates against the machine and the rules, then writes through the store. The
+history line is written before `.state`, so it doubles as a journal: a kill
+between the two is rolled forward by the next command.
+"""
+
+from __future__ import annotations
+
+import getpass
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from . import machine, store
+from .errors import AutomatonError, Refusal, printable
+from .findings import OUT_OF_ORDER, Finding
+from .project import Project, Task, split_name, status_command
+from .runner import Engine, Transition
+
+APPROVER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+ROLL_FORWARD_SLACK = 1.0
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a command did to one task."""
+
+    task: str
+    before: str | None
+    after: str
+    recovered: bool = False
+    approver: str | None = None
+    inferred_from: str | None = None
+
+
+def default_actor() -> str:
+    """Who ran the command, for the history: the login name when there is one."""
+    try:
+        return getpass.getuser()
+    except Exception:
+        return "unknown"
+
+
+def _entry(
+    before: str | None, after: str, actor: str, command: str, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "time": store.utc_now(),
+        "from": before,
+        "to": after,
+        "actor": actor,
+        "command": command,
+        **extra,
+    }
+
+
+def _load_tracked(project: Project, name: str) -> Task:
+    task = project.load(name)
+    if task.state is None:
+        raise untracked_error(project, task)
+    return task
+
+
+def untracked_error(project: Project, task: Task) -> AutomatonError:
+    """A folder with no `.state` is not guessed at: the user adopts it with --upgrade."""
+    phase = machine.infer_phase(task.artifacts)
+    command = status_command("--upgrade", "--project", project.root)
+    return AutomatonError(
+        "untracked-task",
+        f"Task '{task.name}' is untracked (no .state file). Its artifacts suggest phase "
+        f"'{phase}'. Run '{command}' to bootstrap it.",
+        next_steps={"inferred_phase": phase, "command": command},
+    )
+
+
+def _roll_forward(task_dir: Any) -> dict[str, Any] | None:
+    """Finish a change whose history line was written but whose `.state` was not."""
+    history = store.read_history(task_dir)
+    if not history:
+        return None
+    last = history[-1]
+    state = store.read_state(task_dir)
+    target = last.get("to")
+    if state is None or last.get("from") != state or not isinstance(target, str):
+        return None
+    if not machine.is_state(target) or target == state:
+        return None
+    written = store.parse_time(str(last.get("time")))
+    mtime = store.state_mtime(task_dir)
+    if written is None or mtime is None or mtime > written.timestamp() + ROLL_FORWARD_SLACK:
+        return None
+    store.write_state(task_dir, target)
+    return last
+
+
+def _finished_by_recovery(recovered: dict[str, Any] | None, target: str, command: str) -> bool:
+    return (
+        recovered is not None
+        and recovered.get("to") == target
+        and recovered.get("command") == command
+    )
+
+
+def create_task(project: Project, name: str, *, actor: str | None = None) -> Change:
+    """Make a task folder with `.state` = new; sub-tasks only under a decomposed parent."""
+    parent, sub = split_name(name)
+    final = project.task_dir(name)
+    entry = _entry(None, "new", actor or default_actor(), "--create-task")
+    if sub is None:
+        store.create_task_dir(final, name, "new", entry, project.tasks_label)
+        return Change(name, None, "new")
+    parent_task = _load_tracked(project, parent)
+    with store.locked(parent_task.path):
+        parent_task = _load_tracked(project, parent)
+        if parent_task.state != machine.SUBTASK_PARENT_STATE:
+            raise Refusal(
+                "parent-not-decomposed",
+                f"Cannot create sub-task '{name}': parent task '{parent}' is in "
+                f"'{parent_task.state}'. Sub-tasks can be created only while the parent is in "
+                f"'{machine.SUBTASK_PARENT_STATE}'.",
+                next_steps={"parent_state": parent_task.state},
+            )
+        store.create_task_dir(final, name, "new", entry, project.tasks_label)
+    return Change(name, None, "new")
+
+
+def _refuse_illegal(project: Project, task: Task, target: str) -> None:
+    current = task.state or ""
+    legal = machine.legal_targets(current)
+    if target in legal:
+        if current == machine.SUBTASK_PARENT_STATE and target == "complete":
+            _refuse_open_subtasks(project, task, target)
+        return
+    shown = list(legal)
+    if machine.is_awaiting(current):
+        shown = [f"{machine.approval_target(current)} (only via --approve)"]
+    listed = ", ".join(shown) if shown else "none"
+    raise Refusal(
+        "illegal-transition",
+        f"Cannot transition from '{current}' to '{target}'. "
+        f"Legal transitions from '{current}' are: {listed}",
+        next_steps={"legal_transitions": list(legal), "approve": machine.is_awaiting(current)},
+    )
+
+
+def _refuse_open_subtasks(project: Project, task: Task, target: str) -> None:
+    subtasks = [project.load(name, strict=False) for name in project.subtask_names(task.name)]
+    open_ones = [
+        f"{sub.name} ({sub.state or 'untracked'})" for sub in subtasks if sub.state != "complete"
+    ]
+    if subtasks and not open_ones:
+        return
+    reason = (
+        f"Sub-tasks not complete: {', '.join(open_ones)}"
+        if open_ones
+        else "The task has no sub-tasks"
+    )
+    raise Refusal(
+        "subtasks-incomplete",
+        f"Cannot transition from '{task.state}' to '{target}'. {reason}.",
+        next_steps={"open_subtasks": [s.name for s in subtasks if s.state != "complete"]},
+    )
+
+
+def transition_problems(task: Task, target: str, findings: list[Finding]) -> list[str]:
+    """Every reason the move is refused, one message each, in the specification's words."""
+    current = task.state or ""
+    prefix = f"Cannot transition from '{current}' to '{target}'."
+    problems = []
+    required = machine.required_artifact(current)
+    if required and not task.has_content(required):
+        problems.append(
+            f"{prefix} Required artifact '{required}' is missing or empty in task folder."
+        )
+    for finding in findings:
+        if finding.category == OUT_OF_ORDER and finding.path:
+            problems.append(
+                f"{prefix} Found forbidden artifact '{finding.path}' in task folder. "
+                "This indicates phase-skipping. Remove the artifact or revert to the correct phase."
+            )
+        else:
+            problems.append(f"{prefix} {finding.message} ({finding.code})")
+    return problems
+
+
+def transition(
+    project: Project, name: str, target: str, *, engine: Engine, actor: str | None = None
+) -> Change:
+    """Move a task along a legal edge, once its artifact is there and no rule objects."""
+    if not machine.is_state(target):
+        raise AutomatonError(
+            "unknown-phase",
+            f"Unknown phase '{printable(target)}'. Known phases: {', '.join(machine.STATES)}",
+        )
+    command = f"--transition {target}"
+    task_dir = _load_tracked(project, name).path
+    with store.locked(task_dir):
+        recovered = _roll_forward(task_dir)
+        task = _load_tracked(project, name)
+        if _finished_by_recovery(recovered, target, command):
+            return Change(name, recovered and recovered.get("from"), target, recovered=True)
+        current = task.state or ""
+        _refuse_illegal(project, task, target)
+        result = engine.run("transition", project, [task], Transition(current, target))
+        if result.errors:
+            raise AutomatonError(
+                "plugin-error",
+                "; ".join(f"plugin {e.plugin}: {e.message}" for e in result.errors),
+            )
+        problems = transition_problems(task, target, result.violations)
+        if problems:
+            raise Refusal(
+                "transition-refused",
+                problems[0],
+                text="\n".join(f"ERROR: {p}" for p in problems),
+                next_steps={
+                    "problems": problems,
+                    "missing_artifact": _missing(task),
+                    "forbidden_artifacts": [f.path for f in result.violations if f.path],
+                },
+            )
+        store.append_history(task_dir, _entry(current, target, actor or default_actor(), command))
+        store.write_state(task_dir, target)
+    return Change(name, current, target)
+
+
+def _missing(task: Task) -> str | None:
+    required = machine.required_artifact(task.state or "")
+    return required if required and not task.has_content(required) else None
+
+
+def _pending_approval(task_dir: Any, target: str) -> bool:
+    """An approval line written by a command killed before it wrote the history."""
+    approvals = store.read_approvals(task_dir)
+    history = store.read_history(task_dir)
+    if not approvals or not history or approvals[-1] is None:
+        return False
+    last_line, last_entry = approvals[-1], history[-1]
+    if (
+        last_line.state != target
+        or last_entry.get("to") != machine.base_phase(target) + machine.AWAITING
+    ):
+        return False
+    logged, entered = (
+        store.parse_time(last_line.time),
+        store.parse_time(str(last_entry.get("time"))),
+    )
+    return logged is not None and entered is not None and logged >= entered
+
+
+def approve(project: Project, name: str, *, approver: str = "user") -> Change:
+    """Open an approval gate: record who approved what, with the artifact's digest."""
+    if not APPROVER_PATTERN.fullmatch(approver):
+        raise AutomatonError(
+            "invalid-approver",
+            f"Invalid approver '{printable(approver)}'. Use 'user' or an agent id "
+            "(letters, digits, '.', '_', '@', '-').",
+        )
+    task_dir = _load_tracked(project, name).path
+    with store.locked(task_dir):
+        recovered = _roll_forward(task_dir)
+        task = _load_tracked(project, name)
+        current = task.state or ""
+        if (
+            recovered is not None
+            and recovered.get("command") == "--approve"
+            and recovered.get("to") == current
+        ):
+            return Change(
+                name,
+                recovered.get("from"),
+                current,
+                recovered=True,
+                approver=recovered.get("approver"),
+            )
+        if not machine.needs_approval(current):
+            message = "This phase does not require approval."
+            raise Refusal(
+                "approval-not-required", message, text=message, next_steps={"state": current}
+            )
+        if not machine.is_awaiting(current):
+            phase = machine.base_phase(current)
+            raise Refusal(
+                "not-awaiting-approval",
+                f"Current phase is '{current}' (not awaiting approval). Current sub-state must be "
+                f"'{phase}{machine.AWAITING}' before approval can be granted.",
+                next_steps={"state": current},
+            )
+        target = machine.approval_target(current) or ""
+        artifact = machine.required_artifact(current) or ""
+        if not task.has_content(artifact):
+            raise Refusal(
+                "missing-artifact",
+                f"Cannot approve '{current}': required artifact '{artifact}' is missing or empty "
+                "in task folder.",
+            )
+        digest = store.file_digest(task.path / artifact)
+        if not _pending_approval(task_dir, target):
+            store.append_approval(task_dir, store.Approval(target, store.utc_now(), approver))
+        store.append_history(
+            task_dir,
+            _entry(
+                current,
+                target,
+                approver,
+                "--approve",
+                approver=approver,
+                artifact=artifact,
+                artifact_sha256=digest,
+            ),
+        )
+        store.write_state(task_dir, target)
+    return Change(name, current, target, approver=approver)
+
+
+def upgrade(project: Project, *, actor: str | None = None) -> list[Change]:
+    """Adopt hand-made task folders: write `.state` from their latest artifact, idempotently."""
+    changes = []
+    for name in project.names():
+        task = project.load(name, strict=False)
+        if task.state is not None:
+            continue
+        with store.locked(task.path):
+            task = project.load(name, strict=False)
+            if task.state is not None:
+                continue
+            phase = machine.infer_phase(task.artifacts)
+            source = machine.ARTIFACTS.get(phase)
+            store.ensure_approvals(task.path)
+            store.append_history(
+                task.path,
+                _entry(None, phase, actor or default_actor(), "--upgrade", inferred_from=source),
+            )
+            store.write_state(task.path, phase)
+        changes.append(Change(name, None, phase, inferred_from=source))
+    return changes
