@@ -94,6 +94,12 @@ def _build_command() -> Any:
         upgrade: bool = typer.Option(
             False, "--upgrade", help="Bootstrap .state for task folders made by hand."
         ),
+        config: Optional[Path] = typer.Option(
+            None,
+            "--config",
+            metavar="FILE",
+            help="automaton.toml to use (default: the nearest one above the project).",
+        ),
         as_json: bool = typer.Option(
             False, "--json", help="Print one JSON object instead of text."
         ),
@@ -135,6 +141,7 @@ def _build_command() -> Any:
             transition=transition,
             approver=approver,
             create_task=create_task,
+            config=config,
         )
         return _finish(outcome, action.replace("_", "-"), as_json)
 

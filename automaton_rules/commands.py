@@ -5,23 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import views, workflow
+from .config import load_config
 from .errors import AutomatonError
 from .project import Project, Task, find_project
 from .runner import Engine
 from .views import Outcome
 
 
-def _engine() -> Engine:
-    return Engine.create()
+def _engine(proj: Project, config: Path | None) -> Engine:
+    settings = load_config(proj.root, config)
+    return Engine.create(settings.plugins, base=settings.base)
 
 
 def _project(project: Path | None, *, create: bool = False) -> Project:
     return find_project(project, create=create)
-
-
-def _require_tasks_dir(project: Project) -> None:
-    if not project.tasks_dir.is_dir():
-        raise AutomatonError("no-tasks-folder", f"No tasks folder at {project.tasks_label}")
 
 
 def task(*, task: str, project: Path | None, **_: object) -> Outcome:
@@ -37,10 +34,12 @@ def task(*, task: str, project: Path | None, **_: object) -> Outcome:
     return views.task_view(proj, current, parent, subtasks)
 
 
-def transition(*, task: str, project: Path | None, transition: str, **_: object) -> Outcome:
+def transition(
+    *, task: str, project: Path | None, transition: str, config: Path | None, **_: object
+) -> Outcome:
     """`--task NAME --transition PHASE`."""
     proj = _project(project)
-    change = workflow.transition(proj, task, transition, engine=_engine())
+    change = workflow.transition(proj, task, transition, engine=_engine(proj, config))
     return views.change_view(proj, change, "transition")
 
 
@@ -72,7 +71,9 @@ def list(*, project: Path | None, **_: object) -> Outcome:
     return views.list_view(proj, rows)
 
 
-def validate_folder(*, task: str | None, project: Path | None, **_: object) -> Outcome:
+def validate_folder(
+    *, task: str | None, project: Path | None, config: Path | None, **_: object
+) -> Outcome:
     """`--validate-folder [--task NAME]`: out-of-order artifacts and hand-made folders."""
     proj = _project(project)
     names = [task] if task is not None else proj.names()
@@ -85,7 +86,7 @@ def validate_folder(*, task: str | None, project: Path | None, **_: object) -> O
             if task is not None:
                 raise
             errors.append(f"{name}: {exc.message}")
-    result = _engine().run("validate", proj, tasks)
+    result = _engine(proj, config).run("validate", proj, tasks)
     return views.validate_view(tasks, result, errors)
 
 

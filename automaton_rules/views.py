@@ -14,6 +14,7 @@ from .runner import RunResult
 from .workflow import Change
 
 DASH = "—"
+_LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
 
 
 @dataclass
@@ -199,24 +200,25 @@ def validate_block(task: Task, findings: Sequence[Finding]) -> list[str]:
         ]
         return lines
     lines.append(f"Phase: {task.state} (from .state)")
-    if not findings:
+    skipped = [f for f in findings if f.category == OUT_OF_ORDER and f.path]
+    if not skipped:
         lines.append("Folder validation: PASS — no out-of-order artifacts found")
-        return lines
-    lines.append("Folder validation: FAIL — found out-of-order artifacts:")
-    out_of_order = False
-    for finding in findings:
-        phase = finding.data.get("phase")
-        if finding.category == OUT_OF_ORDER and finding.path and phase:
-            out_of_order = True
-            lines.append(f"  - {finding.path} (belongs to {phase} phase, not yet reached)")
-        else:
-            lines.append(f"  - {finding.message} ({finding.code})")
-    if out_of_order:
+    else:
+        lines.append("Folder validation: FAIL — found out-of-order artifacts:")
+        lines += [
+            f"  - {f.path} (belongs to {f.data.get('phase', 'a later')} phase, not yet reached)"
+            for f in skipped
+        ]
         lines += [
             "These artifacts indicate phase-skipping. The task is in "
             f"{task.state} phase but has artifacts from future phases.",
             "Remove the out-of-order artifacts or revert to the correct phase.",
         ]
+    lines += [
+        f"[{_LABELS.get(f.severity, 'NOTE')}] {f.code}: {f.message}"
+        for f in findings
+        if f not in skipped
+    ]
     return lines
 
 
@@ -226,7 +228,11 @@ def validate_view(tasks: Sequence[Task], result: RunResult, errors: Sequence[str
     for finding in result.findings:
         by_task.setdefault(finding.task or "", []).append(finding)
     blocks = ["\n".join(validate_block(task, by_task.get(task.name, []))) for task in tasks]
-    failed = [task.name for task in tasks if task.state is None or by_task.get(task.name)]
+    failed = [
+        task.name
+        for task in tasks
+        if task.state is None or any(f.severity == "error" for f in by_task.get(task.name, []))
+    ]
     if len(tasks) != 1:
         blocks.append(f"Validated {len(tasks)} task(s): {len(failed)} failed")
     all_errors = [*errors, *(f"plugin {e.plugin}: {e.message}" for e in result.errors)]

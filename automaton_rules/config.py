@@ -1,0 +1,116 @@
+"""`automaton.toml` or `[tool.automaton]` in `pyproject.toml`, read strictly.
+
+An unknown key or a wrong type is an error, so a typo never switches a guard off.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import AutomatonError
+
+CONFIG_FILE = "automaton.toml"
+PYPROJECT = "pyproject.toml"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings with their documented defaults; `path` is None when no file was found."""
+
+    path: Path | None = None
+    plugins: tuple[str, ...] = field(default=())
+
+    @property
+    def base(self) -> Path | None:
+        """Relative paths in the file resolve against its folder."""
+        return None if self.path is None else self.path.parent
+
+
+# key -> (expected type, element type for lists, description used in errors)
+_KEYS: dict[str, tuple[type, type | None, str]] = {
+    "plugins": (list, str, "a list of module names or .py paths"),
+}
+
+
+def _toml() -> Any:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python < 3.11 only
+        import tomli as tomllib
+    return tomllib
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return _toml().load(handle)
+    except OSError as exc:
+        raise AutomatonError("config-unreadable", f"Cannot read {path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise AutomatonError("config-invalid", f"{path} is not valid TOML: {exc}") from None
+
+
+def _settings_in(path: Path) -> Mapping[str, Any] | None:
+    """The settings table of a candidate file, or None when it has none for us."""
+    data = _read_toml(path)
+    if path.name != PYPROJECT:
+        return data
+    tool = data.get("tool")
+    section = tool.get("automaton") if isinstance(tool, dict) else None
+    if section is None:
+        return None
+    if not isinstance(section, dict):
+        raise AutomatonError("config-invalid", f"[tool.automaton] in {path} must be a table")
+    return section
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest `automaton.toml`, or `pyproject.toml` with `[tool.automaton]`, walking up."""
+    folder = start.resolve()
+    for candidate in (folder, *folder.parents):
+        own = candidate / CONFIG_FILE
+        if own.is_file():
+            return own
+        pyproject = candidate / PYPROJECT
+        if pyproject.is_file() and _settings_in(pyproject) is not None:
+            return pyproject
+    return None
+
+
+def parse(settings: Mapping[str, Any], path: Path) -> Config:
+    """Check every key and type; the error names the key and the file."""
+    values: dict[str, Any] = {}
+    for key, value in settings.items():
+        if key not in _KEYS:
+            known = ", ".join(sorted(_KEYS))
+            raise AutomatonError(
+                "config-unknown-key", f"Unknown key '{key}' in {path} (known keys: {known})"
+            )
+        kind, element, description = _KEYS[key]
+        ok = isinstance(value, kind) and (
+            element is None or all(isinstance(item, element) for item in value)
+        )
+        if not ok:
+            raise AutomatonError(
+                "config-wrong-type", f"Key '{key}' in {path} must be {description}"
+            )
+        values[key] = tuple(value) if kind is list else value
+    return Config(path=path, **values)
+
+
+def load_config(project_root: Path, explicit: Path | None = None) -> Config:
+    """`--config FILE` wins; else the nearest configuration above the project; else defaults."""
+    if explicit is not None:
+        path = explicit.expanduser()
+        if not path.is_file():
+            raise AutomatonError("config-not-found", f"Configuration file '{explicit}' not found")
+        settings = _settings_in(path)
+        return parse(settings or {}, path.resolve())
+    path = find_config(project_root)
+    if path is None:
+        return Config()
+    return parse(_settings_in(path) or {}, path)
