@@ -143,3 +143,7 @@ def task_in(project: Project):
         return name
 
     return make
+
+
+# The example rules of rules/ are importable by module name in tests.
+sys.path.insert(0, str(ROOT / "rules"))

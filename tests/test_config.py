@@ -1,0 +1,108 @@
+"""automaton.toml and [tool.automaton]: found by walking up, strict about keys and types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import Project
+
+from automaton_rules.config import Config, find_config, load_config
+from automaton_rules.errors import AutomatonError
+
+
+def test_no_file_gives_defaults(tmp_path: Path) -> None:
+    assert load_config(tmp_path) == Config()
+
+
+def test_nearest_file_above_the_project_wins(tmp_path: Path) -> None:
+    (tmp_path / "automaton.toml").write_text('plugins = ["outer"]\n')
+    inner = tmp_path / "a" / "b"
+    inner.mkdir(parents=True)
+    (tmp_path / "a" / "automaton.toml").write_text('plugins = ["inner.py"]\n')
+    config = load_config(inner)
+    assert config.plugins == ("inner.py",)
+    assert config.base == tmp_path / "a"
+
+
+def test_pyproject_tool_table_is_read(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.automaton]\nplugins = ["x"]\n')
+    assert load_config(tmp_path).plugins == ("x",)
+
+
+def test_pyproject_without_the_table_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / "automaton.toml").write_text('plugins = ["outer"]\n')
+    inner = tmp_path / "pkg"
+    inner.mkdir()
+    (inner / "pyproject.toml").write_text('[project]\nname = "pkg"\n')
+    assert find_config(inner) == tmp_path / "automaton.toml"
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('plugin = ["x"]\n', ["Unknown key 'plugin'", "known keys: plugins"]),
+        ('plugins = "x"\n', ["Key 'plugins'", "must be a list"]),
+        ("plugins = [1]\n", ["Key 'plugins'", "must be a list"]),
+        ("plugins = [\n", ["is not valid TOML"]),
+    ],
+)
+def test_bad_configuration_is_an_error_naming_key_and_file(
+    tmp_path: Path, text: str, words: list[str]
+) -> None:
+    path = tmp_path / "automaton.toml"
+    path.write_text(text)
+    with pytest.raises(AutomatonError) as caught:
+        load_config(tmp_path)
+    assert caught.value.exit_code == 2
+    for word in [*words, str(path)]:
+        assert word in caught.value.message
+
+
+def test_bad_configuration_through_the_cli(project: Project) -> None:
+    (project.root / "automaton.toml").write_text("plugns = []\n")
+    project.create("demo")
+    result = project.run("--validate-folder", "--task", "demo")
+    assert result.rc == 2
+    assert result.err.startswith("ERROR: Unknown key 'plugns' in ")
+    assert "Traceback" not in result.err
+    result = project.run("--task", "demo", "--transition", "research")
+    assert result.rc == 2
+    assert project.state("demo") == "new\n"
+
+
+def test_explicit_config_must_exist(project: Project) -> None:
+    project.create("demo")
+    result = project.run("--validate-folder", "--config", str(project.root / "missing.toml"))
+    assert result.rc == 2
+    assert "ERROR: Configuration file" in result.err
+
+
+def test_plugin_path_resolves_against_the_config_folder(project: Project) -> None:
+    rules = project.root / "team"
+    rules.mkdir()
+    (rules / "no_todo.py").write_text(
+        "from automaton_rules import Finding, hookimpl, rule\n"
+        "@rule('TEAM001', summary='no TODO in SPEC.md', category='Team',"
+        " when=('validate', 'transition'))\n"
+        "def no_todo(task):\n"
+        "    if 'TODO' in (task.read('SPEC.md') or ''):\n"
+        "        yield Finding('SPEC.md still says TODO', path='SPEC.md')\n"
+        "@hookimpl\n"
+        "def register_rules(register):\n"
+        "    register(no_todo)\n"
+    )
+    (project.root / "automaton.toml").write_text('plugins = ["team/no_todo.py"]\n')
+    project.create("demo")
+    project.run("--task", "demo", "--transition", "research")
+    project.write("demo", "SPEC.md", "# Spec\nTODO\n")
+    result = project.run("--validate-folder", "--task", "demo")
+    assert result.rc == 1
+    assert "[FAIL] TEAM001: SPEC.md still says TODO" in result.out
+    result = project.run("--task", "demo", "--transition", "research:awaiting_approval")
+    assert result.rc == 1
+    assert result.err == (
+        "ERROR: Cannot transition from 'research' to 'research:awaiting_approval'. "
+        "SPEC.md still says TODO (TEAM001)\n"
+    )
+    assert project.state("demo") == "research\n"
