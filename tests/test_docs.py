@@ -50,6 +50,6 @@ def test_every_cli_option_is_in_the_readme() -> None:
         if opt.startswith("--") and opt not in ("--help", "--version")
     ]
     assert options
-    spans = " ".join(re.findall(r"`([^`]+)`", README)).split()
+    spans = set(re.split(r"[\s`|\[\]()]+", README))
     for opt in options:
         assert opt in spans, f"{opt} is not documented in README.md"
