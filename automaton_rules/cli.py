@@ -220,6 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(_build_command().main(args=args, prog_name=PROG, standalone_mode=False) or 0)
     except AutomatonError as exc:
         return _fail(exc, command, as_json)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        error = AutomatonError("os-error", f"{where}{exc.strerror or exc}")
+        return _fail(error, command, as_json)
     except KeyboardInterrupt:
         return _fail(AutomatonError("interrupted", "Interrupted."), command, as_json)
     except Exception as exc:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pluggy
 
+from . import machine
 from .findings import BUILTIN_CATEGORIES, Finding
 from .plugins import PluginError, _describe, plugin_manager
 from .project import Project, Task
@@ -152,11 +153,10 @@ def _sort_key(finding: Finding) -> tuple[Any, ...]:
         order = BUILTIN_CATEGORIES.index(finding.category)
     except ValueError:
         order = len(BUILTIN_CATEGORIES)
-    return (
-        order,
-        finding.category,
-        finding.task or "",
-        finding.code,
-        finding.path or "",
-        finding.message,
-    )
+    path = finding.path or ""
+    place = _ARTIFACT_ORDER.get(path, len(_ARTIFACT_ORDER))
+    return (order, finding.category, finding.task or "", finding.code, place, path, finding.message)
+
+
+# Artifacts sort in workflow order (SPEC.md before IMPLEMENTATION.md), other paths by name.
+_ARTIFACT_ORDER = {name: index for index, name in enumerate(machine.ARTIFACTS.values())}

@@ -197,6 +197,50 @@ def append_history(task_dir: Path, entry: Mapping[str, Any]) -> dict[str, Any]:
     return record
 
 
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return None
+
+
+def _restore_size(path: Path, size: int | None) -> None:
+    try:
+        if size is None:
+            path.unlink(missing_ok=True)
+        elif path.stat().st_size != size:
+            os.truncate(path, size)
+    except OSError:
+        pass
+
+
+def commit(
+    task_dir: Path, entry: Mapping[str, Any], state: str, approval: Approval | None = None
+) -> dict[str, Any]:
+    """Apply one change: approval line, history line, then `.state`, in that order.
+
+    A kill part-way leaves the history line as a journal that the next command rolls
+    forward; an I/O error is undone here, so a command that reports failure changed nothing.
+    """
+    logs = (task_dir / APPROVALS, task_dir / HISTORY)
+    sizes = [_size(path) for path in logs]
+    try:
+        if approval is not None:
+            append_approval(task_dir, approval)
+        record = append_history(task_dir, entry)
+        write_state(task_dir, state)
+    except OSError as exc:
+        for path, size in zip(logs, sizes):
+            _restore_size(path, size)
+        (task_dir / STATE_TMP).unlink(missing_ok=True)
+        raise AutomatonError(
+            "write-failed",
+            f"Cannot write the task files in {task_dir}: {exc.strerror or exc}. "
+            "Nothing was changed.",
+        ) from None
+    return record
+
+
 def file_digest(path: Path) -> str | None:
     """SHA-256 of a file's bytes, or None when it does not exist."""
     digest = hashlib.sha256()

@@ -211,7 +211,7 @@ def validate_block(task: Task, findings: Sequence[Finding]) -> list[str]:
         ]
         lines += [
             "These artifacts indicate phase-skipping. The task is in "
-            f"{task.state} phase but has artifacts from future phases.",
+            f"{task.phase} phase but has artifacts from future phases.",
             "Remove the out-of-order artifacts or revert to the correct phase.",
         ]
     lines += [

@@ -221,8 +221,7 @@ def transition(
                     "forbidden_artifacts": [f.path for f in result.violations if f.path],
                 },
             )
-        store.append_history(task_dir, _entry(current, target, actor or default_actor(), command))
-        store.write_state(task_dir, target)
+        store.commit(task_dir, _entry(current, target, actor or default_actor(), command), target)
     return Change(name, current, target)
 
 
@@ -297,21 +296,19 @@ def approve(project: Project, name: str, *, approver: str = "user") -> Change:
                 "in task folder.",
             )
         digest = store.file_digest(task.path / artifact)
+        line = None
         if not _pending_approval(task_dir, target):
-            store.append_approval(task_dir, store.Approval(target, store.utc_now(), approver))
-        store.append_history(
-            task_dir,
-            _entry(
-                current,
-                target,
-                approver,
-                "--approve",
-                approver=approver,
-                artifact=artifact,
-                artifact_sha256=digest,
-            ),
+            line = store.Approval(target, store.utc_now(), approver)
+        entry = _entry(
+            current,
+            target,
+            approver,
+            "--approve",
+            approver=approver,
+            artifact=artifact,
+            artifact_sha256=digest,
         )
-        store.write_state(task_dir, target)
+        store.commit(task_dir, entry, target, approval=line)
     return Change(name, current, target, approver=approver)
 
 
@@ -329,10 +326,16 @@ def upgrade(project: Project, *, actor: str | None = None) -> list[Change]:
             phase = machine.infer_phase(task.artifacts)
             source = machine.ARTIFACTS.get(phase)
             store.ensure_approvals(task.path)
-            store.append_history(
-                task.path,
-                _entry(None, phase, actor or default_actor(), "--upgrade", inferred_from=source),
-            )
-            store.write_state(task.path, phase)
+            history = store.read_history(task.path)
+            if history and history[-1].get("command") == "--upgrade" and history[-1].get("to"):
+                # A killed --upgrade wrote its history line but not .state: finish it.
+                phase = str(history[-1]["to"])
+                source = history[-1].get("inferred_from")
+                store.write_state(task.path, phase)
+            else:
+                entry = _entry(
+                    None, phase, actor or default_actor(), "--upgrade", inferred_from=source
+                )
+                store.commit(task.path, entry, phase)
         changes.append(Change(name, None, phase, inferred_from=source))
     return changes

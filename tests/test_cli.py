@@ -112,3 +112,44 @@ def test_main_uses_sys_argv_by_default(
     monkeypatch.setattr(sys, "argv", ["status.py", "--list", "--project", str(project.root)])
     assert cli.main() == 0
     assert capsys.readouterr().out.startswith("Task ")
+
+
+def test_a_failed_state_write_changes_nothing(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    project.create("demo")
+    task_dir = project.task_dir("demo")
+    history_before = (task_dir / ".state.history").read_text()
+
+    def refuse(src: object, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "replace", refuse)
+        result = project.run("--task", "demo", "--transition", "research")
+    assert result.rc == 2
+    assert result.err.startswith("ERROR: Cannot write the task files in ")
+    assert result.err.rstrip().endswith("No space left on device. Nothing was changed.")
+    assert project.state("demo") == "new\n"
+    assert (task_dir / ".state.history").read_text() == history_before
+    assert not (task_dir / ".state.tmp").exists()
+    # The failed move is not replayed by the next command.
+    assert project.run("--task", "demo").out.splitlines()[1] == "Phase: new (from .state)"
+    result = project.run("--task", "demo", "--transition", "research")
+    assert result.rc == 0
+    assert project.state("demo") == "research\n"
+
+
+def test_an_os_error_outside_the_store_is_exit_2(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from automaton_rules import commands
+
+    def unreadable(**_: object) -> None:
+        raise PermissionError(13, "Permission denied", "/some/file")
+
+    monkeypatch.setattr(commands, "list", unreadable)
+    result = project.run("--list")
+    assert (result.rc, result.err) == (2, "ERROR: /some/file: Permission denied\n")
