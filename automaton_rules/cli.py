@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -33,6 +34,8 @@ Examples:
 
 Exit codes: 0 done or clean, 1 refused by the workflow or violations found, 2 error.
 """
+
+INTERRUPTED = 130  # what typer returns when Ctrl-C arrives while it parses
 
 ACTIONS = ("transition", "approve", "create_task", "list", "validate_folder", "upgrade")
 
@@ -104,48 +107,52 @@ def _build_command() -> Any:
             False, "--json", help="Print one JSON object instead of text."
         ),
         version: bool = typer.Option(False, "--version", help="Print the version and exit."),
-    ) -> int:
-        if version:
-            return _finish(
-                Outcome(0, f"automaton-rules {__version__}", {"version": __version__}),
-                "version",
-                as_json,
-            )
-        chosen = {
-            "transition": transition is not None,
-            "approve": approve,
-            "create_task": create_task is not None,
-            "list": list_,
-            "validate_folder": validate_folder,
-            "upgrade": upgrade,
-        }
-        picked = [name for name in ACTIONS if chosen[name]]
-        if len(picked) > 1:
-            raise AutomatonError(
-                "usage", f"{' and '.join(_flag(p) for p in picked)} cannot be combined."
-            )
-        action = picked[0] if picked else ("task" if task is not None else None)
-        if action is None:
-            raise AutomatonError(
-                "usage",
-                f"Nothing to do: pass --task NAME, --list or another action. Run '{PROG} --help'.",
-            )
-        if action in ("transition", "approve") and task is None:
-            raise AutomatonError("usage", f"{_flag(action)} needs --task NAME.")
-        if action in ("create_task", "list", "upgrade") and task is not None:
-            raise AutomatonError("usage", f"{_flag(action)} does not take --task.")
-        outcome = _run(
-            action,
-            task=task,
-            project=project,
-            transition=transition,
-            approver=approver,
-            create_task=create_task,
-            config=config,
-        )
-        return _finish(outcome, action.replace("_", "-"), as_json)
+    ) -> Invocation:
+        return Invocation(dict(locals()))
 
     return typer.main.get_command(app)
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """The parsed flags; run outside typer so its own exception handling never applies."""
+
+    options: dict[str, Any]
+
+
+def _execute(parsed: Invocation) -> int:
+    """Check the flags fit together, run the action, print its outcome."""
+    opts = parsed.options
+    as_json, task = opts["as_json"], opts["task"]
+    if opts["version"]:
+        outcome = Outcome(0, f"automaton-rules {__version__}", {"version": __version__})
+        return _finish(outcome, "version", as_json)
+    chosen = {
+        "transition": opts["transition"] is not None,
+        "approve": opts["approve"],
+        "create_task": opts["create_task"] is not None,
+        "list": opts["list_"],
+        "validate_folder": opts["validate_folder"],
+        "upgrade": opts["upgrade"],
+    }
+    picked = [name for name in ACTIONS if chosen[name]]
+    if len(picked) > 1:
+        raise AutomatonError(
+            "usage", f"{' and '.join(_flag(p) for p in picked)} cannot be combined."
+        )
+    action = picked[0] if picked else ("task" if task is not None else None)
+    if action is None:
+        raise AutomatonError(
+            "usage",
+            f"Nothing to do: pass --task NAME, --list or another action. Run '{PROG} --help'.",
+        )
+    if action in ("transition", "approve") and task is None:
+        raise AutomatonError("usage", f"{_flag(action)} needs --task NAME.")
+    if action in ("create_task", "list", "upgrade") and task is not None:
+        raise AutomatonError("usage", f"{_flag(action)} does not take --task.")
+    keys = ("task", "project", "transition", "approver", "create_task", "config")
+    outcome = _run(action, **{key: opts[key] for key in keys})
+    return _finish(outcome, action.replace("_", "-"), as_json)
 
 
 def _run(action: str, **opts: Any) -> Outcome:
@@ -156,8 +163,15 @@ def _run(action: str, **opts: Any) -> Outcome:
 
 
 def _print(text: str, stream: Any) -> None:
-    if text:
+    if not text:
+        return
+    try:
         stream.write(text + "\n")
+        stream.flush()
+    except BrokenPipeError:
+        # The reader went away (`status.py --list | head -1`): nothing left to tell it.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
 
 
 def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
@@ -217,7 +231,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     as_json = "--json" in args
     command = _command_name(args)
     try:
-        return int(_build_command().main(args=args, prog_name=PROG, standalone_mode=False) or 0)
+        parsed = _build_command().main(args=args, prog_name=PROG, standalone_mode=False)
+        if parsed == INTERRUPTED:
+            raise KeyboardInterrupt
+        if not isinstance(parsed, Invocation):
+            return int(parsed or 0)
+        return _execute(parsed)
     except AutomatonError as exc:
         return _fail(exc, command, as_json)
     except OSError as exc:

@@ -106,8 +106,8 @@ class Engine:
         tasks: Iterable[Task],
         transition: Transition | None = None,
     ) -> RunResult:
-        """Run every rule registered for `when` over the tasks."""
-        result = RunResult()
+        """Run every rule registered for `when` over the tasks; broken plugins are errors too."""
+        result = RunResult(errors=list(self.errors))
         selected = [(plugin, r) for plugin, r in self.rules if when in r.when]
         task_list = list(tasks)
         for plugin, item in selected:

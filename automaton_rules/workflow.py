@@ -231,22 +231,25 @@ def _missing(task: Task) -> str | None:
 
 
 def _pending_approval(task_dir: Any, target: str) -> bool:
-    """An approval line written by a command killed before it wrote the history."""
+    """An approval line written by a command killed before it wrote its history line.
+
+    It is the log's last line, for this phase, not older than the task's entry into the
+    gate, and the log holds more lines for the phase than the history holds approvals.
+    """
     approvals = store.read_approvals(task_dir)
     history = store.read_history(task_dir)
     if not approvals or not history or approvals[-1] is None:
         return False
-    last_line, last_entry = approvals[-1], history[-1]
-    if (
-        last_line.state != target
-        or last_entry.get("to") != machine.base_phase(target) + machine.AWAITING
-    ):
+    last, entered = approvals[-1], history[-1]
+    if last.state != target or entered.get("to") != machine.base_phase(target) + machine.AWAITING:
         return False
-    logged, entered = (
-        store.parse_time(last_line.time),
-        store.parse_time(str(last_entry.get("time"))),
-    )
-    return logged is not None and entered is not None and logged >= entered
+    logged = sum(1 for a in approvals if a is not None and a.state == target)
+    recorded = sum(1 for e in history if e.get("to") == target and e.get("command") == "--approve")
+    logged_at = store.parse_time(last.time)
+    entered_at = store.parse_time(str(entered.get("time")))
+    if logged_at is None or entered_at is None:
+        return False
+    return logged > recorded and logged_at >= entered_at
 
 
 def approve(project: Project, name: str, *, approver: str = "user") -> Change:

@@ -20,6 +20,7 @@ OUT_OF_ORDER_PLUGIN = "automaton_rules.builtin.out_of_order"
 
 HEADER = """\
 from automaton_rules import Finding, hookimpl, rule
+from automaton_rules.findings import OUT_OF_ORDER
 CALLS = []
 """
 
@@ -510,9 +511,9 @@ def test_broken_plugin_makes_validate_folder_exit_2(
     write_plugin, project, task_in, kind: str
 ) -> None:
     """DESIGN 7: a plugin that fails to import or raises is reported by name (exit 2)."""
+    task = out_of_order_task(project, task_in)
     name = write_plugin(BROKEN_PLUGINS[kind])
     (project.root / "automaton.toml").write_text(f'plugins = ["{name}"]\n')
-    task = out_of_order_task(project, task_in)
     result = project.run("--validate-folder", "--task", task)
     assert result.rc == 2, result
     assert name in result.err
@@ -524,9 +525,9 @@ def test_broken_plugin_makes_transition_fail_closed(
     write_plugin, project, task_in, kind: str
 ) -> None:
     """A guard that did not load must not let the move through silently (exit 2)."""
+    task_in("new", name="guarded")
     name = write_plugin(BROKEN_PLUGINS[kind])
     (project.root / "automaton.toml").write_text(f'plugins = ["{name}"]\n')
-    task_in("new", name="guarded")
     result = project.run("--task", "guarded", "--transition", "research")
     assert result.rc == 2, result
     assert name in result.err
@@ -545,8 +546,8 @@ def register_rules(register):
     register(crashes)
 """
     )
-    (project.root / "automaton.toml").write_text(f'plugins = ["{name}"]\n')
     task = out_of_order_task(project, task_in)
+    (project.root / "automaton.toml").write_text(f'plugins = ["{name}"]\n')
     result = project.run("--validate-folder", "--task", task)
     assert result.rc == 2, result
     assert name in result.err and "validator crashed" in result.err

@@ -133,6 +133,8 @@ def step(root: Path, task_dir: Path, command: tuple) -> None:
     else:
         assert after == before, (command, rc, output)
         assert entries == before_history
+    if before is None and kind in ("transition", "legal", "approve"):
+        assert rc == 2 and "not found" in output, (command, rc, output)
     if kind == "create":
         assert rc == (0 if before is None else 1), (before, rc, output)
         if rc == 0:

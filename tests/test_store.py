@@ -83,6 +83,7 @@ def test_transition_with_failing_rename_keeps_state_and_exits_2(
 ) -> None:
     name = task_in("research")
     project.write(name, "SPEC.md")
+    history_before = (project.task_dir(name) / store.HISTORY).read_bytes()
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
@@ -92,6 +93,12 @@ def test_transition_with_failing_rename_keeps_state_and_exits_2(
     monkeypatch.undo()
     assert result.rc == 2
     assert "Traceback" not in result.err + result.out
+    assert project.state(name) == "research\n"
+    # A command that reports failure changed nothing: no journal line for the next
+    # command to roll forward, no temporary file left behind.
+    assert (project.task_dir(name) / store.HISTORY).read_bytes() == history_before
+    assert not (project.task_dir(name) / store.STATE_TMP).exists()
+    assert project.run("--task", name).rc == 0
     assert project.state(name) == "research\n"
 
 
