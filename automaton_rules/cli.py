@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from . import __version__
 from .errors import AutomatonError
+from .findings import SEVERITIES
 from .views import Outcome
 
 SCHEMA_VERSION = 1
@@ -37,7 +38,18 @@ Exit codes: 0 done or clean, 1 refused by the workflow or violations found, 2 er
 
 INTERRUPTED = 130  # what typer returns when Ctrl-C arrives while it parses
 
-ACTIONS = ("transition", "approve", "create_task", "list", "validate_folder", "upgrade")
+ACTIONS = (
+    "transition",
+    "approve",
+    "create_task",
+    "list",
+    "validate_folder",
+    "audit",
+    "list_rules",
+    "upgrade",
+)
+# Options that only make sense with one action.
+AUDIT_ONLY = ("select", "ignore", "fail_on")
 
 
 def _flag(name: str) -> str:
@@ -97,6 +109,38 @@ def _build_command() -> Any:
         upgrade: bool = typer.Option(
             False, "--upgrade", help="Bootstrap .state for task folders made by hand."
         ),
+        audit: bool = typer.Option(
+            False,
+            "--audit",
+            help="Audit every task: all rules, grouped report, exit 1 on violations.",
+        ),
+        output_format: str = typer.Option(
+            "text",
+            "--format",
+            metavar="FORMAT",
+            help="Audit report format: text, json, sarif, github.",
+        ),
+        select: Optional[str] = typer.Option(
+            None,
+            "--select",
+            metavar="CODES",
+            help="Audit only these rule codes or prefixes (comma-separated).",
+        ),
+        ignore: Optional[str] = typer.Option(
+            None,
+            "--ignore",
+            metavar="CODES",
+            help="Skip these rule codes or prefixes (comma-separated).",
+        ),
+        fail_on: Optional[str] = typer.Option(
+            None,
+            "--fail-on",
+            metavar="SEVERITY",
+            help="Exit 1 on findings at or above: error, warning, note.",
+        ),
+        list_rules: bool = typer.Option(
+            False, "--list-rules", help="List every registered rule with its plugin."
+        ),
         config: Optional[Path] = typer.Option(
             None,
             "--config",
@@ -133,6 +177,8 @@ def _execute(parsed: Invocation) -> int:
         "create_task": opts["create_task"] is not None,
         "list": opts["list_"],
         "validate_folder": opts["validate_folder"],
+        "audit": opts["audit"],
+        "list_rules": opts["list_rules"],
         "upgrade": opts["upgrade"],
     }
     picked = [name for name in ACTIONS if chosen[name]]
@@ -148,9 +194,28 @@ def _execute(parsed: Invocation) -> int:
         )
     if action in ("transition", "approve") and task is None:
         raise AutomatonError("usage", f"{_flag(action)} needs --task NAME.")
-    if action in ("create_task", "list", "upgrade") and task is not None:
+    if action in ("create_task", "list", "audit", "list_rules", "upgrade") and task is not None:
         raise AutomatonError("usage", f"{_flag(action)} does not take --task.")
-    keys = ("task", "project", "transition", "approver", "create_task", "config")
+    for name in AUDIT_ONLY:
+        if opts[name] is not None and action != "audit":
+            raise AutomatonError("usage", f"{_flag(name)} goes with --audit.")
+    if opts["output_format"] != "text" and action != "audit":
+        raise AutomatonError("usage", "--format goes with --audit (use --json elsewhere).")
+    if opts["fail_on"] is not None and opts["fail_on"] not in SEVERITIES:
+        raise AutomatonError(
+            "usage", f"Unknown severity '{opts['fail_on']}'; choose {', '.join(SEVERITIES)}."
+        )
+    keys = (
+        "task",
+        "project",
+        "transition",
+        "approver",
+        "create_task",
+        "config",
+        *AUDIT_ONLY,
+        "output_format",
+        "as_json",
+    )
     outcome = _run(action, **{key: opts[key] for key in keys})
     return _finish(outcome, action.replace("_", "-"), as_json)
 
@@ -175,7 +240,9 @@ def _print(text: str, stream: Any) -> None:
 
 
 def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
-    if as_json:
+    if outcome.raw:
+        _print(outcome.text, sys.stdout)
+    elif as_json:
         body = {
             "schema_version": SCHEMA_VERSION,
             "tool": "automaton-rules",

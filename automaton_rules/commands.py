@@ -5,16 +5,50 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import views, workflow
-from .config import load_config
+from .config import Config, load_config
 from .errors import AutomatonError
 from .project import Project, Task, find_project
-from .runner import Engine
+from .runner import Engine, Selection
 from .views import Outcome
 
 
 def _engine(proj: Project, config: Path | None) -> Engine:
     settings = load_config(proj.root, config)
     return Engine.create(settings.plugins, base=settings.base)
+
+
+def _selection(
+    engine: Engine, settings: Config, select: str | None = None, ignore: str | None = None
+) -> Selection:
+    """Config first; `--select` replaces its selection and `--ignore` adds to it, as in ruff."""
+    chosen = Selection(
+        select=_codes(select) if select is not None else settings.select,
+        ignore=settings.ignore + _codes(ignore),
+        severity=settings.severity,
+    )
+    unknown = chosen.unknown(rule.code for _, rule in engine.rules)
+    if unknown:
+        raise AutomatonError(
+            "unknown-rule",
+            f"Unknown rule code or prefix: {', '.join(unknown)} (see --list-rules)",
+        )
+    return chosen
+
+
+def _codes(value: str | None) -> tuple[str, ...]:
+    return tuple(code.strip() for code in (value or "").split(",") if code.strip())
+
+
+def _load_all(proj: Project) -> tuple[list[Task], list[str]]:
+    """Every task; a task that cannot be read is an error named by task, not a stop."""
+    tasks: list[Task] = []
+    errors: list[str] = []
+    for name in proj.names():
+        try:
+            tasks.append(proj.load(name))
+        except AutomatonError as exc:
+            errors.append(f"task {name}: {exc.message}")
+    return tasks, errors
 
 
 def _project(project: Path | None, *, create: bool = False) -> Project:
@@ -76,18 +110,80 @@ def validate_folder(
 ) -> Outcome:
     """`--validate-folder [--task NAME]`: out-of-order artifacts and hand-made folders."""
     proj = _project(project)
-    names = [task] if task is not None else proj.names()
-    tasks: list[Task] = []
-    errors: list[str] = []
-    for name in names:
-        try:
-            tasks.append(proj.load(name))
-        except AutomatonError as exc:
-            if task is not None:
-                raise
-            errors.append(f"{name}: {exc.message}")
-    result = _engine(proj, config).run("validate", proj, tasks)
+    if task is not None:
+        tasks, errors = [proj.load(task)], []
+    else:
+        tasks, errors = _load_all(proj)
+    settings = load_config(proj.root, config)
+    engine = Engine.create(settings.plugins, base=settings.base)
+    result = engine.run(
+        "validate", proj, tasks, config=settings, selection=_selection(engine, settings)
+    )
     return views.validate_view(tasks, result, errors)
+
+
+def audit(
+    *,
+    project: Path | None,
+    config: Path | None,
+    select: str | None,
+    ignore: str | None,
+    fail_on: str | None,
+    output_format: str,
+    as_json: bool,
+    **_: object,
+) -> Outcome:
+    """`--audit`: every rule over every task, in the chosen report format."""
+    from .report import FORMATS, AuditReport, renderer
+
+    if output_format not in FORMATS:
+        raise AutomatonError(
+            "usage", f"Unknown format '{output_format}'; choose {', '.join(FORMATS)}."
+        )
+    proj = _project(project)
+    settings = load_config(proj.root, config)
+    engine = Engine.create(settings.plugins, base=settings.base)
+    selection = _selection(engine, settings, select, ignore)
+    tasks, errors = _load_all(proj)
+    result = engine.run("audit", proj, tasks, config=settings, selection=selection)
+    report = AuditReport(
+        project=proj,
+        tasks=tasks,
+        result=result,
+        rules=[(p, r) for p, r in engine.rules if selection.enabled(r.code)],
+        fail_on=fail_on or settings.fail_on,
+        task_errors=errors,
+    )
+    fmt = "json" if as_json and output_format == "text" else output_format
+    return Outcome(report.exit_code, renderer(fmt)(report), raw=True)
+
+
+def list_rules(*, project: Path | None, config: Path | None, **_: object) -> Outcome:
+    """`--list-rules`: every registered rule with its plugin, as the engine will run it."""
+    try:
+        root = _project(project).root
+    except AutomatonError:
+        root = Path.cwd()
+    settings = load_config(root, config)
+    engine = Engine.create(settings.plugins, base=settings.base)
+    rows = [
+        {
+            "code": rule.code,
+            "severity": settings.severity.get(rule.code, rule.severity),
+            "category": rule.category,
+            "when": sorted(rule.when),
+            "plugin": plugin,
+            "summary": rule.summary,
+        }
+        for plugin, rule in engine.rules
+    ]
+    lines = [
+        f"{row['code']:<8}{row['severity']:<9}{row['category']}: {row['summary']}\n"
+        f"{'':<17}runs at {', '.join(row['when'])}; plugin {row['plugin']}"
+        for row in rows
+    ]
+    errors = [f"plugin {e.plugin}: {e.message}" for e in engine.errors]
+    return Outcome(2 if errors else 0, "\n".join(lines), {"rules": rows}, errors=errors)
 
 
 def upgrade(*, project: Path | None, **_: object) -> Outcome:

@@ -6,12 +6,13 @@ An unknown key or a wrong type is an error, so a typo never switches a guard off
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import AutomatonError
+from .findings import SEVERITIES
 
 CONFIG_FILE = "automaton.toml"
 PYPROJECT = "pyproject.toml"
@@ -22,7 +23,13 @@ class Config:
     """Settings with their documented defaults; `path` is None when no file was found."""
 
     path: Path | None = None
-    plugins: tuple[str, ...] = field(default=())
+    plugins: tuple[str, ...] = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: Mapping[str, str] = field(default_factory=dict)
+    fail_on: str = "error"
+    source: tuple[str, ...] = ("*",)
+    source_exclude: tuple[str, ...] = (".automaton/*", "*.md")
 
     @property
     def base(self) -> Path | None:
@@ -30,9 +37,23 @@ class Config:
         return None if self.path is None else self.path.parent
 
 
-# key -> (expected type, element type for lists, description used in errors)
-_KEYS: dict[str, tuple[type, type | None, str]] = {
-    "plugins": (list, str, "a list of module names or .py paths"),
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _severity_table(value: Any) -> bool:
+    return isinstance(value, dict) and all(v in SEVERITIES for v in value.values())
+
+
+# key -> (check, description used in errors)
+_KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "plugins": (_strings, "a list of module names or .py paths"),
+    "select": (_strings, "a list of rule codes or code prefixes"),
+    "ignore": (_strings, "a list of rule codes or code prefixes"),
+    "severity": (_severity_table, 'a table of rule code = "error" | "warning" | "note"'),
+    "fail-on": (lambda v: v in SEVERITIES, 'one of "error", "warning", "note"'),
+    "source": (_strings, "a list of glob patterns"),
+    "source-exclude": (_strings, "a list of glob patterns"),
 }
 
 
@@ -90,15 +111,12 @@ def parse(settings: Mapping[str, Any], path: Path) -> Config:
             raise AutomatonError(
                 "config-unknown-key", f"Unknown key '{key}' in {path} (known keys: {known})"
             )
-        kind, element, description = _KEYS[key]
-        ok = isinstance(value, kind) and (
-            element is None or all(isinstance(item, element) for item in value)
-        )
-        if not ok:
+        check, description = _KEYS[key]
+        if not check(value):
             raise AutomatonError(
                 "config-wrong-type", f"Key '{key}' in {path} must be {description}"
             )
-        values[key] = tuple(value) if kind is list else value
+        values[key.replace("-", "_")] = tuple(value) if isinstance(value, list) else value
     return Config(path=path, **values)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any, Literal
 
 Severity = Literal["error", "warning", "note"]
@@ -30,6 +31,14 @@ class Finding:
     category: str = ""
     severity: Severity | str = ""
     task: str | None = None
+
+    @property
+    def artifact(self) -> str | None:
+        """The task file the finding is about: `data["artifact"]`, else the path's file name."""
+        named = self.data.get("artifact")
+        if named:
+            return str(named)
+        return PurePosixPath(self.path).name if self.path else None
 
     def as_dict(self) -> dict[str, Any]:
         """The finding as the JSON report writes it."""

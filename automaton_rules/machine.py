@@ -269,3 +269,33 @@ def _next_artifact(state: str) -> str | None:
 
 
 _STATE_SET = frozenset(STATES)
+
+
+# Phases every task passes through; decomposition, design and test design are optional.
+MANDATORY_PHASES: tuple[str, ...] = (
+    "research",
+    "implement",
+    "bug_find",
+    "adversarial_bug_find",
+    "doc_review",
+    "referee",
+)
+
+
+def expected_artifacts(state: str) -> tuple[str, ...]:
+    """Artifacts a state presumes: the mandatory phases' before it, and its own past a gate."""
+    phase = base_phase(state)
+    if phase in ("complete", "human_intervention"):
+        before = MANDATORY_PHASES
+    else:
+        rank = PHASES.index(phase)
+        before = tuple(p for p in MANDATORY_PHASES if PHASES.index(p) < rank)
+        if phase == "test_design":
+            before += ("design",)
+    if is_awaiting(state) or is_approved(state):
+        before += (phase,)
+    return tuple(name for p, name in ARTIFACTS.items() if p in before)
+
+
+# A decomposed parent completes through its sub-tasks, so it presumes only these.
+DECOMPOSED_ARTIFACTS: tuple[str, ...] = (ARTIFACTS["research"], ARTIFACTS["decomposition"])

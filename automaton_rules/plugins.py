@@ -20,6 +20,8 @@ from . import hookspecs
 
 BUILTIN_PLUGINS: tuple[str, ...] = (
     "automaton_rules.builtin.out_of_order",
+    "automaton_rules.builtin.inconsistency",
+    "automaton_rules.builtin.unauthorized",
     "automaton_rules.builtin.manual_folders",
 )
 ENTRY_POINT_GROUP = "automaton_rules"

@@ -49,6 +49,7 @@ class Task:
     path: Path
     state: str | None
     files: frozenset[str]
+    rel: str = ""
 
     @property
     def parent(self) -> str | None:
@@ -71,6 +72,10 @@ class Task:
     def artifacts(self) -> tuple[str, ...]:
         """The artifacts present, in workflow order; other files are never artifacts."""
         return tuple(name for name in machine.ARTIFACTS.values() if name in self.files)
+
+    def relpath(self, filename: str) -> str:
+        """A file of the task as a path relative to the project root, as findings report it."""
+        return f"{self.rel}/{filename}" if self.rel else filename
 
     def read(self, filename: str) -> str | None:
         """A file's text, or None when it is absent or unreadable."""
@@ -133,7 +138,8 @@ class Project:
             raise AutomatonError(
                 "unknown-phase", f"Unknown phase '{printable(state)}' in .state file"
             )
-        return Task(name=name, path=path, state=state, files=_file_names(path))
+        rel = path.relative_to(self.root).as_posix() if _inside(path, self.root) else ""
+        return Task(name=name, path=path, state=state, files=_file_names(path), rel=rel)
 
     def names(self) -> list[str]:
         """Every task name, each parent followed by its sub-tasks, sorted."""

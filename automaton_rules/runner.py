@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -10,12 +10,18 @@ from typing import Any
 import pluggy
 
 from . import machine
+from .errors import AutomatonError
 from .findings import BUILTIN_CATEGORIES, Finding
+from .gitlog import GitHistory, read_history
 from .plugins import PluginError, _describe, plugin_manager
 from .project import Project, Task
 from .rule import Rule
 
-FIXTURES: tuple[str, ...] = ("task", "project", "transition")
+FIXTURES: tuple[str, ...] = ("task", "tasks", "project", "transition", "config", "git")
+
+
+class Skip(Exception):
+    """Raised by a rule that cannot run here, like `pytest.skip`; the report says why."""
 
 
 @dataclass(frozen=True)
@@ -26,17 +32,63 @@ class Transition:
     target: str
 
 
+@dataclass(frozen=True)
+class Selection:
+    """Which rules report, at what severity: ruff-style code prefixes."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: Mapping[str, str] = field(default_factory=dict)
+
+    def enabled(self, code: str) -> bool:
+        """Selected by some prefix (or no selection at all) and ignored by none."""
+        chosen = not self.select or any(code.startswith(p) for p in self.select)
+        return chosen and not any(code.startswith(p) for p in self.ignore)
+
+    def unknown(self, codes: Iterable[str]) -> list[str]:
+        """Prefixes and codes that match no registered rule: typos, never silently ignored."""
+        known = list(codes)
+        return [
+            p for p in (*self.select, *self.ignore) if not any(c.startswith(p) for c in known)
+        ] + [c for c in self.severity if c not in known]
+
+
 @dataclass
 class RunResult:
     """Findings sorted for stable output, plus every plugin failure met on the way."""
 
     findings: list[Finding] = field(default_factory=list)
     errors: list[PluginError] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
 
     @property
     def violations(self) -> list[Finding]:
         """Findings that fail the check."""
         return [f for f in self.findings if f.severity == "error"]
+
+
+class _Fixtures:
+    """The arguments rules may name; the costly ones are computed once, on first use."""
+
+    def __init__(self, project: Project, tasks: list[Task], **values: Any) -> None:
+        self.project = project
+        self.tasks = tasks
+        self.values = values
+        self._git: GitHistory | None = None
+
+    def get(self, name: str, task: Task | None) -> Any:
+        if name == "task":
+            return task
+        if name == "tasks":
+            return self.tasks
+        if name == "project":
+            return self.project
+        if name == "git":
+            if self._git is None:
+                self._git = read_history(self.project.root)
+            return self._git
+        return self.values.get(name)
 
 
 class Engine:
@@ -105,31 +157,50 @@ class Engine:
         project: Project,
         tasks: Iterable[Task],
         transition: Transition | None = None,
+        *,
+        config: Any = None,
+        selection: Selection | None = None,
     ) -> RunResult:
-        """Run every rule registered for `when` over the tasks; broken plugins are errors too."""
+        """Run every selected rule registered for `when`; broken plugins are errors too."""
         result = RunResult(errors=list(self.errors))
-        selected = [(plugin, r) for plugin, r in self.rules if when in r.when]
-        task_list = list(tasks)
-        for plugin, item in selected:
+        selection = selection or Selection()
+        fixtures = _Fixtures(project, list(tasks), transition=transition, config=config)
+        for plugin, item in self.rules:
+            if when not in item.when or not selection.enabled(item.code):
+                continue
+            if item.category not in result.categories:
+                result.categories.append(item.category)
+            severity = selection.severity.get(item.code, item.severity)
             if "task" in item.argnames:
-                for task in task_list:
-                    self._call(
-                        plugin, item, result, project=project, task=task, transition=transition
-                    )
+                for task in fixtures.tasks:
+                    self._call(plugin, item, severity, result, fixtures, task)
             elif when == "audit":
-                self._call(plugin, item, result, project=project, task=None, transition=transition)
+                self._call(plugin, item, severity, result, fixtures, None)
         result.findings.sort(key=_sort_key)
         return result
 
-    def _call(self, plugin: str, item: Rule, result: RunResult, **fixtures: Any) -> None:
-        kwargs = {name: fixtures[name] for name in item.argnames}
-        task: Task | None = fixtures["task"]
+    def _call(
+        self,
+        plugin: str,
+        item: Rule,
+        severity: str,
+        result: RunResult,
+        fixtures: _Fixtures,
+        task: Task | None,
+    ) -> None:
         try:
+            kwargs = {name: fixtures.get(name, task) for name in item.argnames}
             produced = item.func(**kwargs)
             found = list(produced) if produced is not None else []
             for finding in found:
                 if not isinstance(finding, Finding):
                     raise TypeError(f"yielded {type(finding).__name__}, not a Finding")
+        except Skip as skip:
+            result.skipped.setdefault(item.category, str(skip))
+            return
+        except AutomatonError as exc:
+            result.errors.append(PluginError(plugin, f"rule {item.code}: {exc.message}", item.code))
+            return
         except Exception as exc:
             where = f" on task '{task.name}'" if task is not None else ""
             result.errors.append(
@@ -142,7 +213,7 @@ class Engine:
                     finding,
                     code=item.code,
                     category=finding.category or item.category,
-                    severity=finding.severity or item.severity,
+                    severity=finding.severity or severity,
                     task=finding.task or (task.name if task is not None else None),
                 )
             )
@@ -154,7 +225,7 @@ def _sort_key(finding: Finding) -> tuple[Any, ...]:
     except ValueError:
         order = len(BUILTIN_CATEGORIES)
     path = finding.path or ""
-    place = _ARTIFACT_ORDER.get(path, len(_ARTIFACT_ORDER))
+    place = _ARTIFACT_ORDER.get(finding.artifact or "", len(_ARTIFACT_ORDER))
     return (order, finding.category, finding.task or "", finding.code, place, path, finding.message)
 
 

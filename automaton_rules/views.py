@@ -25,6 +25,7 @@ class Outcome:
     text: str
     payload: dict[str, Any] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    raw: bool = False
 
 
 def join_choices(items: Sequence[str]) -> str:
@@ -200,13 +201,13 @@ def validate_block(task: Task, findings: Sequence[Finding]) -> list[str]:
         ]
         return lines
     lines.append(f"Phase: {task.state} (from .state)")
-    skipped = [f for f in findings if f.category == OUT_OF_ORDER and f.path]
+    skipped = [f for f in findings if f.category == OUT_OF_ORDER and f.artifact]
     if not skipped:
         lines.append("Folder validation: PASS — no out-of-order artifacts found")
     else:
         lines.append("Folder validation: FAIL — found out-of-order artifacts:")
         lines += [
-            f"  - {f.path} (belongs to {f.data.get('phase', 'a later')} phase, not yet reached)"
+            f"  - {f.artifact} (belongs to {f.data.get('phase', 'a later')} phase, not yet reached)"
             for f in skipped
         ]
         lines += [

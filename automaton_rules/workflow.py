@@ -175,9 +175,10 @@ def transition_problems(task: Task, target: str, findings: list[Finding]) -> lis
             f"{prefix} Required artifact '{required}' is missing or empty in task folder."
         )
     for finding in findings:
-        if finding.category == OUT_OF_ORDER and finding.path:
+        artifact = finding.artifact
+        if finding.category == OUT_OF_ORDER and artifact:
             problems.append(
-                f"{prefix} Found forbidden artifact '{finding.path}' in task folder. "
+                f"{prefix} Found forbidden artifact '{artifact}' in task folder. "
                 "This indicates phase-skipping. Remove the artifact or revert to the correct phase."
             )
         else:
@@ -218,7 +219,7 @@ def transition(
                 next_steps={
                     "problems": problems,
                     "missing_artifact": _missing(task),
-                    "forbidden_artifacts": [f.path for f in result.violations if f.path],
+                    "forbidden_artifacts": [f.artifact for f in result.violations if f.artifact],
                 },
             )
         store.commit(task_dir, _entry(current, target, actor or default_actor(), command), target)
@@ -337,7 +338,12 @@ def upgrade(project: Project, *, actor: str | None = None) -> list[Change]:
                 store.write_state(task.path, phase)
             else:
                 entry = _entry(
-                    None, phase, actor or default_actor(), "--upgrade", inferred_from=source
+                    None,
+                    phase,
+                    actor or default_actor(),
+                    "--upgrade",
+                    inferred_from=source,
+                    adopted_approvals=len(store.read_approvals(task.path)),
                 )
                 store.commit(task.path, entry, phase)
         changes.append(Change(name, None, phase, inferred_from=source))

@@ -28,7 +28,7 @@ def spec_has_acceptance_criteria(task: Task) -> Iterator[Finding]:
     if text is not None and text.strip() and not HEADING.search(text):
         yield Finding(
             "SPEC.md has no 'Acceptance criteria' heading",
-            path="SPEC.md",
+            path=task.relpath("SPEC.md"),
             correction="add a '## Acceptance criteria' section",
         )
 

@@ -45,7 +45,7 @@ def test_rule_called_directly_on_a_task(project: Project) -> None:
     project.create("demo")
     project.write("demo", "SPEC.md", "# Spec\n")
     task = project_at(project.root).load("demo")
-    assert [f.path for f in spec_has_acceptance_criteria(task)] == ["SPEC.md"]
+    assert [f.path for f in spec_has_acceptance_criteria(task)] == [".automaton/tasks/demo/SPEC.md"]
     project.write("demo", "SPEC.md", "   \n")
     assert list(spec_has_acceptance_criteria(project_at(project.root).load("demo"))) == []
 

@@ -1,76 +1,25 @@
-"""The state machine as data: states, edges, artifacts, guidance (no I/O)."""
+"""The state machine as data: states, edges, artifacts, guidance (no I/O).
+
+The expected tables come from spec_tables.py, typed out from the specification.
+"""
 
 from __future__ import annotations
 
 from collections import deque
 
 import pytest
+from spec_tables import (
+    ALL_ARTIFACTS,
+    APPROVAL_PHASES,
+    FORBIDDEN_TABLE,
+    LEGAL_EDGES,
+    PHASES,
+    REQUIRED,
+    STATES,
+    base,
+)
 
 from automaton_rules import machine
-
-ALL_STATES = machine.STATES
-APPROVAL_PHASES = ("research", "decomposition", "design", "test_design")
-
-# Section 5 of the specification, edge for edge (approvals are not --transition edges).
-SPEC_EDGES = {
-    ("new", "research"),
-    ("research", "research:awaiting_approval"),
-    ("research:approved", "decomposition"),
-    ("research:approved", "design"),
-    ("research:approved", "implement"),
-    ("decomposition", "decomposition:awaiting_approval"),
-    ("decomposition:approved", "complete"),
-    ("design", "design:awaiting_approval"),
-    ("design:approved", "test_design"),
-    ("design:approved", "implement"),
-    ("test_design", "test_design:awaiting_approval"),
-    ("test_design:approved", "implement"),
-    ("implement", "bug_find"),
-    ("bug_find", "adversarial_bug_find"),
-    ("adversarial_bug_find", "doc_review"),
-    ("doc_review", "referee"),
-    ("referee", "complete"),
-    ("referee", "human_intervention"),
-    ("human_intervention", "research"),
-    ("human_intervention", "design"),
-    ("human_intervention", "implement"),
-    ("human_intervention", "bug_find"),
-    ("human_intervention", "complete"),
-}
-
-# Section 6 of the specification: the artifact that must exist to leave a phase.
-SPEC_REQUIRED = {
-    "research": "SPEC.md",
-    "decomposition": "DECOMPOSITION.md",
-    "design": "DESIGN.md",
-    "test_design": "TEST_PLAN.md",
-    "implement": "IMPLEMENTATION.md",
-    "bug_find": "BUG_REPORT.md",
-    "adversarial_bug_find": "ADVERSARIAL_BUG_REPORT.md",
-    "doc_review": "DOC_REVIEW.md",
-    "referee": "VERDICT.md",
-}
-
-# Section 10 of the specification, verbatim.
-SPEC_FORBIDDEN = {
-    "new": "SPEC.md DESIGN.md DECOMPOSITION.md TEST_PLAN.md IMPLEMENTATION.md BUG_REPORT.md "
-    "ADVERSARIAL_BUG_REPORT.md DOC_REVIEW.md VERDICT.md",
-    "research": "DESIGN.md DECOMPOSITION.md TEST_PLAN.md IMPLEMENTATION.md BUG_REPORT.md "
-    "ADVERSARIAL_BUG_REPORT.md DOC_REVIEW.md VERDICT.md",
-    "decomposition": "DESIGN.md TEST_PLAN.md IMPLEMENTATION.md BUG_REPORT.md "
-    "ADVERSARIAL_BUG_REPORT.md DOC_REVIEW.md VERDICT.md",
-    "design": "DECOMPOSITION.md TEST_PLAN.md IMPLEMENTATION.md BUG_REPORT.md "
-    "ADVERSARIAL_BUG_REPORT.md DOC_REVIEW.md VERDICT.md",
-    "test_design": "DECOMPOSITION.md IMPLEMENTATION.md BUG_REPORT.md "
-    "ADVERSARIAL_BUG_REPORT.md DOC_REVIEW.md VERDICT.md",
-    "implement": "BUG_REPORT.md ADVERSARIAL_BUG_REPORT.md DOC_REVIEW.md VERDICT.md",
-    "bug_find": "ADVERSARIAL_BUG_REPORT.md DOC_REVIEW.md VERDICT.md",
-    "adversarial_bug_find": "DOC_REVIEW.md VERDICT.md",
-    "doc_review": "VERDICT.md",
-    "referee": "",
-    "complete": "",
-    "human_intervention": "",
-}
 
 
 def successors(state: str) -> set[str]:
@@ -92,48 +41,31 @@ def reachable_from(start: str) -> set[str]:
     return seen
 
 
-def base(state: str) -> str:
-    return state.split(":")[0]
-
-
 # --- the states and the edges ------------------------------------------------------------
 
 
 def test_states_are_the_phases_plus_approval_substates() -> None:
-    expected = {
-        "new",
-        "research",
-        "decomposition",
-        "design",
-        "test_design",
-        "implement",
-        "bug_find",
-        "adversarial_bug_find",
-        "doc_review",
-        "referee",
-        "complete",
-        "human_intervention",
-    }
+    expected = set(PHASES)
     expected |= {f"{p}:awaiting_approval" for p in APPROVAL_PHASES}
     expected |= {f"{p}:approved" for p in APPROVAL_PHASES}
-    assert len(ALL_STATES) == len(set(ALL_STATES)) == 20
-    assert set(ALL_STATES) == expected
+    assert len(machine.STATES) == len(set(machine.STATES)) == 20
+    assert set(machine.STATES) == expected
 
 
 def test_every_state_has_an_entry_in_transitions() -> None:
-    assert set(machine.TRANSITIONS) == set(ALL_STATES)
+    assert set(machine.TRANSITIONS) == set(STATES)
 
 
-@pytest.mark.parametrize("state", ALL_STATES)
+@pytest.mark.parametrize("state", STATES)
 def test_every_target_is_a_known_state(state: str) -> None:
     for target in machine.TRANSITIONS[state]:
         assert machine.is_state(target), (state, target)
-        assert target in ALL_STATES
+        assert target in STATES
 
 
 def test_edges_are_exactly_the_specification_list() -> None:
     edges = {(s, t) for s, targets in machine.TRANSITIONS.items() for t in targets}
-    assert edges == SPEC_EDGES
+    assert edges == set(LEGAL_EDGES)
 
 
 def test_no_self_loops_and_no_duplicate_targets() -> None:
@@ -142,7 +74,7 @@ def test_no_self_loops_and_no_duplicate_targets() -> None:
         assert len(targets) == len(set(targets)), state
 
 
-@pytest.mark.parametrize("state", ALL_STATES)
+@pytest.mark.parametrize("state", STATES)
 def test_no_transition_edge_enters_an_approved_state(state: str) -> None:
     assert not [t for t in machine.TRANSITIONS[state] if t.endswith(":approved")]
 
@@ -155,7 +87,7 @@ def test_no_transition_edge_leaves_an_awaiting_state(phase: str) -> None:
     assert machine.approval_target(state) == f"{phase}:approved"
 
 
-@pytest.mark.parametrize("state", ALL_STATES)
+@pytest.mark.parametrize("state", STATES)
 def test_approval_target_only_for_awaiting_states(state: str) -> None:
     if state.endswith(":awaiting_approval"):
         assert machine.approval_target(state) == base(state) + ":approved"
@@ -164,10 +96,10 @@ def test_approval_target_only_for_awaiting_states(state: str) -> None:
 
 
 def test_every_state_is_reachable_from_new() -> None:
-    assert reachable_from("new") == set(ALL_STATES)
+    assert reachable_from("new") == set(STATES)
 
 
-@pytest.mark.parametrize("state", [s for s in ALL_STATES if s != "complete"])
+@pytest.mark.parametrize("state", [s for s in STATES if s != "complete"])
 def test_complete_is_reachable_from_every_state(state: str) -> None:
     assert "complete" in reachable_from(state)
 
@@ -187,7 +119,7 @@ def test_predicates() -> None:
     assert not machine.is_awaiting("design:approved")
     assert machine.is_approved("design:approved")
     assert not machine.is_approved("design")
-    for state in ALL_STATES:
+    for state in STATES:
         assert machine.needs_approval(state) == (base(state) in APPROVAL_PHASES)
         assert machine.is_edit_phase(state) == (state in ("implement", "doc_review"))
 
@@ -195,9 +127,9 @@ def test_predicates() -> None:
 # --- artifacts ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("state", ALL_STATES)
+@pytest.mark.parametrize("state", STATES)
 def test_required_artifact(state: str) -> None:
-    assert machine.required_artifact(state) == SPEC_REQUIRED.get(base(state))
+    assert machine.required_artifact(state) == REQUIRED.get(base(state))
 
 
 def test_required_artifact_none_for_new_complete_and_human_intervention() -> None:
@@ -205,12 +137,12 @@ def test_required_artifact_none_for_new_complete_and_human_intervention() -> Non
         assert machine.required_artifact(state) is None
 
 
-@pytest.mark.parametrize("state", ALL_STATES)
+@pytest.mark.parametrize("state", STATES)
 def test_forbidden_artifacts_follow_the_specification_table(state: str) -> None:
-    assert machine.forbidden_artifacts(state) == frozenset(SPEC_FORBIDDEN[base(state)].split())
+    assert machine.forbidden_artifacts(state) == frozenset(FORBIDDEN_TABLE[base(state)])
 
 
-@pytest.mark.parametrize("state", ALL_STATES)
+@pytest.mark.parametrize("state", STATES)
 def test_own_artifact_and_earlier_ones_are_never_forbidden(state: str) -> None:
     forbidden = machine.forbidden_artifacts(state)
     own = machine.required_artifact(state)
@@ -234,14 +166,14 @@ def test_metadata_files_are_not_artifacts() -> None:
         "spec.md",
     ):
         assert not machine.is_artifact(name), name
-    for name in SPEC_REQUIRED.values():
+    for name in ALL_ARTIFACTS:
         assert machine.is_artifact(name)
-    for names in SPEC_FORBIDDEN.values():
-        for name in names.split():
+    for names in FORBIDDEN_TABLE.values():
+        for name in names:
             assert machine.is_artifact(name)
 
 
-@pytest.mark.parametrize("phase,artifact", sorted(SPEC_REQUIRED.items()))
+@pytest.mark.parametrize("phase,artifact", sorted(REQUIRED.items()))
 def test_infer_phase_single_artifact(phase: str, artifact: str) -> None:
     assert machine.infer_phase([artifact]) == phase
 
@@ -258,7 +190,7 @@ def test_infer_phase_single_artifact(phase: str, artifact: str) -> None:
         (["TEST_PLAN.md", "DECOMPOSITION.md"], "test_design"),
         (["BUG_REPORT.md", "ADVERSARIAL_BUG_REPORT.md", "SPEC.md"], "adversarial_bug_find"),
         (["DOC_REVIEW.md", "README.md"], "doc_review"),
-        (list(SPEC_REQUIRED.values()), "referee"),
+        (list(ALL_ARTIFACTS), "referee"),
     ],
 )
 def test_infer_phase_latest_artifact_wins(artifacts: list[str], expected: str) -> None:
@@ -270,7 +202,7 @@ def test_infer_phase_latest_artifact_wins(artifacts: list[str], expected: str) -
 # --- guidance ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("state", ALL_STATES)
+@pytest.mark.parametrize("state", STATES)
 def test_guidance_lists_are_non_empty_strings(state: str) -> None:
     info = machine.guidance(state)
     assert info.allowed and info.forbidden
@@ -279,7 +211,7 @@ def test_guidance_lists_are_non_empty_strings(state: str) -> None:
     assert not set(info.allowed) & set(info.forbidden)
 
 
-@pytest.mark.parametrize("state", ALL_STATES)
+@pytest.mark.parametrize("state", STATES)
 def test_edit_code_forbidden_exactly_outside_edit_phases(state: str) -> None:
     info = machine.guidance(state)
     if state in ("implement", "doc_review"):
@@ -293,7 +225,7 @@ def test_edit_code_allowed_in_implement() -> None:
     assert "Edit code" in machine.guidance("implement").allowed
 
 
-@pytest.mark.parametrize("state", ALL_STATES)
+@pytest.mark.parametrize("state", STATES)
 def test_guidance_next_states_match_legal_targets(state: str) -> None:
     info = machine.guidance(state)
     if state.endswith(":awaiting_approval"):
@@ -306,7 +238,7 @@ def test_guidance_next_states_match_legal_targets(state: str) -> None:
         assert nxt in successors(state)
 
 
-@pytest.mark.parametrize("state", ALL_STATES)
+@pytest.mark.parametrize("state", STATES)
 def test_guidance_forbids_creating_exactly_the_forbidden_artifacts(state: str) -> None:
     info = machine.guidance(state)
     created = {item[len("Create ") :] for item in info.forbidden if item.startswith("Create ")}

@@ -2,8 +2,8 @@
 
 Each test is named after the criterion it checks and quotes it in its docstring.
 The workflow tables (states, legal transitions, required and forbidden artifacts)
-are typed out here from the specification on purpose: the tests compare the code
-with the specification, so they must not import the tables from the code.
+are typed out from the specification in spec_tables.py on purpose: the tests compare
+the code with the specification, so they must not import the tables from the code.
 """
 
 from __future__ import annotations
@@ -17,141 +17,25 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from spec_tables import (
+    ALL_ARTIFACTS,
+    APPROVAL_PHASES,
+    FORBIDDEN_TABLE,
+    ILLEGAL_PAIRS,
+    LEGAL,
+    LEGAL_EDGES,
+    OWNER,
+    PHASES,
+    REQUIRED,
+    STATES,
+    base,
+)
 
 from automaton_rules import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 STATUS_PY = ROOT / "status.py"
 SCRIPT = "python ~/.automaton/scripts/status.py"
-
-# --------------------------------------------------------------------------------------
-# The specification's tables, typed out (sections 5, 6 and 10; DESIGN.md section 2).
-# --------------------------------------------------------------------------------------
-
-APPROVAL_PHASES = ("research", "decomposition", "design", "test_design")
-PHASES = (
-    "new",
-    "research",
-    "decomposition",
-    "design",
-    "test_design",
-    "implement",
-    "bug_find",
-    "adversarial_bug_find",
-    "doc_review",
-    "referee",
-    "complete",
-    "human_intervention",
-)
-STATES = tuple(
-    s
-    for p in PHASES
-    for s in ((p, f"{p}:awaiting_approval", f"{p}:approved") if p in APPROVAL_PHASES else (p,))
-)
-
-# Section 5 "Legal transitions", as made with --transition. X:awaiting_approval ->
-# X:approved is "ONLY via --approve, not --transition", so it is not listed here.
-# decomposition:approved -> complete once every sub-task is complete, and the exits of
-# human_intervention, are DESIGN.md's reading of what the specification leaves open.
-LEGAL: dict[str, tuple[str, ...]] = {
-    "new": ("research",),
-    "research": ("research:awaiting_approval",),
-    "research:awaiting_approval": (),
-    "research:approved": ("decomposition", "design", "implement"),
-    "decomposition": ("decomposition:awaiting_approval",),
-    "decomposition:awaiting_approval": (),
-    "decomposition:approved": ("complete",),
-    "design": ("design:awaiting_approval",),
-    "design:awaiting_approval": (),
-    "design:approved": ("test_design", "implement"),
-    "test_design": ("test_design:awaiting_approval",),
-    "test_design:awaiting_approval": (),
-    "test_design:approved": ("implement",),
-    "implement": ("bug_find",),
-    "bug_find": ("adversarial_bug_find",),
-    "adversarial_bug_find": ("doc_review",),
-    "doc_review": ("referee",),
-    "referee": ("complete", "human_intervention"),
-    "complete": (),
-    "human_intervention": ("research", "design", "implement", "bug_find", "complete"),
-}
-LEGAL_EDGES = [(source, target) for source in STATES for target in LEGAL[source]]
-ILLEGAL_PAIRS = [
-    (source, target) for source in STATES for target in STATES if target not in LEGAL[source]
-]
-
-# Section 6: the artifact that must exist, non-empty, before leaving a phase.
-REQUIRED = {
-    "research": "SPEC.md",
-    "decomposition": "DECOMPOSITION.md",
-    "design": "DESIGN.md",
-    "test_design": "TEST_PLAN.md",
-    "implement": "IMPLEMENTATION.md",
-    "bug_find": "BUG_REPORT.md",
-    "adversarial_bug_find": "ADVERSARIAL_BUG_REPORT.md",
-    "doc_review": "DOC_REVIEW.md",
-    "referee": "VERDICT.md",
-}
-OWNER = {artifact: phase for phase, artifact in REQUIRED.items()}
-ALL_ARTIFACTS = tuple(REQUIRED.values())
-
-# Section 10: phase-to-forbidden-artifacts mapping, copied from the specification's table.
-FORBIDDEN_TABLE: dict[str, tuple[str, ...]] = {
-    "new": (
-        "SPEC.md",
-        "DESIGN.md",
-        "DECOMPOSITION.md",
-        "TEST_PLAN.md",
-        "IMPLEMENTATION.md",
-        "BUG_REPORT.md",
-        "ADVERSARIAL_BUG_REPORT.md",
-        "DOC_REVIEW.md",
-        "VERDICT.md",
-    ),
-    "research": (
-        "DESIGN.md",
-        "DECOMPOSITION.md",
-        "TEST_PLAN.md",
-        "IMPLEMENTATION.md",
-        "BUG_REPORT.md",
-        "ADVERSARIAL_BUG_REPORT.md",
-        "DOC_REVIEW.md",
-        "VERDICT.md",
-    ),
-    "decomposition": (
-        "DESIGN.md",
-        "TEST_PLAN.md",
-        "IMPLEMENTATION.md",
-        "BUG_REPORT.md",
-        "ADVERSARIAL_BUG_REPORT.md",
-        "DOC_REVIEW.md",
-        "VERDICT.md",
-    ),
-    "design": (
-        "DECOMPOSITION.md",
-        "TEST_PLAN.md",
-        "IMPLEMENTATION.md",
-        "BUG_REPORT.md",
-        "ADVERSARIAL_BUG_REPORT.md",
-        "DOC_REVIEW.md",
-        "VERDICT.md",
-    ),
-    "test_design": (
-        "DECOMPOSITION.md",
-        "IMPLEMENTATION.md",
-        "BUG_REPORT.md",
-        "ADVERSARIAL_BUG_REPORT.md",
-        "DOC_REVIEW.md",
-        "VERDICT.md",
-    ),
-    "implement": ("BUG_REPORT.md", "ADVERSARIAL_BUG_REPORT.md", "DOC_REVIEW.md", "VERDICT.md"),
-    "bug_find": ("ADVERSARIAL_BUG_REPORT.md", "DOC_REVIEW.md", "VERDICT.md"),
-    "adversarial_bug_find": ("DOC_REVIEW.md", "VERDICT.md"),
-    "doc_review": ("VERDICT.md",),
-    "referee": (),
-    "complete": (),
-    "human_intervention": (),
-}
 
 APPROVAL_LINE = re.compile(
     r"^(?P<state>[a-z_]+:approved)\|(?P<time>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\|(?P<who>.+)$"
@@ -166,11 +50,6 @@ TASK_PREFIXES = (
     "Next phase: ",
     "Command to proceed: ",
 )
-
-
-def base(state: str) -> str:
-    return state.split(":", 1)[0]
-
 
 # --------------------------------------------------------------------------------------
 # Helpers (own to this file; conftest.py is shared).
@@ -190,6 +69,11 @@ def put(project, state: str, name: str = "demo-task", artifacts=()) -> str:
     for artifact in artifacts:
         project.write(name, artifact, f"# {artifact}\n\nsome content\n")
     return name
+
+
+def own_artifacts(state: str) -> list[str]:
+    """The artifact the phase of `state` must write (spec section 6), if it has one."""
+    return [REQUIRED[base(state)]] if base(state) in REQUIRED else []
 
 
 def tasks_label(project) -> str:
@@ -520,25 +404,13 @@ def test_approve_records_approval_in_state_approvals_log(project, task_in):
     assert line.endswith("|agent-7")
 
 
-@pytest.mark.parametrize(
-    "state",
-    [
-        "new",
-        "implement",
-        "bug_find",
-        "adversarial_bug_find",
-        "doc_review",
-        "referee",
-        "complete",
-        "human_intervention",
-    ],
-)
+@pytest.mark.parametrize("state", [p for p in PHASES if p not in APPROVAL_PHASES])
 def test_approve_refuses_for_phases_that_dont_require_approval(project, state):
     """Criterion: "--approve refuses for phases that don't require approval".
 
     Spec 5a: "This phase does not require approval."
     """
-    name = put(project, state, artifacts=[REQUIRED[state]] if state in REQUIRED else [])
+    name = put(project, state, artifacts=own_artifacts(state))
     result = project.run("--task", name, "--approve")
     assert result.rc == 1, result
     assert "This phase does not require approval." in (result.out + result.err).splitlines()
@@ -643,8 +515,7 @@ def test_transition_refuses_transition_if_forbidden_artifacts_exist_in_task_fold
     artifact '{artifact}' in task folder. This indicates phase-skipping. Remove the artifact
     or revert to the correct phase."
     """
-    required = [REQUIRED[base(source)]] if base(source) in REQUIRED else []
-    name = put(project, source, artifacts=[*required, extra])
+    name = put(project, source, artifacts=[*own_artifacts(source), extra])
     result = project.run("--task", name, "--transition", target)
     assert result.rc == 1, result
     assert (
@@ -656,22 +527,10 @@ def test_transition_refuses_transition_if_forbidden_artifacts_exist_in_task_fold
 
 
 @pytest.mark.parametrize("content", [None, "", "   \n\t\n"], ids=["missing", "empty", "blank"])
+# Every phase with a required artifact, and the approved sub-states that leave on it
+# (decomposition:approved leaves on its sub-tasks instead).
 @pytest.mark.parametrize(
-    "source",
-    [
-        "research",
-        "decomposition",
-        "design",
-        "test_design",
-        "implement",
-        "bug_find",
-        "adversarial_bug_find",
-        "doc_review",
-        "referee",
-        "research:approved",
-        "design:approved",
-        "test_design:approved",
-    ],
+    "source", [*REQUIRED, "research:approved", "design:approved", "test_design:approved"]
 )
 def test_transition_refuses_transition_if_required_artifact_is_missing_or_empty(
     project, source, content
@@ -881,38 +740,29 @@ def test_atomic_writes_for_state_file_go_through_state_tmp(project, monkeypatch)
     assert not (project.task_dir(name) / ".state.tmp").exists()
 
 
-def test_atomic_writes_for_state_file_failed_rename_keeps_old_state(project, monkeypatch):
+@pytest.mark.parametrize(
+    ("call", "source", "target"),
+    [("replace", "new", "research"), ("write", "research", "research:awaiting_approval")],
+    ids=["os.replace", "os.write"],
+)
+def test_atomic_writes_for_state_file_failed_write_keeps_old_state(
+    project, monkeypatch, call, source, target
+):
     """Criterion: "Atomic writes for .state file" -- spec 4: "Not corrupt an existing .state
-    if the write fails". The command reports an error (exit 2), no traceback."""
-    name = put(project, "new")
+    if the write fails". A write that fails (disk full), or the rename of .state.tmp onto
+    .state, leaves the old .state intact; exit 2 with an ERROR line, no traceback."""
+    name = put(project, source, artifacts=own_artifacts(source))
 
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(os, "replace", broken)
-    result = project.run("--task", name, "--transition", "research")
+    monkeypatch.setattr(os, call, broken)
+    result = project.run("--task", name, "--transition", target)
     monkeypatch.undo()
     assert result.rc == 2, result
     assert result.err.startswith("ERROR: ")
     no_traceback(result)
-    assert project.state(name) == "new\n"
-
-
-def test_atomic_writes_for_state_file_failed_write_keeps_old_state(project, monkeypatch):
-    """Criterion: "Atomic writes for .state file" -- a write that fails (disk full) leaves
-    the old .state intact; exit 2 with an ERROR line, no traceback."""
-    name = put(project, "research", artifacts=["SPEC.md"])
-
-    def broken(*args, **kwargs):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(os, "write", broken)
-    result = project.run("--task", name, "--transition", "research:awaiting_approval")
-    monkeypatch.undo()
-    assert result.rc == 2, result
-    assert result.err.startswith("ERROR: ")
-    no_traceback(result)
-    assert project.state(name) == "research\n"
+    assert project.state(name) == f"{source}\n"
 
 
 def test_approval_log_is_created_and_maintained(project, task_in):
@@ -947,8 +797,7 @@ def test_transition_validation_only_legal_transitions_allowed_legal_edges(projec
     """Criterion: "Transition validation (only legal transitions allowed, including approval
     sub-states)" -- every transition the specification lists succeeds when its artifact is
     present."""
-    artifacts = [REQUIRED[base(source)]] if base(source) in REQUIRED else []
-    name = put(project, source, artifacts=artifacts)
+    name = put(project, source, artifacts=own_artifacts(source))
     if source == "decomposition:approved":
         project.create(f"{name}/only-part")
         (project.task_dir(f"{name}/only-part") / ".state").write_text("complete\n")
@@ -965,8 +814,7 @@ def test_transition_validation_only_legal_transitions_allowed_illegal_pairs(
     sub-states)" -- every pair the specification does not list is refused with spec 12's
     "ERROR: Cannot transition from '{current}' to '{target}'. Legal transitions from
     '{current}' are: {list}"."""
-    artifacts = [REQUIRED[base(source)]] if base(source) in REQUIRED else []
-    name = put(project, source, artifacts=artifacts)
+    name = put(project, source, artifacts=own_artifacts(source))
     result = project.run("--task", name, "--transition", target)
     assert result.rc == 1, result
     (line,) = result.err.splitlines()
@@ -988,43 +836,38 @@ def test_transition_validation_only_legal_transitions_allowed_illegal_pairs(
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ("--task", "demo-task"),
-        ("--task", "demo-task", "--transition", "research"),
-        ("--task", "demo-task", "--approve"),
-        ("--validate-folder", "--task", "demo-task"),
-    ],
-    ids=["task", "transition", "approve", "validate-folder"],
-)
-def test_clear_error_messages_for_invalid_states(project, args):
+# The commands that read one named task; "{task}" stands for its name.
+TASK_COMMANDS = {
+    "task": ("--task", "{task}"),
+    "transition": ("--task", "{task}", "--transition", "research"),
+    "approve": ("--task", "{task}", "--approve"),
+    "validate-folder": ("--validate-folder", "--task", "{task}"),
+}
+
+
+def task_command(command: str, task: str) -> tuple[str, ...]:
+    return tuple(arg.replace("{task}", task) for arg in TASK_COMMANDS[command])
+
+
+@pytest.mark.parametrize("command", TASK_COMMANDS)
+def test_clear_error_messages_for_invalid_states(project, command):
     """Criterion: "Clear error messages for invalid states, ..." -- spec 12: "ERROR: Unknown
     phase '{phase}' in .state file", exit 2."""
     put(project, "new")
     (project.task_dir("demo-task") / ".state").write_text("x\n")
-    result = project.run(*args)
+    result = project.run(*task_command(command, "demo-task"))
     assert result.rc == 2, result
     assert result.err.splitlines() == ["ERROR: Unknown phase 'x' in .state file"]
     assert project.state("demo-task") == "x\n"
     no_traceback(result)
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ("--task", "x"),
-        ("--task", "x", "--transition", "research"),
-        ("--task", "x", "--approve"),
-        ("--validate-folder", "--task", "x"),
-    ],
-    ids=["task", "transition", "approve", "validate-folder"],
-)
-def test_clear_error_messages_task_not_found(project, args):
+@pytest.mark.parametrize("command", TASK_COMMANDS)
+def test_clear_error_messages_task_not_found(project, command):
     """Criterion: "Clear error messages ..." -- spec 12: "ERROR: Task '{task-name}' not found
     in {project}/.automaton/tasks/", exit 2."""
     project.tasks.mkdir(parents=True)
-    result = project.run(*args)
+    result = project.run(*task_command(command, "x"))
     assert result.rc == 2, result
     assert result.err.splitlines() == [f"ERROR: Task 'x' not found in {tasks_label(project)}"]
 

@@ -22,8 +22,9 @@ def manually_created_folder(task: Task) -> Iterator[Finding]:
     if task.state is None:
         yield Finding(
             "task was created manually (no .state file)",
-            path=".state",
-            correction=machine.infer_phase(task.artifacts),
+            path=task.relpath(".state"),
+            correction=f"run --upgrade (inferred phase: {machine.infer_phase(task.artifacts)})",
+            data={"detail": "no .state file"},
         )
 
 

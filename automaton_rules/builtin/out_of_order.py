@@ -30,7 +30,7 @@ def out_of_order_artifacts(task: Task, transition: Transition | None) -> Iterato
             yield Finding(
                 f"{artifact} belongs to the {phase} phase, which task state "
                 f"'{task.state}' has not reached",
-                path=artifact,
+                path=task.relpath(artifact),
                 correction=machine.infer_phase(task.artifacts),
                 data={"artifact": artifact, "phase": phase},
             )

@@ -1,0 +1,292 @@
+"""Category 2: `.state` against the artifacts, the approval log and the history.
+
+The first two rules compare the state with the files present, as the specification
+asks. The others check the records `status.py` keeps, so that a hand-edited `.state`,
+a forged approval or an artifact rewritten after sign-off does not pass unnoticed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .. import machine, store
+from ..findings import INCONSISTENCY, Finding
+from ..hookspecs import hookimpl
+from ..project import Task
+from ..rule import Rule, rule
+
+APPROVAL_TIME_SLACK = 5
+
+
+def _tracked(task: Task) -> bool:
+    return task.state is not None and machine.is_state(task.state)
+
+
+def _mismatch(task: Task, message: str, detail: str, **data: Any) -> Finding:
+    return Finding(
+        message,
+        path=task.relpath(store.STATE),
+        correction=machine.infer_phase(task.artifacts),
+        data={"detail": detail, **data},
+    )
+
+
+def expected_for(task: Task) -> tuple[str, ...]:
+    """The artifacts a task's state presumes; a decomposed parent completes without code."""
+    state = task.state or ""
+    decomposed = machine.ARTIFACTS["decomposition"] in task.files and (
+        (task.path / machine.SUBTASKS_DIR).is_dir()
+    )
+    if machine.base_phase(state) == "complete" and decomposed:
+        return machine.DECOMPOSED_ARTIFACTS
+    return machine.expected_artifacts(state)
+
+
+@rule(
+    "AR201",
+    summary="The artifacts the state presumes exist and are not empty",
+    category=INCONSISTENCY,
+)
+def state_without_artifacts(task: Task) -> Iterator[Finding]:
+    """`design:approved` without DESIGN.md, or `bug_find` without IMPLEMENTATION.md."""
+    if not _tracked(task):
+        return
+    for artifact in expected_for(task):
+        if not task.has_content(artifact):
+            yield _mismatch(
+                task,
+                f'.state says "{task.state}" but {artifact} is missing or empty',
+                f".state says {task.state}, {artifact} missing",
+                artifact=artifact,
+            )
+
+
+@rule(
+    "AR202",
+    summary="No artifact is ahead of the state",
+    category=INCONSISTENCY,
+    severity="warning",
+)
+def artifacts_ahead_of_state(task: Task) -> Iterator[Finding]:
+    """The specification's example: `.state` says research, IMPLEMENTATION.md exists."""
+    if not _tracked(task):
+        return
+    ahead = [a for a in task.artifacts if a in machine.forbidden_artifacts(task.state or "")]
+    if ahead:
+        names = ", ".join(ahead)
+        verb = "exists" if len(ahead) == 1 else "exist"
+        yield _mismatch(
+            task,
+            f'.state says "{task.state}" but {names} {verb}',
+            f".state says {machine.base_phase(task.state or '')}, {names} {verb}",
+            artifacts=ahead,
+        )
+
+
+@rule(
+    "AR203",
+    summary="An approved state has its line in .state.approvals",
+    category=INCONSISTENCY,
+)
+def approved_without_record(task: Task) -> Iterator[Finding]:
+    """`X:approved` must be backed by a `X:approved|time|approver` line."""
+    if not _tracked(task) or not machine.is_approved(task.state or ""):
+        return
+    lines = store.read_approvals(task.path)
+    if not any(line is not None and line.state == task.state for line in lines):
+        yield _mismatch(
+            task,
+            f'.state says "{task.state}" but .state.approvals has no {task.state} line',
+            f"{task.state} without an approval record",
+        )
+
+
+def _history(task: Task) -> tuple[list[str], list[dict[str, Any]]]:
+    return store.history_lines(task.path), store.read_history(task.path)
+
+
+@rule(
+    "AR204",
+    summary=".state was last written by status.py (it matches .state.history)",
+    category=INCONSISTENCY,
+)
+def state_changed_by_hand(task: Task) -> Iterator[Finding]:
+    """A `.state` that differs from the last history entry was edited outside status.py."""
+    if task.state is None:
+        return
+    _, entries = _history(task)
+    if entries and entries[-1].get("to") != task.state:
+        recorded = entries[-1].get("to")
+        yield _mismatch(
+            task,
+            f'.state says "{task.state}" but .state.history ends at "{recorded}" '
+            "(.state was changed outside status.py)",
+            f".state changed by hand from {recorded} to {task.state}",
+            recorded=recorded,
+        )
+
+
+@rule(
+    "AR205",
+    summary=".state.history is whole: every line chained to the one before",
+    category=INCONSISTENCY,
+)
+def history_tampered(task: Task) -> Iterator[Finding]:
+    """Each line records the SHA-256 of the line before, so edits and deletions show."""
+    if task.state is None:
+        return
+    lines, entries = _history(task)
+    for number, entry in enumerate(entries, start=1):
+        previous = store.line_digest(lines[number - 2]) if number > 1 else None
+        if not entry:
+            problem = "is not a JSON object"
+        elif entry.get("prev") != previous:
+            problem = "does not follow the line before it (edited, inserted or removed lines)"
+        elif number == 1 and entry.get("from") is not None:
+            problem = "does not start the task's history (earlier lines were removed)"
+        else:
+            continue
+        yield Finding(
+            f".state.history line {number} {problem}",
+            path=task.relpath(store.HISTORY),
+            data={"detail": f".state.history line {number} tampered", "line": number},
+        )
+        return
+
+
+def _approval_pairs(
+    lines: list[store.Approval | None], entries: list[dict[str, Any]]
+) -> Iterator[tuple[str, store.Approval | None, dict[str, Any] | None]]:
+    """Pair approval lines with the history's approvals, per state, in order."""
+    states = sorted({line.state for line in lines if line is not None})
+    states += sorted(
+        {str(e.get("to")) for e in entries if e.get("command") == "--approve"} - set(states)
+    )
+    for state in states:
+        logged = [line for line in lines if line is not None and line.state == state]
+        recorded = [e for e in entries if e.get("command") == "--approve" and e.get("to") == state]
+        for index in range(max(len(logged), len(recorded))):
+            yield (
+                state,
+                logged[index] if index < len(logged) else None,
+                recorded[index] if index < len(recorded) else None,
+            )
+
+
+def _same_approval(line: store.Approval, entry: dict[str, Any]) -> bool:
+    logged, recorded = store.parse_time(line.time), store.parse_time(str(entry.get("time")))
+    if logged is None or recorded is None:
+        return False
+    close = abs((recorded - logged).total_seconds()) <= APPROVAL_TIME_SLACK
+    return close and line.approver == entry.get("approver")
+
+
+@rule(
+    "AR206",
+    summary=".state.approvals agrees with the approvals in .state.history",
+    category=INCONSISTENCY,
+)
+def approvals_tampered(task: Task) -> Iterator[Finding]:
+    """Forged, edited and deleted approval lines: the log must match the history."""
+    if task.state is None:
+        return
+    _, entries = _history(task)
+    if not entries:
+        return
+    adopted = sum(int(e.get("adopted_approvals") or 0) for e in entries)
+    lines = store.read_approvals(task.path)[adopted:]
+    problems = [
+        f".state.approvals line {number} is not in the log's format"
+        for number, line in enumerate(lines, start=adopted + 1)
+        if line is None
+    ]
+    for state, line, entry in _approval_pairs(lines, entries):
+        if line is None:
+            problem = (
+                f"the {state} approval of {entry.get('time')} is missing from .state.approvals"
+            )
+        elif entry is None:
+            problem = f".state.approvals line '{line.line()}' was not written by --approve"
+        elif not _same_approval(line, entry):
+            problem = (
+                f".state.approvals line '{line.line()}' differs from the approval "
+                f"recorded in .state.history ({entry.get('time')}, {entry.get('approver')})"
+            )
+        else:
+            continue
+        problems.append(problem)
+    for problem in problems:
+        yield Finding(
+            problem,
+            path=task.relpath(store.APPROVALS),
+            data={"detail": "approval log does not match the history"},
+        )
+
+
+@rule(
+    "AR207",
+    summary="An approved artifact is unchanged since its approval",
+    category=INCONSISTENCY,
+)
+def approved_artifact_changed(task: Task) -> Iterator[Finding]:
+    """Sign-off covers the artifact as approved; a later rewrite needs a new approval."""
+    if not _tracked(task):
+        return
+    _, entries = _history(task)
+    latest: dict[str, tuple[int, dict[str, Any]]] = {}
+    reopened: dict[str, int] = {}
+    for index, entry in enumerate(entries):
+        target = str(entry.get("to"))
+        if entry.get("command") == "--approve" and entry.get("artifact_sha256"):
+            latest[machine.base_phase(target)] = (index, entry)
+        elif machine.is_state(target) and target == machine.base_phase(target):
+            reopened[target] = index
+    for phase, (index, entry) in sorted(latest.items()):
+        if reopened.get(phase, -1) > index:
+            continue
+        artifact = str(entry.get("artifact") or machine.ARTIFACTS.get(phase))
+        digest = store.file_digest(task.path / artifact)
+        if digest == entry.get("artifact_sha256"):
+            continue
+        change = "was removed" if digest is None else "changed"
+        yield Finding(
+            f"{artifact} {change} after its approval at {entry.get('time')}",
+            path=task.relpath(artifact),
+            data={"detail": f"{artifact} {change} after approval", "artifact": artifact},
+        )
+
+
+@rule(
+    "AR208",
+    summary="The task has a .state.history (older versions kept none)",
+    category=INCONSISTENCY,
+    severity="note",
+)
+def no_history(task: Task) -> Iterator[Finding]:
+    """Tasks from before the history existed cannot be checked for tampering; say so."""
+    if task.state is not None and not (task.path / store.HISTORY).exists():
+        yield Finding(
+            "no .state.history (task made by an older version); integrity checks skipped",
+            path=task.relpath(store.HISTORY),
+            data={"detail": "no history to check"},
+        )
+
+
+RULES = (
+    state_without_artifacts,
+    artifacts_ahead_of_state,
+    approved_without_record,
+    state_changed_by_hand,
+    history_tampered,
+    approvals_tampered,
+    approved_artifact_changed,
+    no_history,
+)
+
+
+@hookimpl
+def register_rules(register: Callable[[Rule], None]) -> None:
+    """The state-artifact inconsistency and integrity checks."""
+    for item in RULES:
+        register(item)

@@ -1,0 +1,179 @@
+"""Category 3: source files changed while the task was in a phase that forbids editing.
+
+Phase intervals come from `.state.history` (or, for tasks without one, from the
+`.state` mtime, as the specification does). Commits come from one pass over the
+git log. A commit with a `Task: <name>` trailer is judged against that task; one
+without is a violation only when no task was in an edit phase at the time.
+"""
+
+from __future__ import annotations
+
+import bisect
+import fnmatch
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from .. import machine, store
+from ..config import Config
+from ..findings import UNAUTHORIZED, Finding
+from ..gitlog import GitHistory
+from ..hookspecs import hookimpl
+from ..project import Project, Task
+from ..rule import Rule, rule
+from ..runner import Skip
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """When a task entered each of its states; before the first one it did not exist."""
+
+    task: str
+    starts: tuple[float, ...]
+    states: tuple[str, ...]
+
+    @classmethod
+    def of(cls, task: Task) -> Timeline:
+        """From the history; a task without one is known only since `.state` was written."""
+        spans = []
+        for entry in store.read_history(task.path):
+            moment = store.parse_time(str(entry.get("time")))
+            target = entry.get("to")
+            if moment is not None and isinstance(target, str) and machine.is_state(target):
+                spans.append((moment.timestamp(), target))
+        if not spans and task.state is not None and machine.is_state(task.state):
+            mtime = store.state_mtime(task.path)
+            if mtime is not None:
+                spans.append((mtime, task.state))
+        spans.sort(key=lambda span: span[0])
+        return cls(task.name, tuple(s for s, _ in spans), tuple(t for _, t in spans))
+
+    def state_at(self, moment: float) -> str | None:
+        """The state at a moment; None before the task existed."""
+        index = bisect.bisect_right(self.starts, moment) - 1
+        return self.states[index] if index >= 0 else None
+
+    def judged_state(self, moment: float) -> str | None:
+        """The state to hold a change at `moment` against, or None to give it the benefit.
+
+        Times are whole seconds, so a change in the very second the task changed state
+        is judged only if the states on both sides of that second forbid editing.
+        """
+        after = self.state_at(moment)
+        before = self.state_at(moment - 0.5)
+        if _judged(after) and _judged(before):
+            return after
+        return None
+
+    def edit_spans(self, until: float) -> Iterator[tuple[float, float]]:
+        """The intervals the task spent in an edit phase."""
+        ends = (*self.starts[1:], until)
+        for start, end, state in zip(self.starts, ends, self.states):
+            if machine.is_edit_phase(state):
+                yield start, end
+
+
+class EditCoverage:
+    """Whether any task was in an edit phase at a moment, answered by bisection."""
+
+    def __init__(self, timelines: Iterable[Timeline], until: float) -> None:
+        spans = sorted(span for line in timelines for span in line.edit_spans(until))
+        merged: list[list[float]] = []
+        for start, end in spans:
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        self._starts = [start for start, _ in merged]
+        self._ends = [end for _, end in merged]
+
+    def covers(self, moment: float) -> bool:
+        """True when some task was in an edit phase at `moment`."""
+        index = bisect.bisect_right(self._starts, moment) - 1
+        return index >= 0 and moment <= self._ends[index]
+
+
+def is_source(path: str, config: Config) -> bool:
+    """Source files count; task folders, Markdown and excluded patterns do not."""
+    included = any(fnmatch.fnmatchcase(path, p) for p in config.source)
+    return included and not any(fnmatch.fnmatchcase(path, p) for p in config.source_exclude)
+
+
+def _day(moment: float) -> str:
+    return datetime.fromtimestamp(moment, timezone.utc).strftime("%Y-%m-%d")
+
+
+def _judged(state: str | None) -> bool:
+    """A state in which editing is a violation: active tasks outside the edit phases."""
+    return state is not None and not machine.is_edit_phase(state) and state != "complete"
+
+
+@rule(
+    "AR301",
+    summary="No source file changed while its task was in a non-edit phase",
+    category=UNAUTHORIZED,
+)
+def unauthorized_modifications(
+    project: Project, tasks: Sequence[Task], git: GitHistory, config: Config | None
+) -> Iterator[Finding]:
+    """One pass over the commits, then the working tree against the current states."""
+    if not git.is_repo:
+        raise Skip("not a git repository")
+    settings = config or Config()
+    now = time.time()
+    timelines = {task.name: Timeline.of(task) for task in tasks if task.state is not None}
+    coverage = EditCoverage(timelines.values(), now)
+    seen: set[tuple[str, str]] = set()
+
+    def report(name: str, state: str, path: str, how: str) -> Iterator[Finding]:
+        if (name, path) in seen:
+            return
+        seen.add((name, path))
+        phase = machine.base_phase(state)
+        yield Finding(
+            f"{path} was modified during {phase} phase (state: {state}, {how})",
+            path=path,
+            task=name,
+            data={"detail": f"{path} during {phase} phase", "file": path, "phase": phase},
+        )
+
+    for commit in git.commits:
+        files = [path for path in commit.files if is_source(path, settings)]
+        if not files:
+            continue
+        how = f"commit: {commit.sha[:7]}, date: {_day(commit.time)}"
+        named = [timelines[n] for n in commit.tasks if n in timelines]
+        if named:
+            suspects = named
+        elif coverage.covers(commit.time):
+            continue
+        else:
+            suspects = list(timelines.values())
+        for line in suspects:
+            state = line.judged_state(commit.time)
+            if state is not None:
+                for path in files:
+                    yield from report(line.task, state, path, how)
+    changed = [path for path in git.uncommitted if is_source(path, settings)]
+    if changed and not coverage.covers(now):
+        for line in timelines.values():
+            state = line.judged_state(now)
+            if state is not None:
+                for path in changed:
+                    mtime = _mtime(project, path)
+                    how = f"uncommitted, file mtime: {_day(mtime)}" if mtime else "uncommitted"
+                    yield from report(line.task, state, path, how)
+
+
+def _mtime(project: Project, path: str) -> float | None:
+    try:
+        return (project.root / path).stat().st_mtime
+    except OSError:
+        return None
+
+
+@hookimpl
+def register_rules(register: Callable[[Rule], None]) -> None:
+    """The unauthorized-modification check."""
+    register(unauthorized_modifications)

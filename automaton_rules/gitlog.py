@@ -1,0 +1,120 @@
+"""The project's git history, read in one pass: what changed, when, and for which task.
+
+Three git calls per audit, whatever the number of tasks or commits: where the
+project sits in its repository, the whole log with file names, and the working
+tree's status. Git always runs with an argument list, never through a shell.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import AutomatonError
+
+TASK_TRAILER = "Task"
+_RECORD, _FIELD = "\x1e", "\x1f"
+_LOG_FORMAT = (
+    f"{_RECORD}%H{_FIELD}%ct{_FIELD}%(trailers:key={TASK_TRAILER},valueonly,separator=%x2C){_FIELD}"
+)
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit: when it was made, the files it touched, the tasks its trailers name."""
+
+    sha: str
+    time: int
+    files: tuple[str, ...]
+    tasks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GitHistory:
+    """Everything the audit needs from git; `is_repo` is False outside a repository."""
+
+    is_repo: bool
+    commits: tuple[Commit, ...] = ()
+    uncommitted: tuple[str, ...] = field(default=())
+
+
+def _git(root: Path, args: Sequence[str]) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except OSError as exc:
+        raise AutomatonError("git-failed", f"Cannot run git: {exc.strerror or exc}") from None
+
+
+def _checked(root: Path, args: Sequence[str]) -> str:
+    proc = _git(root, args)
+    if proc.returncode != 0:
+        message = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise AutomatonError(
+            "git-failed",
+            f"git {args[0]} failed in {root}: {message[-1] if message else proc.returncode}",
+        )
+    return proc.stdout.decode("utf-8", errors="surrogateescape")
+
+
+def parse_log(output: str, prefix: str = "") -> list[Commit]:
+    """Parse `git log` in this module's format, keeping paths under `prefix` (made relative)."""
+    commits = []
+    for record in output.split(_RECORD):
+        fields = record.split(_FIELD)
+        if len(fields) < 4:
+            continue
+        sha, stamp, trailers = fields[0], fields[1], fields[2]
+        names = _FIELD.join(fields[3:]).split("\0")
+        files = tuple(_relative(name.strip("\n"), prefix) for name in names)
+        tasks = tuple(t.strip() for t in trailers.split(",") if t.strip())
+        try:
+            time = int(stamp)
+        except ValueError:
+            continue
+        commits.append(Commit(sha, time, tuple(f for f in files if f), tasks))
+    commits.sort(key=lambda commit: commit.time)
+    return commits
+
+
+def parse_status(output: str, prefix: str = "") -> list[str]:
+    """Paths with uncommitted changes (staged, unstaged or untracked) from `status -z`."""
+    paths = []
+    for entry in output.split("\0"):
+        if len(entry) > 3 and entry[2] == " ":
+            path = _relative(entry[3:], prefix)
+            if path:
+                paths.append(path)
+    return sorted(set(paths))
+
+
+def _relative(path: str, prefix: str) -> str:
+    if not path or not path.startswith(prefix):
+        return ""
+    return path[len(prefix) :]
+
+
+def read_history(root: Path) -> GitHistory:
+    """Read the log and the status of the repository that holds `root`, once."""
+    probe = _git(root, ["rev-parse", "--show-prefix"])
+    if probe.returncode != 0:
+        return GitHistory(is_repo=False)
+    prefix = probe.stdout.decode("utf-8", errors="surrogateescape").strip()
+    head = _git(root, ["rev-parse", "--verify", "--quiet", "HEAD"])
+    commits: list[Commit] = []
+    if head.returncode == 0:
+        log = _checked(
+            root,
+            ["log", "--no-renames", "--name-only", "-z", f"--format={_LOG_FORMAT}", "--", "."],
+        )
+        commits = parse_log(log, prefix)
+    status = _checked(
+        root, ["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all", "--", "."]
+    )
+    return GitHistory(True, tuple(commits), tuple(parse_status(status, prefix)))

@@ -1,0 +1,79 @@
+"""SARIF 2.1.0, for code-scanning dashboards: one run, rules as descriptors, stable ids."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import __version__
+from . import AuditReport
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+LEVELS = {"error": "error", "warning": "warning", "note": "note"}
+
+
+def as_dict(report: AuditReport) -> dict[str, Any]:
+    """The SARIF log; locations are relative to the project root (`%SRCROOT%`)."""
+    index = {rule.code: number for number, (_, rule) in enumerate(report.rules)}
+    descriptors = [
+        {
+            "id": rule.code,
+            "name": rule.name,
+            "shortDescription": {"text": rule.summary},
+            "defaultConfiguration": {"level": LEVELS[rule.severity]},
+            "properties": {"category": rule.category, "plugin": plugin},
+        }
+        for plugin, rule in report.rules
+    ]
+    results = []
+    for finding in report.result.findings:
+        result: dict[str, Any] = {
+            "ruleId": finding.code,
+            "level": LEVELS.get(str(finding.severity), "note"),
+            "message": {"text": f"{finding.task or '(project)'}: {finding.message}"},
+            "properties": {"task": finding.task, "category": finding.category},
+        }
+        if finding.code in index:
+            result["ruleIndex"] = index[finding.code]
+        if finding.path:
+            result["locations"] = [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": finding.path, "uriBaseId": "%SRCROOT%"}
+                    }
+                }
+            ]
+        if finding.correction:
+            result["properties"]["correction"] = finding.correction
+        results.append(result)
+    notifications = [{"level": "error", "message": {"text": error}} for error in report.errors]
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "automaton-rules",
+                        "version": __version__,
+                        "informationUri": "https://pypi.org/project/automaton-rules/",
+                        "rules": descriptors,
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": report.project.root.as_uri() + "/"}},
+                "invocations": [
+                    {
+                        "executionSuccessful": not report.errors,
+                        "exitCode": report.exit_code,
+                        "toolExecutionNotifications": notifications,
+                    }
+                ],
+                "results": results,
+            }
+        ],
+    }
+
+
+def render(report: AuditReport) -> str:
+    """Pretty-printed SARIF."""
+    return json.dumps(as_dict(report), indent=2, ensure_ascii=False)

@@ -1,0 +1,92 @@
+"""The specification's plain-text audit report (section 11), category by category."""
+
+from __future__ import annotations
+
+from ..findings import INCONSISTENCY, MANUAL_FOLDERS, OUT_OF_ORDER, UNAUTHORIZED, Finding
+from ..project import Task
+from . import AuditReport
+
+LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
+SUMMARY_LABELS = {
+    OUT_OF_ORDER: "out-of-order artifact",
+    INCONSISTENCY: "state-artifact mismatch",
+    UNAUTHORIZED: "unauthorized modification",
+    MANUAL_FOLDERS: "manually created task folder",
+}
+
+
+def pass_text(category: str, task: Task) -> str:
+    """What a clean task says in each category, in the specification's words."""
+    if category == INCONSISTENCY:
+        if task.state == "complete":
+            return f'.state ("{task.state}") matches all artifacts'
+        present = task.artifacts
+        if not present:
+            return f'.state ("{task.state}") matches artifacts (none yet)'
+        verb = "exists" if len(present) == 1 else "exist"
+        return f'.state ("{task.state}") matches artifacts ({", ".join(present)} {verb})'
+    if category == UNAUTHORIZED:
+        return "no code modifications outside implement phase"
+    if category == MANUAL_FOLDERS:
+        return "created with --create-task (.state present)"
+    return "no violations"
+
+
+def finding_line(finding: Finding, task: Task | None) -> str:
+    """One `[FAIL]`/`[WARN]` line."""
+    label = LABELS.get(str(finding.severity), "NOTE")
+    name = finding.task or "(project)"
+    phase = finding.data.get("phase")
+    if finding.category == OUT_OF_ORDER and finding.artifact and phase and task is not None:
+        artifact = finding.artifact
+        return f"[{label}] {name} (phase: {task.state}): found {artifact} ({phase} phase artifact)"
+    line = f"[{label}] {name}: {finding.message}"
+    if finding.correction:
+        line += f" — suggested correction: {finding.correction}"
+    return line
+
+
+def summary_line(finding: Finding) -> str:
+    """`  - task: out-of-order artifact (IMPLEMENTATION.md)`."""
+    label = SUMMARY_LABELS.get(finding.category, finding.code)
+    detail = finding.data.get("detail") or finding.artifact or finding.message
+    return f"  - {finding.task or '(project)'}: {label} ({detail})"
+
+
+def render(report: AuditReport) -> str:
+    """The whole report, sections in the fixed category order, then the summary."""
+    by_key: dict[tuple[str, str | None], list[Finding]] = {}
+    for finding in report.result.findings:
+        by_key.setdefault((finding.category, finding.task), []).append(finding)
+    tasks = {task.name: task for task in report.tasks}
+    out = [f"Audit Report for {report.project.root}"]
+    for number, category in enumerate(report.categories, start=1):
+        out += ["", f"=== Category {number}: {category} ==="]
+        if category in report.result.skipped:
+            out.append(f"Skipped: {report.result.skipped[category]}")
+            continue
+        for finding in by_key.get((category, None), []):
+            out.append(finding_line(finding, None))
+        for task in report.tasks:
+            found = by_key.get((category, task.name), [])
+            if found:
+                out += [finding_line(f, task) for f in found]
+            elif task.state is None and category != MANUAL_FOLDERS:
+                out.append(f"[SKIP] {task.name}: no .state file (see {MANUAL_FOLDERS})")
+            else:
+                out.append(f"[PASS] {task.name}: {pass_text(category, task)}")
+        known = set(tasks) | {None}
+        for (cat, name), found in by_key.items():
+            if cat == category and name not in known:
+                out += [finding_line(f, None) for f in found]
+    listed = [f for f in report.result.findings if f.severity != "note"]
+    out += [
+        "",
+        "=== Summary ===",
+        f"{len(report.tasks)} tasks audited",
+        f"{len(report.violations)} violations found",
+        *(summary_line(f) for f in listed),
+    ]
+    if report.errors:
+        out += ["", "=== Errors ===", *(f"ERROR: {e}" for e in report.errors)]
+    return "\n".join(out)
