@@ -3,7 +3,14 @@
 
 import sys
 
-from automaton_rules.cli import main
+try:
+    from automaton_rules.cli import main
+except ImportError as exc:
+    sys.stderr.write(
+        f"ERROR: automaton-rules cannot start with {sys.executable} ({exc}). "
+        "Install it first: 'bash scripts/setup.sh', then run '.venv/bin/python status.py'.\n"
+    )
+    sys.exit(2)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -18,6 +21,7 @@ from typing import Any, Optional
 from . import __version__
 from .errors import AutomatonError
 from .findings import SEVERITIES
+from .project import STATUS_SCRIPT, use_invocation
 from .views import Outcome
 
 SCHEMA_VERSION = 1
@@ -192,6 +196,8 @@ def _execute(parsed: Invocation) -> int:
             "usage",
             f"Nothing to do: pass --task NAME, --list or another action. Run '{PROG} --help'.",
         )
+    if opts["approver"] != "user" and action != "approve":
+        raise AutomatonError("usage", "--approver goes with --approve.")
     if action in ("transition", "approve") and task is None:
         raise AutomatonError("usage", f"{_flag(action)} needs --task NAME.")
     if action in ("create_task", "list", "audit", "list_rules", "upgrade") and task is not None:
@@ -228,15 +234,18 @@ def _run(action: str, **opts: Any) -> Outcome:
 
 
 def _print(text: str, stream: Any) -> None:
-    if not text:
+    """Write a line; a closed or vanished stream must never change the exit code."""
+    if not text or stream is None:
         return
     try:
         stream.write(text + "\n")
         stream.flush()
     except BrokenPipeError:
         # The reader went away (`status.py --list | head -1`): nothing left to tell it.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, stream.fileno())
+        with suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
@@ -292,13 +301,41 @@ def _is_usage_error(exc: BaseException) -> bool:
     )
 
 
+def _invocation(argv0: str) -> str:
+    """The command line that started this process, for the commands the output suggests."""
+    path = Path(argv0)
+    if path.suffix == ".py":
+        script = path.resolve()
+        if script == (Path.home() / ".automaton" / "scripts" / "status.py").resolve():
+            return STATUS_SCRIPT
+        return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    found = shutil.which(path.name)
+    if found and Path(found).resolve() == path.resolve():
+        return path.name
+    return shlex.quote(str(path.resolve()))
+
+
+def _tolerant_streams() -> None:
+    """Characters the terminal cannot show are escaped rather than crashing the command."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `status.py` and `automaton-status`; returns the exit code."""
+    prog = PROG
+    use_invocation(STATUS_SCRIPT if argv is not None else _invocation(sys.argv[0]))
+    if argv is None:
+        prog = Path(sys.argv[0]).name or PROG
+    _tolerant_streams()
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args
     command = _command_name(args)
     try:
-        parsed = _build_command().main(args=args, prog_name=PROG, standalone_mode=False)
+        parsed = _build_command().main(args=args, prog_name=prog, standalone_mode=False)
         if parsed == INTERRUPTED:
             raise KeyboardInterrupt
         if not isinstance(parsed, Invocation):

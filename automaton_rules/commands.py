@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import views, workflow
+from . import store, views, workflow
 from .config import Config, load_config
 from .errors import AutomatonError
 from .project import Project, Task, find_project
@@ -12,8 +12,15 @@ from .runner import Engine, Selection
 from .views import Outcome
 
 
-def _engine(proj: Project, config: Path | None) -> Engine:
-    settings = load_config(proj.root, config)
+def _open(
+    project: Path | None, config: Path | None, *, create: bool = False
+) -> tuple[Project, Config]:
+    """The project and its configuration; a broken configuration fails every command."""
+    proj = find_project(project, create=create)
+    return proj, load_config(proj.root, config)
+
+
+def _engine(settings: Config) -> Engine:
     return Engine.create(settings.plugins, base=settings.base)
 
 
@@ -51,13 +58,9 @@ def _load_all(proj: Project) -> tuple[list[Task], list[str]]:
     return tasks, errors
 
 
-def _project(project: Path | None, *, create: bool = False) -> Project:
-    return find_project(project, create=create)
-
-
-def task(*, task: str, project: Path | None, **_: object) -> Outcome:
-    """`--task NAME`: the full view of one task."""
-    proj = _project(project)
+def task(*, task: str, project: Path | None, config: Path | None, **_: object) -> Outcome:
+    """`--task NAME`: the full view of one task, with its folder's validation."""
+    proj, settings = _open(project, config)
     current = proj.load(task)
     if current.state is None:
         raise workflow.untracked_error(proj, current)
@@ -65,35 +68,44 @@ def task(*, task: str, project: Path | None, **_: object) -> Outcome:
     subtasks = (
         [] if current.parent else [proj.load(n, strict=False) for n in proj.subtask_names(task)]
     )
-    return views.task_view(proj, current, parent, subtasks)
+    engine = _engine(settings)
+    result = engine.run(
+        "validate", proj, [current], config=settings, selection=_selection(engine, settings)
+    )
+    approvals = store.read_approvals(current.path)
+    return views.task_view(proj, current, parent, subtasks, approvals, result)
 
 
 def transition(
     *, task: str, project: Path | None, transition: str, config: Path | None, **_: object
 ) -> Outcome:
     """`--task NAME --transition PHASE`."""
-    proj = _project(project)
-    change = workflow.transition(proj, task, transition, engine=_engine(proj, config))
+    proj, settings = _open(project, config)
+    change = workflow.transition(proj, task, transition, engine=_engine(settings))
     return views.change_view(proj, change, "transition")
 
 
-def approve(*, task: str, project: Path | None, approver: str, **_: object) -> Outcome:
+def approve(
+    *, task: str, project: Path | None, approver: str, config: Path | None, **_: object
+) -> Outcome:
     """`--task NAME --approve [--approver ID]`."""
-    proj = _project(project)
-    change = workflow.approve(proj, task, approver=approver)
+    proj, settings = _open(project, config)
+    change = workflow.approve(proj, task, approver=approver, engine=_engine(settings))
     return views.change_view(proj, change, "approve")
 
 
-def create_task(*, create_task: str, project: Path | None, **_: object) -> Outcome:
+def create_task(
+    *, create_task: str, project: Path | None, config: Path | None, **_: object
+) -> Outcome:
     """`--create-task NAME`."""
-    proj = _project(project, create=True)
+    proj, _settings = _open(project, config, create=True)
     change = workflow.create_task(proj, create_task)
     return views.change_view(proj, change, "create-task")
 
 
-def list(*, project: Path | None, **_: object) -> Outcome:
+def list(*, project: Path | None, config: Path | None, **_: object) -> Outcome:
     """`--list`: every task, each sub-task under its parent."""
-    proj = _project(project)
+    proj, _settings = _open(project, config)
     rows = []
     for name in proj.names():
         try:
@@ -109,17 +121,21 @@ def validate_folder(
     *, task: str | None, project: Path | None, config: Path | None, **_: object
 ) -> Outcome:
     """`--validate-folder [--task NAME]`: out-of-order artifacts and hand-made folders."""
-    proj = _project(project)
+    proj, settings = _open(project, config)
     if task is not None:
         tasks, errors = [proj.load(task)], []
     else:
         tasks, errors = _load_all(proj)
-    settings = load_config(proj.root, config)
-    engine = Engine.create(settings.plugins, base=settings.base)
+    engine = _engine(settings)
     result = engine.run(
-        "validate", proj, tasks, config=settings, selection=_selection(engine, settings)
+        "validate",
+        proj,
+        tasks,
+        config=settings,
+        selection=_selection(engine, settings),
+        whole_project=task is None,
     )
-    return views.validate_view(tasks, result, errors)
+    return views.validate_view(tasks, result, errors, whole_project=task is None)
 
 
 def audit(
@@ -140,12 +156,13 @@ def audit(
         raise AutomatonError(
             "usage", f"Unknown format '{output_format}'; choose {', '.join(FORMATS)}."
         )
-    proj = _project(project)
-    settings = load_config(proj.root, config)
-    engine = Engine.create(settings.plugins, base=settings.base)
+    proj, settings = _open(project, config)
+    engine = _engine(settings)
     selection = _selection(engine, settings, select, ignore)
     tasks, errors = _load_all(proj)
-    result = engine.run("audit", proj, tasks, config=settings, selection=selection)
+    result = engine.run(
+        "audit", proj, tasks, config=settings, selection=selection, whole_project=True
+    )
     report = AuditReport(
         project=proj,
         tasks=tasks,
@@ -161,11 +178,11 @@ def audit(
 def list_rules(*, project: Path | None, config: Path | None, **_: object) -> Outcome:
     """`--list-rules`: every registered rule with its plugin, as the engine will run it."""
     try:
-        root = _project(project).root
+        root = find_project(project).root
     except AutomatonError:
         root = Path.cwd()
     settings = load_config(root, config)
-    engine = Engine.create(settings.plugins, base=settings.base)
+    engine = _engine(settings)
     rows = [
         {
             "code": rule.code,
@@ -186,7 +203,7 @@ def list_rules(*, project: Path | None, config: Path | None, **_: object) -> Out
     return Outcome(2 if errors else 0, "\n".join(lines), {"rules": rows}, errors=errors)
 
 
-def upgrade(*, project: Path | None, **_: object) -> Outcome:
+def upgrade(*, project: Path | None, config: Path | None, **_: object) -> Outcome:
     """`--upgrade`: adopt hand-made task folders."""
-    proj = _project(project)
-    return views.upgrade_view(proj, workflow.upgrade(proj))
+    proj, _settings = _open(project, config)
+    return views.upgrade_view(proj, *workflow.upgrade(proj))

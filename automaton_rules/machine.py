@@ -109,6 +109,8 @@ TRANSITIONS: dict[str, tuple[str, ...]] = {
 
 # Where a parent in decomposition:approved stands while its sub-tasks run.
 SUBTASK_PARENT_STATE = "decomposition:approved"
+# Sub-tasks have no sub-tasks of their own, so they never enter decomposition.
+SUBTASK_EXCLUDED: frozenset[str] = frozenset({"decomposition"})
 
 
 def is_state(state: str) -> bool:
@@ -136,9 +138,12 @@ def needs_approval(state: str) -> bool:
     return base_phase(state) in APPROVAL_PHASES
 
 
-def legal_targets(state: str) -> tuple[str, ...]:
-    """What --transition may move to from here, in the specification's order."""
-    return TRANSITIONS[state]
+def legal_targets(state: str, *, subtask: bool = False) -> tuple[str, ...]:
+    """What --transition may move to from here; sub-tasks cannot be decomposed again."""
+    targets = TRANSITIONS[state]
+    if subtask:
+        targets = tuple(t for t in targets if t not in SUBTASK_EXCLUDED)
+    return targets
 
 
 def approval_target(state: str) -> str | None:
@@ -188,7 +193,7 @@ class Guidance:
 
 
 _ALLOWED: dict[str, tuple[str, ...]] = {
-    "new": ("Read project files", "Start research with --transition research"),
+    "new": ("Read project files", "Start research with --transition research, then write SPEC.md"),
     "research": ("Read project files", "Ask clarifying questions", "Write SPEC.md"),
     "decomposition": (
         "Read SPEC.md and project files",
@@ -207,7 +212,12 @@ _ALLOWED: dict[str, tuple[str, ...]] = {
     "doc_review": ("Edit documentation and code comments", "Write DOC_REVIEW.md"),
     "referee": ("Read every artifact of the task", "Write VERDICT.md (PASS, FAIL or NEEDS_REVIEW)"),
     "complete": ("Read the task's artifacts",),
-    "human_intervention": ("Explain the open question to the user", "Wait for the user's decision"),
+    "human_intervention": (
+        "Explain the open question to the user",
+        "Wait for the user's decision",
+        "Before resuming at an earlier phase, archive the later artifacts "
+        "(rename them, e.g. IMPLEMENTATION.md to IMPLEMENTATION.v1.md)",
+    ),
 }
 
 _EXTRA_FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -221,7 +231,7 @@ _EXTRA_FORBIDDEN: dict[str, tuple[str, ...]] = {
 }
 
 
-def guidance(state: str) -> Guidance:
+def guidance(state: str, *, subtask: bool = False) -> Guidance:
     """Allowed and forbidden actions, next artifact and next states for one state."""
     phase = base_phase(state)
     artifact = ARTIFACTS.get(phase)
@@ -252,18 +262,22 @@ def guidance(state: str) -> Guidance:
     return Guidance(
         allowed=allowed,
         forbidden=forbidden,
-        next_artifact=_next_artifact(state),
-        next_states=(approval_target(state),) if is_awaiting(state) else legal_targets(state),
+        next_artifact=_next_artifact(state, subtask),
+        next_states=(
+            (approval_target(state) or "",)
+            if is_awaiting(state)
+            else legal_targets(state, subtask=subtask)
+        ),
         via_approve=is_awaiting(state),
     )
 
 
-def _next_artifact(state: str) -> str | None:
+def _next_artifact(state: str, subtask: bool) -> str | None:
     """The deliverable the agent should be producing now, if any."""
     if state == "new":
-        return ARTIFACTS["research"]
+        return None
     if is_approved(state):
-        targets = legal_targets(state)
+        targets = legal_targets(state, subtask=subtask)
         return ARTIFACTS.get(targets[0]) if len(targets) == 1 else None
     return ARTIFACTS.get(base_phase(state))
 

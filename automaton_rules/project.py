@@ -16,12 +16,19 @@ from .errors import AutomatonError, printable
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME_LENGTH = 64
 FRAMEWORK_HOME = ".automaton"
+# How the specification's agents call the tool; the texts it gives word for word use it.
 STATUS_SCRIPT = "python ~/.automaton/scripts/status.py"
+_invocation = [STATUS_SCRIPT]
+
+
+def use_invocation(command: str) -> None:
+    """Make suggested commands start the way this process was started, so they run as pasted."""
+    _invocation[0] = command
 
 
 def status_command(*args: str | Path) -> str:
     """A status.py command line an agent can paste, with every argument quoted."""
-    return " ".join([STATUS_SCRIPT, *(shlex.quote(str(arg)) for arg in args)])
+    return " ".join([_invocation[0], *(shlex.quote(str(arg)) for arg in args)])
 
 
 def split_name(name: str) -> tuple[str, str | None]:
@@ -82,14 +89,17 @@ class Task:
         if filename not in self.files:
             return None
         try:
-            return (self.path / filename).read_bytes().decode("utf-8", errors="replace")
+            with store.open_regular(self.path / filename) as handle:
+                return handle.read().decode("utf-8", errors="replace")
         except OSError:
             return None
 
     def has_content(self, filename: str) -> bool:
-        """True when the file exists and holds more than white space."""
+        """True when the file is a regular file holding more than white space."""
+        if filename not in self.files:
+            return False
         try:
-            with (self.path / filename).open("rb") as handle:
+            with store.open_regular(self.path / filename) as handle:
                 for block in iter(lambda: handle.read(1 << 16), b""):
                     if block.strip():
                         return True
@@ -132,7 +142,15 @@ class Project:
         """Read a task folder; strict loading refuses a `.state` with an unknown phase."""
         path = self.task_dir(name)
         if not path.is_dir():
-            raise AutomatonError("task-not-found", f"Task '{name}' not found in {self.tasks_label}")
+            guesses = [
+                f"{parent}/{name}"
+                for parent in _child_dirs(self.tasks_dir)
+                if (self.tasks_dir / parent / machine.SUBTASKS_DIR / name).is_dir()
+            ]
+            hint = f" Did you mean '{guesses[0]}'?" if "/" not in name and guesses else ""
+            raise AutomatonError(
+                "task-not-found", f"Task '{name}' not found in {self.tasks_label}{hint}"
+            )
         state = store.read_state(path)
         if strict and state is not None and not machine.is_state(state):
             raise AutomatonError(
@@ -151,6 +169,17 @@ class Project:
             )
         return names
 
+    def stray_folders(self) -> list[str]:
+        """Folders where tasks live whose names no task can have: made by hand, never seen."""
+        stray = [name for name in _folders(self.tasks_dir) if not _valid_segment(name)]
+        for parent in _child_dirs(self.tasks_dir):
+            stray += [
+                f"{parent}/{machine.SUBTASKS_DIR}/{name}"
+                for name in _folders(self.tasks_dir / parent / machine.SUBTASKS_DIR)
+                if not _valid_segment(name)
+            ]
+        return stray
+
     def subtask_names(self, parent: str) -> list[str]:
         """The sub-tasks of one parent, sorted."""
         folder = self.task_dir(parent) / machine.SUBTASKS_DIR
@@ -161,20 +190,26 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def _child_dirs(folder: Path) -> Iterator[str]:
-    """Task folders below `folder`: valid names only, hidden staging folders skipped."""
+def _folders(folder: Path) -> list[str]:
+    """Sub-folders by name, sorted; hidden ones (staging folders of --create-task) skipped."""
     try:
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        entries = list(os.scandir(folder))
     except OSError:
-        return
-    for entry in entries:
-        if entry.is_dir() and _valid_segment(entry.name):
-            yield entry.name
+        return []
+    return sorted(e.name for e in entries if e.is_dir() and not e.name.startswith("."))
+
+
+def _child_dirs(folder: Path) -> Iterator[str]:
+    """Task folders below `folder`: those with a valid task name."""
+    return (name for name in _folders(folder) if _valid_segment(name))
 
 
 def _file_names(folder: Path) -> frozenset[str]:
+    """Regular files only: a link or a device is never taken for an artifact."""
     try:
-        return frozenset(entry.name for entry in os.scandir(folder) if entry.is_file())
+        return frozenset(
+            entry.name for entry in os.scandir(folder) if entry.is_file(follow_symlinks=False)
+        )
     except OSError as exc:
         raise AutomatonError("unreadable", f"Cannot read {folder}: {exc.strerror}") from None
 
@@ -190,7 +225,22 @@ def project_at(root: Path, home: Path | None = None) -> Project:
     fw = framework_home(home).resolve()
     if root == fw:
         return Project(root, root / "tasks")
+    if (root / FRAMEWORK_HOME).resolve() == fw:
+        raise AutomatonError(
+            "home-not-a-project",
+            f"{root} is the home folder: its .automaton/ is the framework's own folder, "
+            f"not a project's. Pass --project with a project folder, or --project {fw} "
+            "for the framework's own tasks.",
+        )
     return Project(root, root / FRAMEWORK_HOME / "tasks")
+
+
+def _no_project(where: str) -> AutomatonError:
+    return AutomatonError(
+        "no-project",
+        f"No .automaton/tasks/ folder found in {where}. "
+        "Pass --project or create a task with --create-task.",
+    )
 
 
 def find_project(
@@ -204,10 +254,12 @@ def find_project(
     if explicit is not None:
         root = explicit.expanduser()
         if not root.is_dir():
-            raise AutomatonError(
-                "project-not-found", f"Project folder '{explicit}' does not exist."
-            )
-        return project_at(root, home)
+            problem = "is not a folder" if root.exists() else "does not exist"
+            raise AutomatonError("project-not-found", f"Project folder '{explicit}' {problem}.")
+        project = project_at(root, home)
+        if not create and not project.tasks_dir.is_dir():
+            raise _no_project(str(project.root))
+        return project
     here = (cwd or Path.cwd()).resolve()
     fw = framework_home(home).resolve()
     if here == fw or fw in here.parents:
@@ -218,8 +270,4 @@ def find_project(
             return Project(folder, candidate / "tasks")
     if create:
         return project_at(here, home)
-    raise AutomatonError(
-        "no-project",
-        f"No .automaton/tasks/ folder found in {here} or its parents. "
-        "Pass --project or create a task with --create-task.",
-    )
+    raise _no_project(f"{here} or its parents")

@@ -160,8 +160,16 @@ class Engine:
         *,
         config: Any = None,
         selection: Selection | None = None,
+        whole_project: bool | None = None,
     ) -> RunResult:
-        """Run every selected rule registered for `when`; broken plugins are errors too."""
+        """Run every selected rule registered for `when`; broken plugins are errors too.
+
+        Rules that do not name `task` look at the whole project, so they run only when
+        the whole project is being checked: always in the audit, and in --validate-folder
+        without --task.
+        """
+        if whole_project is None:
+            whole_project = when == "audit"
         result = RunResult(errors=list(self.errors))
         selection = selection or Selection()
         fixtures = _Fixtures(project, list(tasks), transition=transition, config=config)
@@ -174,7 +182,7 @@ class Engine:
             if "task" in item.argnames:
                 for task in fixtures.tasks:
                     self._call(plugin, item, severity, result, fixtures, task)
-            elif when == "audit":
+            elif whole_project:
                 self._call(plugin, item, severity, result, fixtures, None)
         result.findings.sort(key=_sort_key)
         return result

@@ -7,17 +7,19 @@ appear in one rename. Read-modify-write sequences run under a per-task lock.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import secrets
 import shutil
+import stat
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .errors import AutomatonError, Refusal, printable
 
@@ -46,20 +48,39 @@ def parse_time(value: str) -> datetime | None:
         return None
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
 def _unreadable(path: Path, exc: OSError) -> AutomatonError:
-    return AutomatonError("unreadable", f"Cannot read {path}: {exc.strerror or exc}")
+    reason = "a symbolic link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+    return AutomatonError("unreadable", f"Cannot read {path}: {reason}")
+
+
+def _regular(fd: int, path: Path) -> int:
+    """Refuse anything but a regular file: a link, pipe or device could hang or mislead."""
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return fd
+
+
+@contextmanager
+def open_regular(path: Path) -> Iterator[BinaryIO]:
+    """Open a file for reading only if it is a regular file, never following a link."""
+    fd = _regular(os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK), path)
+    with os.fdopen(fd, "rb") as handle:
+        yield handle
 
 
 def read_state(task_dir: Path) -> str | None:
     """The raw phase in `.state`, or None when the folder has no `.state` at all."""
     path = task_dir / STATE
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             data = handle.read(MAX_STATE_BYTES + 1)
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        return "<a folder>"
     except OSError as exc:
         raise _unreadable(path, exc) from None
     return data.decode("utf-8", errors="replace").strip(" \t\r\n")
@@ -87,7 +108,10 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    """Write a new file; a leftover or a link of that name is removed, never followed."""
+    with suppress(FileNotFoundError):
+        os.unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
     try:
         os.write(fd, data)
         os.fsync(fd)
@@ -108,7 +132,7 @@ def append_line(path: Path, line: str) -> None:
     if "\n" in line or "\r" in line:
         raise ValueError("a log line cannot contain a line break")
     data = f"{line}\n".encode()
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = _regular(os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o644), path)
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -121,7 +145,8 @@ def append_line(path: Path, line: str) -> None:
 
 def _read_lines(path: Path) -> list[str]:
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
+        with open_regular(path) as handle:
+            text = handle.read().decode("utf-8", errors="replace")
     except FileNotFoundError:
         return []
     except OSError as exc:
@@ -162,8 +187,10 @@ def append_approval(task_dir: Path, approval: Approval) -> None:
 
 def ensure_approvals(task_dir: Path) -> None:
     """Give an adopted task the empty approval log every created task has."""
-    fd = os.open(task_dir / APPROVALS, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.close(fd)
+    path = task_dir / APPROVALS
+    os.close(
+        _regular(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW, 0o644), path)
+    )
 
 
 def read_history(task_dir: Path) -> list[dict[str, Any]]:
@@ -245,7 +272,7 @@ def file_digest(path: Path) -> str | None:
     """SHA-256 of a file's bytes, or None when it does not exist."""
     digest = hashlib.sha256()
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             for block in iter(lambda: handle.read(1 << 16), b""):
                 digest.update(block)
     except FileNotFoundError:
@@ -291,6 +318,7 @@ def create_task_dir(
     try:
         _write_file(staging / STATE, f"{state}\n".encode())
         _write_file(staging / APPROVALS, b"")
+        _write_file(staging / MUTEX, b"")
         append_history(staging, entry)
         os.rename(staging, final)
     except OSError as exc:

@@ -9,7 +9,7 @@ from typing import Any
 from . import machine, store
 from .errors import printable
 from .findings import OUT_OF_ORDER, Finding
-from .project import Project, Task, status_command
+from .project import STATUS_SCRIPT, Project, Task, status_command
 from .runner import RunResult
 from .workflow import Change
 
@@ -36,16 +36,22 @@ def join_choices(items: Sequence[str]) -> str:
     return f"{', '.join(items[:-1])} or {items[-1]}"
 
 
-def next_step(state: str) -> str:
+def next_step(state: str, *, subtask: bool = False) -> str:
     """The --list column: where the task goes next, in a few words."""
     if machine.is_awaiting(state):
         return "approval (--approve)"
     if state == machine.SUBTASK_PARENT_STATE:
         return "sub-tasks, then complete"
-    targets = machine.legal_targets(state)
+    targets = machine.legal_targets(state, subtask=subtask)
     if state == "human_intervention":
         return f"user decides: {join_choices(targets)}"
     return join_choices(targets) or DASH
+
+
+def next_states(state: str, *, subtask: bool = False) -> list[str]:
+    """The same as a list for JSON: the states --transition (or --approve) leads to."""
+    target = machine.approval_target(state)
+    return [target] if target else list(machine.legal_targets(state, subtask=subtask))
 
 
 def _proceed(project: Project, task: Task, subtasks: Sequence[Task]) -> str:
@@ -56,14 +62,16 @@ def _proceed(project: Project, task: Task, subtasks: Sequence[Task]) -> str:
             "--task", task.name, "--approve", "--project", root
         )
     if state == machine.SUBTASK_PARENT_STATE and task.parent is None:
-        done = bool(subtasks) and all(sub.state == "complete" for sub in subtasks)
-        if done:
-            return status_command(
-                "--task", task.name, "--transition", "complete", "--project", root
-            )
+        complete = status_command(
+            "--task", task.name, "--transition", "complete", "--project", root
+        )
+        if subtasks and all(sub.state == "complete" for sub in subtasks):
+            return complete
+        if subtasks:
+            return f"work on the sub-tasks (--list); once all are complete: {complete}"
         create = status_command("--create-task", f"{task.name}/SUB-TASK", "--project", root)
         return f"{create} (for each sub-task; complete this task when all are complete)"
-    targets = machine.legal_targets(state)
+    targets = machine.legal_targets(state, subtask=task.parent is not None)
     if not targets:
         return DASH
     target = targets[0] if len(targets) == 1 else "PHASE"
@@ -77,7 +85,10 @@ def approval_status(task: Task, approvals: Sequence[store.Approval | None]) -> s
     """One line on the approval gate of the current phase."""
     state = task.state or ""
     if not machine.needs_approval(state):
-        return "not required in this phase"
+        given = [f"{a.state} by {printable(a.approver)}" for a in approvals if a is not None]
+        return "not required in this phase" + (
+            f" (approved so far: {', '.join(given)})" if given else ""
+        )
     artifact = machine.required_artifact(state)
     if machine.is_awaiting(state):
         return f"awaiting approval of {artifact} (the user approves with --approve)"
@@ -89,13 +100,30 @@ def approval_status(task: Task, approvals: Sequence[store.Approval | None]) -> s
     return f"not requested yet ({artifact} needs the user's approval before the task moves on)"
 
 
+def folder_validation(task: Task, result: RunResult) -> str:
+    """One line of --validate-folder's verdict, so --task warns before a transition fails."""
+    if result.errors:
+        return f"ERROR — {'; '.join(f'plugin {e.plugin}: {e.message}' for e in result.errors)}"
+    skipped = [f.artifact or "" for f in result.findings if f.category == OUT_OF_ORDER]
+    others = [f"{f.code}: {f.message}" for f in result.findings if f.category != OUT_OF_ORDER]
+    if skipped:
+        text = f"FAIL — found out-of-order artifacts: {', '.join(skipped)} (see --validate-folder)"
+    else:
+        text = "PASS — no out-of-order artifacts found"
+    return "; ".join([text, *others])
+
+
 def task_view(
-    project: Project, task: Task, parent: Task | None, subtasks: Sequence[Task]
+    project: Project,
+    task: Task,
+    parent: Task | None,
+    subtasks: Sequence[Task],
+    approvals: Sequence[store.Approval | None],
+    validation: RunResult,
 ) -> Outcome:
     """The full view of `--task`."""
     state = task.state or ""
-    info = machine.guidance(state)
-    approvals = store.read_approvals(task.path)
+    info = machine.guidance(state, subtask=task.parent is not None)
     lines = [
         f"Task: {task.name}",
         f"Phase: {state} (from .state)",
@@ -121,6 +149,7 @@ def task_view(
         f"Next artifact needed: {info.next_artifact or DASH}",
         f"Next phase: {join_choices(next_states) or DASH}",
         f"Command to proceed: {command}",
+        f"Folder validation: {folder_validation(task, validation)}",
     ]
     payload = {
         "task": {
@@ -139,9 +168,11 @@ def task_view(
             "next_via_approve": info.via_approve,
             "can_edit": machine.is_edit_phase(state),
             "command_to_proceed": command,
+            "findings": [f.as_dict() for f in validation.findings],
         }
     }
-    return Outcome(0, "\n".join(lines), payload)
+    errors = [f"plugin {e.plugin}: {e.message}" for e in validation.errors]
+    return Outcome(2 if errors else 0, "\n".join(lines), payload, errors=errors)
 
 
 @dataclass(frozen=True)
@@ -163,7 +194,7 @@ def list_view(project: Project, rows: Sequence[ListRow]) -> Outcome:
         elif row.state is None:
             phase, step = "untracked", "run --upgrade"
         else:
-            phase, step = row.state, next_step(row.state)
+            phase, step = row.state, next_step(row.state, subtask="/" in row.name)
         shown.append((label, phase, step))
     width_task = max([25, *(len(label) + 2 for label, _, _ in shown)])
     width_phase = max([21, *(len(phase) + 2 for _, phase, _ in shown)])
@@ -180,7 +211,12 @@ def list_view(project: Project, rows: Sequence[ListRow]) -> Outcome:
                 "state": row.state,
                 "tracked": row.state is not None,
                 "awaiting_approval": bool(row.state and machine.is_awaiting(row.state)),
-                "next_step": step,
+                "next_step": None if step == DASH else step,
+                "next_states": (
+                    next_states(row.state, subtask="/" in row.name)
+                    if row.state and machine.is_state(row.state)
+                    else []
+                ),
                 "problem": row.problem,
             }
             for row, (_, _, step) in zip(rows, shown)
@@ -197,7 +233,8 @@ def validate_block(task: Task, findings: Sequence[Finding]) -> list[str]:
         lines += [
             "Phase: unknown (no .state file found)",
             "Folder validation: FAIL — task was created manually (no .state file). Use "
-            f"'{status_command('--create-task')}' to create tasks properly.",
+            f"'{STATUS_SCRIPT} --create-task' to create tasks properly.",
+            f"To adopt the folder as it is: {status_command('--upgrade')}",
         ]
         return lines
     lines.append(f"Phase: {task.state} (from .state)")
@@ -223,19 +260,28 @@ def validate_block(task: Task, findings: Sequence[Finding]) -> list[str]:
     return lines
 
 
-def validate_view(tasks: Sequence[Task], result: RunResult, errors: Sequence[str]) -> Outcome:
-    """--validate-folder for one task or all of them."""
+def validate_view(
+    tasks: Sequence[Task], result: RunResult, errors: Sequence[str], *, whole_project: bool = False
+) -> Outcome:
+    """--validate-folder for one task or, with a summary line, for the whole project."""
     by_task: dict[str, list[Finding]] = {}
     for finding in result.findings:
         by_task.setdefault(finding.task or "", []).append(finding)
+    names = {task.name for task in tasks}
     blocks = ["\n".join(validate_block(task, by_task.get(task.name, []))) for task in tasks]
-    failed = [
-        task.name
-        for task in tasks
-        if task.state is None or any(f.severity == "error" for f in by_task.get(task.name, []))
+    blocks += [
+        "\n".join([f"Folder: {name}", *(f"Folder validation: FAIL — {f.message}" for f in found)])
+        for name, found in sorted(by_task.items())
+        if name not in names
     ]
-    if len(tasks) != 1:
-        blocks.append(f"Validated {len(tasks)} task(s): {len(failed)} failed")
+    failed = [
+        name
+        for name in [*names, *(n for n in by_task if n not in names)]
+        if any(f.severity == "error" for f in by_task.get(name, []))
+        or any(t.state is None for t in tasks if t.name == name)
+    ]
+    if whole_project:
+        blocks.append(f"Validated {len(blocks)} task folder(s): {len(failed)} failed")
     all_errors = [*errors, *(f"plugin {e.plugin}: {e.message}" for e in result.errors)]
     exit_code = 2 if all_errors else (1 if failed else 0)
     payload = {
@@ -256,44 +302,55 @@ def validate_view(tasks: Sequence[Task], result: RunResult, errors: Sequence[str
 
 def change_view(project: Project, change: Change, command: str) -> Outcome:
     """Confirmation of create, transition and approve, with the next command to run."""
+    subtask = "/" in change.task
+    step = next_step(change.after, subtask=subtask)
     if command == "create-task":
         text = f"Created task '{change.task}' in state 'new'. Use --transition research to begin."
     elif command == "approve":
         text = (
             f"Approved {machine.base_phase(change.after)} for task '{change.task}' by "
-            f"{change.approver}: '{change.before}' -> '{change.after}'. "
-            f"Next: {next_step(change.after)}"
+            f"{change.approver}: '{change.before}' -> '{change.after}'. Next: {step}"
         )
     else:
         text = (
             f"Transitioned task '{change.task}' from '{change.before}' to '{change.after}'. "
-            f"Next: {next_step(change.after)}"
+            f"Next: {step}"
         )
     payload = {
         "task": change.task,
         "from": change.before,
         "to": change.after,
         "recovered": change.recovered,
-        "next_step": next_step(change.after),
+        "next_step": None if step == DASH else step,
+        "next_states": next_states(change.after, subtask=subtask),
     }
     if change.approver is not None:
         payload["approver"] = change.approver
     return Outcome(0, text, payload)
 
 
-def upgrade_view(project: Project, changes: Sequence[Change]) -> Outcome:
-    """One line per adopted task, so the user sees what was inferred."""
-    if not changes:
-        text = f"No untracked tasks in {project.tasks_label}"
-    else:
-        text = "\n".join(
-            f"Upgraded task '{c.task}': .state set to '{c.after}' "
-            f"({'inferred from ' + c.inferred_from if c.inferred_from else 'no artifacts'})"
-            for c in changes
-        )
+def upgrade_view(project: Project, changes: Sequence[Change], errors: Sequence[str]) -> Outcome:
+    """One line per adopted or repaired task, so the user sees what was decided and why."""
+    lines = []
+    for change in changes:
+        if change.inferred_from == ".state.history":
+            lines.append(
+                f"Upgraded task '{change.task}': .state restored to '{change.after}' "
+                "from .state.history"
+            )
+        else:
+            source = (
+                f"inferred from {change.inferred_from}" if change.inferred_from else "no artifacts"
+            )
+            lines.append(
+                f"Upgraded task '{change.task}': .state set to '{change.after}' ({source})"
+            )
+    if not lines:
+        lines.append(f"No untracked tasks in {project.tasks_label}")
     payload = {
         "upgraded": [
             {"task": c.task, "state": c.after, "inferred_from": c.inferred_from} for c in changes
-        ]
+        ],
+        "errors": list(errors),
     }
-    return Outcome(0, text, payload)
+    return Outcome(2 if errors else 0, "\n".join(lines), payload, errors=list(errors))

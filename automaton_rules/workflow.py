@@ -128,7 +128,7 @@ def create_task(project: Project, name: str, *, actor: str | None = None) -> Cha
 
 def _refuse_illegal(project: Project, task: Task, target: str) -> None:
     current = task.state or ""
-    legal = machine.legal_targets(current)
+    legal = machine.legal_targets(current, subtask=task.parent is not None)
     if target in legal:
         if current == machine.SUBTASK_PARENT_STATE and target == "complete":
             _refuse_open_subtasks(project, task, target)
@@ -164,26 +164,65 @@ def _refuse_open_subtasks(project: Project, task: Task, target: str) -> None:
     )
 
 
-def transition_problems(task: Task, target: str, findings: list[Finding]) -> list[str]:
+def transition_problems(
+    task: Task, target: str, findings: list[Finding], *, required: bool = True
+) -> list[str]:
     """Every reason the move is refused, one message each, in the specification's words."""
     current = task.state or ""
     prefix = f"Cannot transition from '{current}' to '{target}'."
     problems = []
-    required = machine.required_artifact(current)
-    if required and not task.has_content(required):
+    needed = machine.required_artifact(current) if required else None
+    if needed and not task.has_content(needed):
         problems.append(
-            f"{prefix} Required artifact '{required}' is missing or empty in task folder."
+            f"{prefix} Required artifact '{needed}' is missing or empty in task folder."
         )
     for finding in findings:
         artifact = finding.artifact
-        if finding.category == OUT_OF_ORDER and artifact:
+        resuming = artifact in machine.forbidden_artifacts(target) and (
+            artifact not in machine.forbidden_artifacts(current)
+        )
+        if finding.category != OUT_OF_ORDER or not artifact:
+            problems.append(f"{prefix} {finding.message} ({finding.code})")
+        elif not resuming:
             problems.append(
                 f"{prefix} Found forbidden artifact '{artifact}' in task folder. "
                 "This indicates phase-skipping. Remove the artifact or revert to the correct phase."
             )
         else:
-            problems.append(f"{prefix} {finding.message} ({finding.code})")
+            stem = artifact.rsplit(".", 1)[0]
+            problems.append(
+                f"{prefix} Found artifact '{artifact}' of a later phase in task folder. "
+                f"To resume at '{target}', archive it first (rename it, e.g. to {stem}.v1.md)."
+            )
     return problems
+
+
+def _consult_rules(
+    engine: Engine, project: Project, task: Task, target: str, *, required: bool = True
+) -> None:
+    """Ask every transition rule about the move; a broken rule refuses it (fail closed)."""
+    current = task.state or ""
+    result = engine.run("transition", project, [task], Transition(current, target))
+    if result.errors:
+        raise AutomatonError(
+            "plugin-error",
+            "; ".join(f"plugin {e.plugin}: {e.message}" for e in result.errors),
+        )
+    problems = transition_problems(task, target, result.violations, required=required)
+    if problems:
+        raise Refusal(
+            "transition-refused",
+            problems[0],
+            text="\n".join(f"ERROR: {p}" for p in problems),
+            next_steps={
+                "problems": problems,
+                "missing_artifact": _missing(task) if required else None,
+                "forbidden_artifacts": [f.artifact for f in result.violations if f.artifact],
+                "command": status_command(
+                    "--validate-folder", "--task", task.name, "--project", project.root
+                ),
+            },
+        )
 
 
 def transition(
@@ -204,24 +243,7 @@ def transition(
             return Change(name, recovered and recovered.get("from"), target, recovered=True)
         current = task.state or ""
         _refuse_illegal(project, task, target)
-        result = engine.run("transition", project, [task], Transition(current, target))
-        if result.errors:
-            raise AutomatonError(
-                "plugin-error",
-                "; ".join(f"plugin {e.plugin}: {e.message}" for e in result.errors),
-            )
-        problems = transition_problems(task, target, result.violations)
-        if problems:
-            raise Refusal(
-                "transition-refused",
-                problems[0],
-                text="\n".join(f"ERROR: {p}" for p in problems),
-                next_steps={
-                    "problems": problems,
-                    "missing_artifact": _missing(task),
-                    "forbidden_artifacts": [f.artifact for f in result.violations if f.artifact],
-                },
-            )
+        _consult_rules(engine, project, task, target)
         store.commit(task_dir, _entry(current, target, actor or default_actor(), command), target)
     return Change(name, current, target)
 
@@ -253,7 +275,9 @@ def _pending_approval(task_dir: Any, target: str) -> bool:
     return logged > recorded and logged_at >= entered_at
 
 
-def approve(project: Project, name: str, *, approver: str = "user") -> Change:
+def approve(
+    project: Project, name: str, *, approver: str = "user", engine: Engine | None = None
+) -> Change:
     """Open an approval gate: record who approved what, with the artifact's digest."""
     if not APPROVER_PATTERN.fullmatch(approver):
         raise AutomatonError(
@@ -299,6 +323,8 @@ def approve(project: Project, name: str, *, approver: str = "user") -> Change:
                 f"Cannot approve '{current}': required artifact '{artifact}' is missing or empty "
                 "in task folder.",
             )
+        if engine is not None:
+            _consult_rules(engine, project, task, target, required=False)
         digest = store.file_digest(task.path / artifact)
         line = None
         if not _pending_approval(task_dir, target):
@@ -316,35 +342,61 @@ def approve(project: Project, name: str, *, approver: str = "user") -> Change:
     return Change(name, current, target, approver=approver)
 
 
-def upgrade(project: Project, *, actor: str | None = None) -> list[Change]:
-    """Adopt hand-made task folders: write `.state` from their latest artifact, idempotently."""
-    changes = []
+def _recorded_state(history: list[dict[str, Any]]) -> str | None:
+    """The last state the history recorded, if it is a known one."""
+    target = history[-1].get("to") if history else None
+    return target if isinstance(target, str) and machine.is_state(target) else None
+
+
+def _adopt(task: Task, actor: str) -> Change | None:
+    """Give one folder a `.state`: restored from its history, or inferred from its artifacts."""
+    if task.state is not None and machine.is_state(task.state):
+        return None
+    history = store.read_history(task.path)
+    recorded = _recorded_state(history)
+    store.ensure_approvals(task.path)
+    if recorded is not None:
+        # The history is the record: a lost or garbled .state goes back to what it says.
+        if history[-1].get("command") != "--upgrade":
+            entry = _entry(task.state, recorded, actor, "--upgrade", restored=True)
+            store.commit(task.path, entry, recorded)
+        else:
+            store.write_state(task.path, recorded)
+        return Change(task.name, task.state, recorded, inferred_from=".state.history")
+    if task.state is not None:
+        raise AutomatonError(
+            "unknown-phase",
+            f"Unknown phase '{printable(task.state)}' in .state file of task '{task.name}', "
+            "and no .state.history to restore it from. Write the right phase into .state.",
+        )
+    phase = machine.infer_phase(task.artifacts)
+    source = machine.ARTIFACTS.get(phase)
+    entry = _entry(
+        None,
+        phase,
+        actor,
+        "--upgrade",
+        inferred_from=source,
+        adopted_approvals=len(store.read_approvals(task.path)),
+    )
+    store.commit(task.path, entry, phase)
+    return Change(task.name, None, phase, inferred_from=source)
+
+
+def upgrade(project: Project, *, actor: str | None = None) -> tuple[list[Change], list[str]]:
+    """Adopt hand-made folders and repair lost `.state` files; idempotent, task by task."""
+    changes: list[Change] = []
+    errors: list[str] = []
     for name in project.names():
-        task = project.load(name, strict=False)
-        if task.state is not None:
-            continue
-        with store.locked(task.path):
+        try:
             task = project.load(name, strict=False)
-            if task.state is not None:
+            if task.state is not None and machine.is_state(task.state):
                 continue
-            phase = machine.infer_phase(task.artifacts)
-            source = machine.ARTIFACTS.get(phase)
-            store.ensure_approvals(task.path)
-            history = store.read_history(task.path)
-            if history and history[-1].get("command") == "--upgrade" and history[-1].get("to"):
-                # A killed --upgrade wrote its history line but not .state: finish it.
-                phase = str(history[-1]["to"])
-                source = history[-1].get("inferred_from")
-                store.write_state(task.path, phase)
-            else:
-                entry = _entry(
-                    None,
-                    phase,
-                    actor or default_actor(),
-                    "--upgrade",
-                    inferred_from=source,
-                    adopted_approvals=len(store.read_approvals(task.path)),
-                )
-                store.commit(task.path, entry, phase)
-        changes.append(Change(name, None, phase, inferred_from=source))
-    return changes
+            with store.locked(task.path):
+                change = _adopt(project.load(name, strict=False), actor or default_actor())
+        except AutomatonError as exc:
+            errors.append(f"task {name}: {exc.message}")
+            continue
+        if change is not None:
+            changes.append(change)
+    return changes, errors

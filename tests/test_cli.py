@@ -109,6 +109,7 @@ def test_status_py_runs_from_the_checkout(project: Project) -> None:
 def test_main_uses_sys_argv_by_default(
     project: Project, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    project.create("demo")
     monkeypatch.setattr(sys, "argv", ["status.py", "--list", "--project", str(project.root)])
     assert cli.main() == 0
     assert capsys.readouterr().out.startswith("Task ")

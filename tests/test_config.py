@@ -60,8 +60,13 @@ def test_bad_configuration_is_an_error_naming_key_and_file(
 
 
 def test_bad_configuration_through_the_cli(project: Project) -> None:
-    (project.root / "automaton.toml").write_text("plugns = []\n")
     project.create("demo")
+    (project.root / "automaton.toml").write_text("plugns = []\n")
+    for command in (("--task", "demo"), ("--list",), ("--create-task", "other")):
+        result = project.run(*command)
+        assert result.rc == 2, command
+        assert result.err.startswith("ERROR: Unknown key 'plugns' in "), command
+    assert not project.task_dir("other").exists()
     result = project.run("--validate-folder", "--task", "demo")
     assert result.rc == 2
     assert result.err.startswith("ERROR: Unknown key 'plugns' in ")

@@ -59,6 +59,7 @@ def write_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 @pytest.fixture
 def core(project):
     """The core's view of the temporary project."""
+    project.tasks.mkdir(parents=True, exist_ok=True)
     return find_project(project.root)
 
 
@@ -68,6 +69,7 @@ BUILTIN_CODES = (
     *(f"AR20{n}" for n in range(1, 9)),
     "AR301",
     "AR401",
+    "AR402",
 )
 
 

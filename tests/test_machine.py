@@ -248,7 +248,7 @@ def test_guidance_forbids_creating_exactly_the_forbidden_artifacts(state: str) -
 @pytest.mark.parametrize(
     "state,expected",
     [
-        ("new", "SPEC.md"),
+        ("new", None),
         ("research", "SPEC.md"),
         ("research:awaiting_approval", "SPEC.md"),
         ("design", "DESIGN.md"),

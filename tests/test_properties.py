@@ -153,6 +153,13 @@ def step(root: Path, task_dir: Path, command: tuple) -> None:
     if kind == "approve" and before is not None:
         artifact = machine.required_artifact(before)
         ready = machine.is_awaiting(before) and has_content(task_dir, artifact)
+        if ready:
+            # An approval is a move too: no skipped-phase artifact may be present.
+            present = {name for name in ARTIFACT_NAMES if (task_dir / name).exists()}
+            target = machine.approval_target(before) or ""
+            ready = not present & (
+                machine.forbidden_artifacts(before) | machine.forbidden_artifacts(target)
+            )
         assert rc == (0 if ready else 1), (before, output)
     if kind in ("transition", "legal") and before is not None:
         assert rc == (0 if may_transition(task_dir, before, target) else 1), (
@@ -187,7 +194,8 @@ def expand(task_dir: Path, command: tuple) -> list[tuple]:
         return [command]
     state = read_state(task_dir) or "new"
     if machine.is_awaiting(state):
-        return [("write_required",), ("approve",)]
+        clear = machine.forbidden_artifacts(state)
+        return [*(("delete", name) for name in sorted(clear)), ("write_required",), ("approve",)]
     legal = machine.legal_targets(state)
     if not legal:
         return [("legal", command[1])]

@@ -659,6 +659,7 @@ def test_validate_folder_flags_task_folders_without_state_as_manually_created(pr
         "Phase: unknown (no .state file found)",
         "Folder validation: FAIL — task was created manually (no .state file). Use "
         f"'{SCRIPT} --create-task' to create tasks properly.",
+        f"To adopt the folder as it is: {SCRIPT} --upgrade",
     ]
     assert not (folder / ".state").exists()  # the evidence is not erased
 

@@ -223,8 +223,37 @@ def test_read_state_binary_does_not_raise(tmp_path: Path) -> None:
 
 def test_read_state_directory(tmp_path: Path) -> None:
     (tmp_path / ".state").mkdir()
-    state = store.read_state(tmp_path)
-    assert state is not None and not machine.is_state(state)
+    with pytest.raises(AutomatonError) as caught:
+        store.read_state(tmp_path)
+    assert caught.value.exit_code == 2
+    assert caught.value.message.endswith(".state: not a regular file")
+
+
+def test_state_that_is_a_link_is_refused_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("implement\n")
+    task_dir = tmp_path / "task"
+    task_dir.mkdir()
+    (task_dir / ".state").symlink_to(outside)
+    with pytest.raises(AutomatonError) as caught:
+        store.read_state(task_dir)
+    assert caught.value.message.endswith(".state: a symbolic link")
+
+
+def test_writes_never_follow_links_out_of_the_task_folder(tmp_path: Path) -> None:
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me\n")
+    task_dir = tmp_path / "task"
+    task_dir.mkdir()
+    (task_dir / ".state.tmp").symlink_to(precious)
+    store.write_state(task_dir, "research")
+    assert precious.read_text() == "keep me\n"
+    assert (task_dir / ".state").read_text() == "research\n"
+    assert not (task_dir / ".state").is_symlink()
+    (task_dir / ".state.history").symlink_to(precious)
+    with pytest.raises(OSError):
+        store.append_line(task_dir / ".state.history", "{}")
+    assert precious.read_text() == "keep me\n"
 
 
 def test_crlf_state_is_accepted_by_the_cli(project, task_in) -> None:
@@ -329,7 +358,8 @@ def test_create_task_dir_appears_in_one_rename(
     monkeypatch.setattr(os, "rename", spy)
     store.create_task_dir(final, "my-task", "new", _entry(), "tasks/")
     monkeypatch.undo()
-    assert seen == [(False, {".state", ".state.approvals", ".state.history"}, b"new\n")]
+    files = {".state", ".state.approvals", ".state.history", ".state.mutex"}
+    assert seen == [(False, files, b"new\n")]
     assert (final / ".state").read_bytes() == b"new\n"
     assert (final / ".state.approvals").read_bytes() == b""
     assert len(history_chain_ok(final)) == 1

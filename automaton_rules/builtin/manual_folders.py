@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from .. import machine
+from ..errors import printable
 from ..findings import MANUAL_FOLDERS, Finding
 from ..hookspecs import hookimpl
-from ..project import Task
+from ..project import Project, Task
 from ..rule import Rule, rule
 
 
@@ -28,7 +29,27 @@ def manually_created_folder(task: Task) -> Iterator[Finding]:
         )
 
 
+@rule(
+    "AR402",
+    summary="Every folder in the tasks folder has a task's name",
+    category=MANUAL_FOLDERS,
+    when=("audit", "validate"),
+)
+def invalid_folder_names(project: Project) -> Iterator[Finding]:
+    """Folders no task name can reach were made by hand and would otherwise go unseen."""
+    for name in project.stray_folders():
+        shown = printable(name)
+        yield Finding(
+            f"folder '{shown}' is not a task: task names are kebab-case "
+            "(rename it, then run --upgrade)",
+            path=f"{project.tasks_dir.relative_to(project.root).as_posix()}/{name}",
+            task=shown,
+            data={"detail": f"folder '{shown}' has no valid task name"},
+        )
+
+
 @hookimpl
 def register_rules(register: Callable[[Rule], None]) -> None:
-    """The manual-folder check."""
+    """The manual-folder checks."""
     register(manually_created_folder)
+    register(invalid_folder_names)
