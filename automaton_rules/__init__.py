@@ -8,8 +8,8 @@ from .errors import AutomatonError, Refusal
 from .findings import Finding, Severity
 from .hookspecs import hookimpl, hookspec
 from .project import Project, Task
-from .rule import Rule, rule
-from .runner import Engine, RunResult, Transition
+from .rule import Rule, Skip, Transition, rule
+from .runner import Engine, RunResult
 
 __all__ = [
     "AutomatonError",
@@ -20,6 +20,7 @@ __all__ = [
     "Rule",
     "RunResult",
     "Severity",
+    "Skip",
     "Task",
     "Transition",
     "__version__",

@@ -17,6 +17,18 @@ CODE_PATTERN = re.compile(r"[A-Z][A-Z0-9]*[0-9]+")
 RuleFunction = Callable[..., "Iterable[Finding] | None"]
 
 
+class Skip(Exception):
+    """Raised by a rule that cannot run here, like `pytest.skip`; the report says why."""
+
+
+@dataclass(frozen=True)
+class Transition:
+    """The move being decided; rules see it as the `transition` argument."""
+
+    source: str
+    target: str
+
+
 @dataclass(frozen=True)
 class Rule:
     """A check with a stable code; it receives only the arguments it names."""

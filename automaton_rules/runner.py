@@ -15,21 +15,9 @@ from .findings import BUILTIN_CATEGORIES, Finding
 from .gitlog import GitHistory, read_history
 from .plugins import PluginError, _describe, plugin_manager
 from .project import Project, Task
-from .rule import Rule
+from .rule import Rule, Skip, Transition
 
 FIXTURES: tuple[str, ...] = ("task", "tasks", "project", "transition", "config", "git")
-
-
-class Skip(Exception):
-    """Raised by a rule that cannot run here, like `pytest.skip`; the report says why."""
-
-
-@dataclass(frozen=True)
-class Transition:
-    """The move being decided; rules see it as the `transition` argument."""
-
-    source: str
-    target: str
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,7 @@ from .. import machine
 from ..findings import OUT_OF_ORDER, Finding
 from ..hookspecs import hookimpl
 from ..project import Task
-from ..rule import Rule, rule
-from ..runner import Transition
+from ..rule import Rule, Transition, rule
 
 
 @rule(

@@ -21,8 +21,7 @@ from ..findings import UNAUTHORIZED, Finding
 from ..gitlog import GitHistory
 from ..hookspecs import hookimpl
 from ..project import Project, Task
-from ..rule import Rule, rule
-from ..runner import Skip
+from ..rule import Rule, Skip, rule
 
 
 @dataclass(frozen=True)
