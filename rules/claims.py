@@ -1,0 +1,58 @@
+"""Example project rule: a multi-agent claim in `.state.lock` that has expired.
+
+An agent claims a task before working on it (`agent:`, `phase:`, `claimed:`,
+`expires:` lines). A claim past its expiry means an agent died or forgot to
+release it, and the task sits blocked until someone takes it over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
+
+from automaton_rules import Finding, Rule, Task, hookimpl, rule
+
+CLAIM_FILE = ".state.lock"
+
+
+def read_claim(text: str) -> dict[str, str]:
+    """The `key: value` lines of a claim file."""
+    claim = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            claim[key.strip()] = value.strip()
+    return claim
+
+
+@rule(
+    "EX301",
+    summary="No task is held by a claim that has expired",
+    category="Multi-agent Claims",
+    severity="warning",
+)
+def expired_claim(task: Task) -> Iterator[Finding]:
+    """Report the holder and the expiry, so a person can release or take over the task."""
+    text = task.read(CLAIM_FILE)
+    if text is None:
+        return
+    claim = read_claim(text)
+    try:
+        expires = datetime.strptime(claim.get("expires", ""), "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        yield Finding(
+            f"{CLAIM_FILE} has no readable 'expires:' time", path=task.relpath(CLAIM_FILE)
+        )
+        return
+    if expires.replace(tzinfo=timezone.utc) < datetime.now(timezone.utc):
+        yield Finding(
+            f"claim by agent '{claim.get('agent', '?')}' expired at {claim['expires']}",
+            path=task.relpath(CLAIM_FILE),
+            correction="release the claim or take the task over",
+        )
+
+
+@hookimpl
+def register_rules(register: Callable[[Rule], None]) -> None:
+    """This module's rules."""
+    register(expired_claim)
