@@ -58,13 +58,32 @@ class Demo:
             if action == "approve":
                 self.status("--task", task, "--approve")
             elif action == "write":
-                self.write(task, str(target), f"# {target}\n\nDone.\n")
+                verdict = "Verdict: PASS\n" if target == "VERDICT.md" else "Done.\n"
+                self.write(task, str(target), f"# {target}\n\n{verdict}")
             else:
                 self.status("--task", task, "--transition", str(target))
+
+    def git(self, *args: str) -> None:
+        subprocess.run(["git", *args], cwd=self.project, check=True, capture_output=True)
+
+    def commit(self, path: str, text: str, task: str | None = None) -> None:
+        """Commit a source file, naming the task in a trailer as the commit-msg hook asks."""
+        target = self.project / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        message = f"Change {path}" + (f"\n\nTask: {task}" if task else "")
+        self.git("add", path)
+        self.git("commit", "-q", "-m", message)
+        trailer = f" (Task: {task})" if task else ""
+        print(f"$ git commit {path}{trailer}")
 
 
 def run(project: Path) -> None:
     demo = Demo(project)
+    demo.git("init", "-q")
+    demo.git("config", "user.email", "demo@example.com")
+    demo.git("config", "user.name", "Demo")
+    demo.commit("src/app.py", "print('hello')\n")
 
     demo.say("A new task starts in 'new'; --task tells the agent what it may do.")
     demo.status("--create-task", "add-user-auth")
@@ -94,6 +113,12 @@ def run(project: Path) -> None:
             ("transition", "test_design:awaiting_approval"),
             ("approve", None),
             ("transition", "implement"),
+        ],
+    )
+    demo.commit("src/auth.py", "def login(): ...\n", task="add-user-auth")
+    demo.walk(
+        "add-user-auth",
+        [
             ("write", "IMPLEMENTATION.md"),
             ("transition", "bug_find"),
             ("write", "BUG_REPORT.md"),
@@ -145,6 +170,21 @@ def run(project: Path) -> None:
 
     demo.say("Every task at a glance.")
     demo.status("--list")
+
+    demo.say("Ways around the workflow that only the audit sees.")
+    demo.commit("src/login.py", "def fix(): ...\n", task="fix-login-bug")
+    demo.status("--create-task", "quick-fix")
+    demo.status("--task", "quick-fix", "--transition", "research")
+    demo.write("quick-fix", "SPEC.md", "# Spec\n\n## Acceptance criteria\n- fast\n")
+    (demo.tasks / "quick-fix" / ".state").write_text("implement\n")
+    print("$ echo implement > .automaton/tasks/quick-fix/.state")
+    hand_made = demo.tasks / "hand-made"
+    hand_made.mkdir()
+    (hand_made / "SPEC.md").write_text("# Spec\n")
+    print("$ mkdir .automaton/tasks/hand-made && echo '...' > .automaton/tasks/hand-made/SPEC.md")
+
+    demo.say("The audit, as CI runs it: all four categories, then the example rules.")
+    demo.status("--audit", expect=1)
 
 
 def main() -> int:

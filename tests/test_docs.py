@@ -53,3 +53,32 @@ def test_every_cli_option_is_in_the_readme() -> None:
     spans = set(re.split(r"[\s`|\[\]()]+", README))
     for opt in options:
         assert opt in spans, f"{opt} is not documented in README.md"
+
+
+def _python_blocks(text: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def test_the_rule_writing_guide_works_as_written(tmp_path) -> None:
+    """The guide's rule and its tests, copied out of the page, pass under pytest."""
+    import os
+    import subprocess
+    import sys
+
+    blocks = _python_blocks(WRITING_RULES)
+    rule_source = next(b for b in blocks if b.startswith("# acme_rules/__init__.py"))
+    test_source = next(b for b in blocks if b.startswith("# tests/test_acme.py"))
+    (tmp_path / "acme_rules").mkdir()
+    (tmp_path / "acme_rules" / "__init__.py").write_text(rule_source)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_acme.py").write_text(test_source)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 passed" in proc.stdout

@@ -213,19 +213,17 @@ def test_history_symlink_changes_nothing(project: Project, tmp_path: Path) -> No
     (folder / ".state.history").symlink_to(outside)
     result = project.run("--task", "x", "--transition", "research")
     assert result.rc == 2
-    assert result.err.startswith("ERROR: ")
-    assert "Nothing was changed." in result.err
     assert outside.read_bytes() == original
     assert project.state("x") == "new\n"
+    assert result.err.startswith("ERROR: ")
+    assert "Nothing was changed." in result.err
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
 def test_fifo_artifact_does_not_hang_and_counts_as_missing(project: Project, task_in) -> None:
     name = task_in("research")
     os.mkfifo(project.task_dir(name) / "SPEC.md")
-    proc = _script(
-        "--task", name, "--transition", "research:awaiting_approval", cwd=project.root
-    )
+    proc = _script("--task", name, "--transition", "research:awaiting_approval", cwd=project.root)
     assert proc.returncode == 1, proc
     assert "Required artifact 'SPEC.md' is missing or empty" in proc.stderr
     assert project.state(name) == "research\n"
@@ -234,9 +232,7 @@ def test_fifo_artifact_does_not_hang_and_counts_as_missing(project: Project, tas
 def test_artifact_linked_to_dev_zero_counts_as_missing(project: Project, task_in) -> None:
     name = task_in("research")
     (project.task_dir(name) / "SPEC.md").symlink_to("/dev/zero")
-    proc = _script(
-        "--task", name, "--transition", "research:awaiting_approval", cwd=project.root
-    )
+    proc = _script("--task", name, "--transition", "research:awaiting_approval", cwd=project.root)
     assert proc.returncode == 1, proc
     assert "Required artifact 'SPEC.md' is missing or empty" in proc.stderr
     assert project.state(name) == "research\n"
@@ -363,9 +359,7 @@ def test_upgrade_restores_corrupt_state_from_history(project: Project, task_in) 
     assert project.run("--task", name).rc == 0
 
 
-def test_upgrade_reports_unrestorable_state_and_adopts_the_rest(
-    project: Project, task_in
-) -> None:
+def test_upgrade_reports_unrestorable_state_and_adopts_the_rest(project: Project, task_in) -> None:
     name = task_in("design", name="x")
     (project.task_dir(name) / ".state").write_text("implemnt\n")
     (project.task_dir(name) / ".state.history").unlink()
@@ -555,7 +549,10 @@ def dash_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Project:
 
 def test_ascii_terminal_list_does_not_crash(dash_project: Project) -> None:
     proc = _script(
-        "--list", "--project", str(dash_project.root), cwd=dash_project.root,
+        "--list",
+        "--project",
+        str(dash_project.root),
+        cwd=dash_project.root,
         PYTHONIOENCODING="ascii",
     )
     assert proc.returncode == 0, proc
@@ -565,7 +562,11 @@ def test_ascii_terminal_list_does_not_crash(dash_project: Project) -> None:
 
 def test_ascii_terminal_list_json_does_not_crash(dash_project: Project) -> None:
     proc = _script(
-        "--list", "--json", "--project", str(dash_project.root), cwd=dash_project.root,
+        "--list",
+        "--json",
+        "--project",
+        str(dash_project.root),
+        cwd=dash_project.root,
         PYTHONIOENCODING="ascii",
     )
     assert proc.returncode == 0, proc

@@ -56,14 +56,15 @@ class Timeline:
     def judged_state(self, moment: float) -> str | None:
         """The state to hold a change at `moment` against, or None to give it the benefit.
 
-        Times are whole seconds, so a change in the very second the task changed state
-        is judged only if the states on both sides of that second forbid editing.
+        Times are whole seconds, so a change in a second in which the task changed state
+        is judged only if every state the task held during that second forbids editing.
         """
-        after = self.state_at(moment)
-        before = self.state_at(moment - 0.5)
-        if _judged(after) and _judged(before):
-            return after
-        return None
+        first = bisect.bisect_left(self.starts, moment) - 1
+        last = bisect.bisect_right(self.starts, moment) - 1
+        if first < 0:
+            return None
+        held = self.states[first : last + 1]
+        return held[-1] if all(_judged(state) for state in held) else None
 
     def edit_spans(self, until: float) -> Iterator[tuple[float, float]]:
         """The intervals the task spent in an edit phase."""
