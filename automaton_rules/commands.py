@@ -180,7 +180,9 @@ def list_rules(*, project: Path | None, config: Path | None, **_: object) -> Out
     try:
         root = find_project(project).root
     except AutomatonError:
-        root = Path.cwd()
+        if project is not None:
+            raise
+        root = Path.cwd()  # rules can be listed before the first task exists
     settings = load_config(root, config)
     engine = _engine(settings)
     rows = [

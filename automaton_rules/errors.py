@@ -32,7 +32,7 @@ class Refusal(AutomatonError):
     exit_code = 1
 
 
-def printable(value: str, limit: int = 80) -> str:
+def printable(value: str, limit: int | None = 80) -> str:
     """Show untrusted text on one line: control characters escaped, length capped."""
     shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value)
-    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+    return shown if limit is None or len(shown) <= limit else shown[: limit - 3] + "..."

@@ -40,6 +40,17 @@ class Finding:
             return str(named)
         return PurePosixPath(self.path).name if self.path else None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.message, str):
+            raise TypeError("Finding.message must be a str")
+        for name in ("path", "correction", "task"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+                raise TypeError(f"Finding.{name} must be a str or None")
+        if self.severity not in ("", *SEVERITIES):
+            raise ValueError(f"Finding.severity must be one of {', '.join(SEVERITIES)}")
+        if not isinstance(self.data, Mapping):
+            raise TypeError("Finding.data must be a mapping")
+
     def as_dict(self) -> dict[str, Any]:
         """The finding as the JSON report writes it."""
         return {

@@ -62,16 +62,22 @@ def _load_path(path: Path) -> ModuleType:
     return module
 
 
+def plugin_path(spec: str, base: Path | None = None) -> Path | None:
+    """The file a configured plugin names, or None when it names a module."""
+    if not (spec.endswith(".py") or "/" in spec or "\\" in spec):
+        return None
+    path = Path(spec).expanduser()
+    return base / path if not path.is_absolute() and base is not None else path
+
+
 def load_plugin(spec: str, base: Path | None = None) -> tuple[str, ModuleType]:
     """A module name, or a `.py` path relative to the configuration file's folder."""
-    if spec.endswith(".py") or "/" in spec or "\\" in spec:
-        path = Path(spec).expanduser()
-        if not path.is_absolute() and base is not None:
-            path = base / path
-        if not path.is_file():
-            raise ImportError(f"no such file: {path}")
-        return str(path), _load_path(path)
-    return spec, importlib.import_module(spec)
+    path = plugin_path(spec, base)
+    if path is None:
+        return spec, importlib.import_module(spec)
+    if not path.is_file():
+        raise ImportError(f"no such file: {path}")
+    return str(path), _load_path(path)
 
 
 def _register(
@@ -107,7 +113,8 @@ def plugin_manager(
         try:
             name, module = load_plugin(spec, base)
         except Exception as exc:
-            errors.append(PluginError(spec, f"failed to import: {_describe(exc)}"))
+            name = str(plugin_path(spec, base) or spec)
+            errors.append(PluginError(name, f"failed to import: {_describe(exc)}"))
             continue
         _register(pm, name, module, errors)
     return pm, errors

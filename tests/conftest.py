@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from automaton_rules import cli, machine, store
+from automaton_rules.testing import route_to
 
 ROOT = Path(__file__).resolve().parent.parent
 STATUS_PY = ROOT / "status.py"
@@ -93,36 +94,8 @@ class Project:
             assert result.rc == 0, (target, result)
 
 
-FULL_PATH = (
-    "research",
-    "research:awaiting_approval",
-    "research:approved",
-    "design",
-    "design:awaiting_approval",
-    "design:approved",
-    "test_design",
-    "test_design:awaiting_approval",
-    "test_design:approved",
-    "implement",
-    "bug_find",
-    "adversarial_bug_find",
-    "doc_review",
-    "referee",
-    "complete",
-)
-
-
-def path_to(state: str) -> tuple[str, ...]:
-    """The states a task passes through from `new` to reach `state` (design route)."""
-    if state == "new":
-        return ()
-    if state.startswith("decomposition"):
-        head = FULL_PATH[: FULL_PATH.index("research:approved") + 1]
-        tail = ("decomposition", "decomposition:awaiting_approval", "decomposition:approved")
-        return head + tail[: tail.index(state) + 1]
-    if state == "human_intervention":
-        return (*FULL_PATH[: FULL_PATH.index("referee") + 1], "human_intervention")
-    return FULL_PATH[: FULL_PATH.index(state) + 1]
+# The states a task passes through from `new` to a state: the same walk rule authors use.
+path_to = route_to
 
 
 @pytest.fixture

@@ -589,7 +589,7 @@ def test_py_path_plugin_relative_to_base(tmp_path, project, task_in, core, monke
     assert [(f.code, f.path) for f in result.findings] == [("XT100", "NOTES.txt")]
 
     missing = engine_with("team/absent.py", base=base)
-    assert [e.plugin for e in missing.errors] == ["team/absent.py"]
+    assert [e.plugin for e in missing.errors] == [str(base / "team" / "absent.py")]
     assert "no such file" in missing.errors[0].message
     assert codes(missing) == list(BUILTIN_CODES)
 

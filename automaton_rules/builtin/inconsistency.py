@@ -235,16 +235,17 @@ def approved_artifact_changed(task: Task) -> Iterator[Finding]:
         return
     _, entries = _history(task)
     latest: dict[str, tuple[int, dict[str, Any]]] = {}
-    reopened: dict[str, int] = {}
+    entered: list[tuple[int, int]] = []  # (history index, rank of the phase entered)
     for index, entry in enumerate(entries):
         target = str(entry.get("to"))
         if entry.get("command") == "--approve" and entry.get("artifact_sha256"):
             latest[machine.base_phase(target)] = (index, entry)
         elif machine.is_state(target) and target == machine.base_phase(target):
-            reopened[target] = index
+            entered.append((index, machine.PHASES.index(target)))
     for phase, (index, entry) in sorted(latest.items()):
-        if reopened.get(phase, -1) > index:
-            continue
+        rank = machine.PHASES.index(phase)
+        if any(later > index and reopened <= rank for later, reopened in entered):
+            continue  # the task went back to this phase or before it: a new round
         artifact = str(entry.get("artifact") or machine.ARTIFACTS.get(phase))
         digest = store.file_digest(task.path / artifact)
         if digest == entry.get("artifact_sha256"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..errors import printable
 from ..findings import INCONSISTENCY, MANUAL_FOLDERS, OUT_OF_ORDER, UNAUTHORIZED, Finding
 from ..project import Task
 from . import AuditReport
@@ -35,22 +36,24 @@ def pass_text(category: str, task: Task) -> str:
 def finding_line(finding: Finding, task: Task | None) -> str:
     """One `[FAIL]`/`[WARN]` line."""
     label = LABELS.get(str(finding.severity), "NOTE")
-    name = finding.task or "(project)"
+    name = printable(finding.task or "(project)", None)
     phase = finding.data.get("phase")
     if finding.category == OUT_OF_ORDER and finding.artifact and phase and task is not None:
         artifact = finding.artifact
         return f"[{label}] {name} (phase: {task.state}): found {artifact} ({phase} phase artifact)"
-    line = f"[{label}] {name}: {finding.message}"
+    line = f"[{label}] {name}: {printable(finding.message, None)}"
     if finding.correction:
-        line += f" — suggested correction: {finding.correction}"
+        line += f" — suggested correction: {printable(finding.correction, None)}"
     return line
 
 
 def summary_line(finding: Finding) -> str:
     """`  - task: out-of-order artifact (IMPLEMENTATION.md)`."""
     label = SUMMARY_LABELS.get(finding.category, finding.code)
-    detail = finding.data.get("detail") or finding.artifact or finding.message
-    return f"  - {finding.task or '(project)'}: {label} ({detail})"
+    detail = str(finding.data.get("detail") or finding.artifact or finding.message)
+    return (
+        f"  - {printable(finding.task or '(project)', None)}: {label} ({printable(detail, None)})"
+    )
 
 
 def render(report: AuditReport) -> str:
