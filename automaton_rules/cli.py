@@ -16,13 +16,15 @@ from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from . import __version__
 from .errors import AutomatonError
 from .findings import SEVERITIES
 from .project import STATUS_SCRIPT, use_invocation
-from .views import Outcome
+
+if TYPE_CHECKING:
+    from .views import Outcome
 
 SCHEMA_VERSION = 1
 PROG = "status.py"
@@ -51,7 +53,13 @@ ACTIONS = (
     "audit",
     "list_rules",
     "upgrade",
+    "can_edit",
+    "scope_check",
+    "can_create_task",
+    "same_session",
 )
+HOOKS = ("can_edit", "scope_check", "can_create_task", "same_session")
+_HOOK_FLAGS = frozenset("--" + hook.replace("_", "-") for hook in HOOKS)
 # Options that only make sense with one action.
 AUDIT_ONLY = ("select", "ignore", "fail_on")
 
@@ -142,6 +150,23 @@ def _build_command() -> Any:
             metavar="SEVERITY",
             help="Exit 1 on findings at or above: error, warning, note.",
         ),
+        can_edit: bool = typer.Option(
+            False, "--can-edit", help="Hook: may code be edited now? ALLOWED (0) or DENIED (1)."
+        ),
+        scope_check: bool = typer.Option(
+            False,
+            "--scope-check",
+            help="Hook: is --file inside the project? IN_SCOPE or OUT_OF_SCOPE.",
+        ),
+        can_create_task: bool = typer.Option(
+            False, "--can-create-task", help="Hook: may a task be created? Always ALLOWED."
+        ),
+        same_session: bool = typer.Option(
+            False, "--same-session", help="Hook: was --task created within the last 30 minutes?"
+        ),
+        file: Optional[str] = typer.Option(
+            None, "--file", metavar="PATH", help="The file an edit hook asks about."
+        ),
         list_rules: bool = typer.Option(
             False, "--list-rules", help="List every registered rule with its plugin."
         ),
@@ -173,6 +198,8 @@ def _execute(parsed: Invocation) -> int:
     opts = parsed.options
     as_json, task = opts["as_json"], opts["task"]
     if opts["version"]:
+        from .views import Outcome
+
         outcome = Outcome(0, f"automaton-rules {__version__}", {"version": __version__})
         return _finish(outcome, "version", as_json)
     chosen = {
@@ -184,6 +211,7 @@ def _execute(parsed: Invocation) -> int:
         "audit": opts["audit"],
         "list_rules": opts["list_rules"],
         "upgrade": opts["upgrade"],
+        **{hook: opts[hook] for hook in HOOKS},
     }
     picked = [name for name in ACTIONS if chosen[name]]
     if len(picked) > 1:
@@ -195,6 +223,19 @@ def _execute(parsed: Invocation) -> int:
         raise AutomatonError(
             "usage",
             f"Nothing to do: pass --task NAME, --list or another action. Run '{PROG} --help'.",
+        )
+    if opts["file"] is not None and action not in ("can_edit", "scope_check"):
+        raise AutomatonError("usage", "--file goes with --can-edit or --scope-check.")
+    if action in HOOKS:
+        from . import hooks
+
+        flag = _flag(action)
+        return hooks.emit(
+            flag,
+            hooks.decide(
+                flag, task=task, project=opts["project"], file=opts["file"], config=opts["config"]
+            ),
+            as_json,
         )
     if opts["approver"] != "user" and action != "approve":
         raise AutomatonError("usage", "--approver goes with --approve.")
@@ -334,6 +375,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args
     command = _command_name(args)
+    if any(arg in _HOOK_FLAGS for arg in args):
+        from . import hooks
+
+        quick = hooks.parse(args)
+        if quick is not None:
+            return hooks.run(quick)
     try:
         parsed = _build_command().main(args=args, prog_name=prog, standalone_mode=False)
         if parsed == INTERRUPTED:

@@ -7,7 +7,7 @@ from pathlib import Path
 from . import store, views, workflow
 from .config import Config, load_config
 from .errors import AutomatonError
-from .project import Project, Task, find_project
+from .project import Project, Task, find_project, untracked_error
 from .runner import Engine, Selection
 from .views import Outcome
 
@@ -61,9 +61,10 @@ def _load_all(proj: Project) -> tuple[list[Task], list[str]]:
 def task(*, task: str, project: Path | None, config: Path | None, **_: object) -> Outcome:
     """`--task NAME`: the full view of one task, with its folder's validation."""
     proj, settings = _open(project, config)
+    workflow.infer_untracked(proj, task, settings.untracked)
     current = proj.load(task)
     if current.state is None:
-        raise workflow.untracked_error(proj, current)
+        raise untracked_error(proj, current)
     parent = proj.load(current.parent, strict=False) if current.parent else None
     subtasks = (
         [] if current.parent else [proj.load(n, strict=False) for n in proj.subtask_names(task)]
@@ -81,6 +82,7 @@ def transition(
 ) -> Outcome:
     """`--task NAME --transition PHASE`."""
     proj, settings = _open(project, config)
+    workflow.infer_untracked(proj, task, settings.untracked)
     change = workflow.transition(proj, task, transition, engine=_engine(settings))
     return views.change_view(proj, change, "transition")
 
@@ -90,6 +92,7 @@ def approve(
 ) -> Outcome:
     """`--task NAME --approve [--approver ID]`."""
     proj, settings = _open(project, config)
+    workflow.infer_untracked(proj, task, settings.untracked)
     change = workflow.approve(proj, task, approver=approver, engine=_engine(settings))
     return views.change_view(proj, change, "approve")
 

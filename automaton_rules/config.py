@@ -30,6 +30,8 @@ class Config:
     fail_on: str = "error"
     source: tuple[str, ...] = ("*",)
     source_exclude: tuple[str, ...] = (".automaton/*", "*.md")
+    untracked: str = "refuse"
+    same_session_minutes: float = 30
 
     @property
     def base(self) -> Path | None:
@@ -54,6 +56,11 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "fail-on": (lambda v: v in SEVERITIES, 'one of "error", "warning", "note"'),
     "source": (_strings, "a list of glob patterns"),
     "source-exclude": (_strings, "a list of glob patterns"),
+    "untracked": (lambda v: v in ("refuse", "infer"), '"refuse" or "infer"'),
+    "same-session-minutes": (
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
+        "a positive number of minutes",
+    ),
 }
 
 

@@ -214,6 +214,18 @@ def _file_names(folder: Path) -> frozenset[str]:
         raise AutomatonError("unreadable", f"Cannot read {folder}: {exc.strerror}") from None
 
 
+def untracked_error(project: Project, task: Task) -> AutomatonError:
+    """A folder with no `.state` is not guessed at: the user adopts it with --upgrade."""
+    phase = machine.infer_phase(task.artifacts)
+    command = status_command("--upgrade", "--project", project.root)
+    return AutomatonError(
+        "untracked-task",
+        f"Task '{task.name}' is untracked (no .state file). Its artifacts suggest phase "
+        f"'{phase}'. Run '{command}' to bootstrap it.",
+        next_steps={"inferred_phase": phase, "command": command},
+    )
+
+
 def framework_home(home: Path | None = None) -> Path:
     """`~/.automaton`, the framework's own folder, which is not a project."""
     return (home or Path.home()) / FRAMEWORK_HOME

@@ -11,13 +11,16 @@ from __future__ import annotations
 import getpass
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import machine, store
 from .errors import AutomatonError, Refusal, printable
 from .findings import OUT_OF_ORDER, Finding
-from .project import Project, Task, split_name, status_command
-from .runner import Engine, Transition
+from .project import Project, Task, split_name, status_command, untracked_error
+from .rule import Transition
+
+if TYPE_CHECKING:
+    from .runner import Engine
 
 APPROVER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 ROLL_FORWARD_SLACK = 1.0
@@ -61,18 +64,6 @@ def _load_tracked(project: Project, name: str) -> Task:
     if task.state is None:
         raise untracked_error(project, task)
     return task
-
-
-def untracked_error(project: Project, task: Task) -> AutomatonError:
-    """A folder with no `.state` is not guessed at: the user adopts it with --upgrade."""
-    phase = machine.infer_phase(task.artifacts)
-    command = status_command("--upgrade", "--project", project.root)
-    return AutomatonError(
-        "untracked-task",
-        f"Task '{task.name}' is untracked (no .state file). Its artifacts suggest phase "
-        f"'{phase}'. Run '{command}' to bootstrap it.",
-        next_steps={"inferred_phase": phase, "command": command},
-    )
 
 
 def _roll_forward(task_dir: Any) -> dict[str, Any] | None:
@@ -381,6 +372,18 @@ def _adopt(task: Task, actor: str) -> Change | None:
     )
     store.commit(task.path, entry, phase)
     return Change(task.name, None, phase, inferred_from=source)
+
+
+def infer_untracked(project: Project, name: str, mode: str) -> Change | None:
+    """With `untracked = "infer"` (the specification's fallback), write the inferred `.state`.
+
+    With the default `"refuse"` nothing happens here and the command refuses the task.
+    """
+    task_dir = project.task_dir(name)
+    if mode != "infer" or not task_dir.is_dir() or store.read_state(task_dir) is not None:
+        return None
+    with store.locked(task_dir):
+        return _adopt(project.load(name, strict=False), default_actor())
 
 
 def upgrade(project: Project, *, actor: str | None = None) -> tuple[list[Change], list[str]]:

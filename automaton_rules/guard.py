@@ -1,0 +1,194 @@
+"""Edit-time decisions: may this edit happen, is this file in scope, same session?
+
+Harness hooks ask these before every edit an agent makes, so this module imports
+only the core (machine, project, store) — never typer or pluggy.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import machine, store
+from .errors import AutomatonError, printable
+from .project import Project, Task, framework_home, untracked_error
+
+EDIT_PHASES_TEXT = "implement or doc_review"
+DEFAULT_SESSION_MINUTES = 30
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One answer of an edit-time hook: the exact line to print and its exit code."""
+
+    allowed: bool
+    text: str
+    code: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """0 allowed, 1 refused: the specification's hook contract."""
+        return 0 if self.allowed else 1
+
+
+def _allowed(code: str = "allowed", **details: Any) -> Decision:
+    return Decision(True, "ALLOWED", code, details)
+
+
+def _tracked(project: Project, name: str) -> Task:
+    task = project.load(name)
+    if task.state is None:
+        raise untracked_error(project, task)
+    return task
+
+
+def _deny_phase(task: Task) -> Decision:
+    phase = machine.base_phase(task.state or "")
+    return Decision(
+        False,
+        f"DENIED: Task '{task.name}' is in {phase} phase. "
+        f"Code edits require {EDIT_PHASES_TEXT} phase.",
+        "wrong-phase",
+        {"task": task.name, "state": task.state},
+    )
+
+
+def editing_tasks(project: Project) -> list[Task]:
+    """Tasks in an edit phase: any of them makes an unattributed edit legitimate."""
+    found = []
+    for name in project.names():
+        state = store.read_state(project.task_dir(name))
+        if state is not None and machine.is_state(state) and machine.is_edit_phase(state):
+            found.append(Task(name, project.task_dir(name), state, frozenset()))
+    return found
+
+
+def resolve(file: str | Path, cwd: Path | None = None) -> Path:
+    """A path as the edit would reach it: `~`, `..` and symbolic links resolved."""
+    path = Path(os.path.expanduser(str(file)))
+    if not path.is_absolute():
+        path = (cwd or Path.cwd()) / path
+    return path.resolve()
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def scope_check(project: Project, file: str | Path, cwd: Path | None = None) -> Decision:
+    """In scope: inside the project. The framework's own files are not, while on a project."""
+    target = resolve(file, cwd)
+    root = project.root.resolve()
+    fw = framework_home().resolve()
+    working_on_framework = _inside(root, fw)
+    inside = _inside(target, root) and (working_on_framework or not _inside(target, fw))
+    if inside:
+        return Decision(True, "IN_SCOPE", "in-scope", {"file": str(target)})
+    return Decision(
+        False,
+        f"OUT_OF_SCOPE: File '{printable(str(file), None)}' is outside project '{project.root}'.",
+        "out-of-scope",
+        {"file": str(target), "project": str(project.root)},
+    )
+
+
+def _task_of(project: Project, path: Path) -> tuple[str, str] | None:
+    """(task name, file name) when `path` is a file directly inside a task folder."""
+    tasks = project.tasks_dir.resolve()
+    if not _inside(path, tasks) or path == tasks:
+        return None
+    parts = path.relative_to(tasks).parts
+    if len(parts) == 2:
+        return parts[0], parts[1]
+    if len(parts) == 4 and parts[1] == machine.SUBTASKS_DIR:
+        return f"{parts[0]}/{parts[2]}", parts[3]
+    return None
+
+
+def can_edit(
+    project: Project,
+    task: str | None = None,
+    file: str | Path | None = None,
+    cwd: Path | None = None,
+) -> Decision:
+    """The pre-edit hook: the task's phase (or any task's), the file's scope and kind."""
+    if file is not None:
+        scope = scope_check(project, file, cwd)
+        if not scope.allowed:
+            return scope
+        target = resolve(file, cwd)
+        if target.name.startswith(store.STATE):
+            return Decision(
+                False,
+                f"DENIED: File '{printable(str(file), None)}' is workflow state: only "
+                "status.py writes .state files.",
+                "state-file",
+                {"file": str(target)},
+            )
+        owner = _task_of(project, target)
+        if owner is not None:
+            return _artifact_edit(project, owner[0], owner[1], str(file))
+    if task is not None:
+        current = _tracked(project, task)
+        if machine.is_edit_phase(current.state or ""):
+            return _allowed(task=current.name, state=current.state)
+        return _deny_phase(current)
+    editing = editing_tasks(project)
+    if editing:
+        return _allowed(tasks=[t.name for t in editing])
+    return Decision(
+        False,
+        f"DENIED: No task in project '{project.root}' is in {EDIT_PHASES_TEXT} phase. "
+        f"Code edits require {EDIT_PHASES_TEXT} phase.",
+        "no-edit-phase",
+        {"project": str(project.root)},
+    )
+
+
+def _artifact_edit(project: Project, name: str, filename: str, shown: str) -> Decision:
+    """A task's own artifact is written in its phase; other notes in the folder are free."""
+    try:
+        owner = _tracked(project, name)
+    except AutomatonError:
+        return Decision(
+            False,
+            f"DENIED: File '{printable(shown, None)}' is in task folder '{name}', which is not "
+            "a task made with --create-task.",
+            "untracked-task",
+        )
+    phase = machine.ARTIFACT_PHASE.get(filename)
+    if phase is None or machine.base_phase(owner.state or "") == phase:
+        return _allowed(task=owner.name, state=owner.state, artifact=filename)
+    return Decision(
+        False,
+        f"DENIED: {filename} belongs to the {phase} phase; task '{owner.name}' is in "
+        f"{machine.base_phase(owner.state or '')} phase.",
+        "artifact-phase",
+        {"task": owner.name, "state": owner.state, "artifact": filename},
+    )
+
+
+def can_create_task() -> Decision:
+    """Reserved by the specification for tool integrations; always allowed."""
+    return _allowed()
+
+
+def same_session(
+    project: Project, task: str, minutes: float = DEFAULT_SESSION_MINUTES, now: float | None = None
+) -> Decision:
+    """Best effort: a task created within the window was probably made in this session."""
+    current = project.load(task)
+    history = store.read_history(current.path)
+    created = store.parse_time(str(history[0].get("time"))) if history else None
+    moment = created.timestamp() if created else store.state_mtime(current.path)
+    if moment is None:
+        raise AutomatonError("untracked-task", f"Task '{task}' has no .state to date it by.")
+    age = (time.time() if now is None else now) - moment
+    details = {"task": task, "age_minutes": round(age / 60, 1), "window_minutes": minutes}
+    if age <= minutes * 60:
+        return Decision(False, "SAME_SESSION", "same-session", details)
+    return Decision(True, "DIFFERENT_SESSION", "different-session", details)

@@ -1,0 +1,115 @@
+"""The specification's tool-integration hooks on the command line, kept light.
+
+`--can-edit`, `--scope-check`, `--can-create-task` and `--same-session` run before
+edits, so `status.py` answers them from here without loading the command-line
+framework or the plugin manager.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from . import guard
+from .config import load_config
+from .errors import AutomatonError
+from .project import find_project
+from .workflow import infer_untracked
+
+GUARDS: tuple[str, ...] = ("--can-edit", "--scope-check", "--can-create-task", "--same-session")
+_VALUED = ("--task", "--project", "--file", "--config")
+SCHEMA_VERSION = 1
+
+
+def parse(args: Sequence[str]) -> dict[str, Any] | None:
+    """The hook's flags, or None when the line needs the full parser (help, odd syntax)."""
+    options: dict[str, Any] = {"json": False}
+    items = list(args)
+    while items:
+        flag = items.pop(0)
+        if flag in GUARDS and "guard" not in options:
+            options["guard"] = flag
+        elif flag == "--json":
+            options["json"] = True
+        elif flag in _VALUED and items and not items[0].startswith("--"):
+            options[flag[2:]] = items.pop(0)
+        else:
+            return None
+    return options if "guard" in options else None
+
+
+def decide(
+    hook: str,
+    *,
+    task: str | None = None,
+    project: str | Path | None = None,
+    file: str | None = None,
+    config: str | Path | None = None,
+) -> guard.Decision:
+    """Answer one hook; raises AutomatonError for bad input (exit 2)."""
+    if hook == "--can-create-task":
+        return guard.can_create_task()
+    proj = find_project(Path(project) if project is not None else None)
+    settings = load_config(proj.root, Path(config) if config is not None else None)
+    if task is not None:
+        infer_untracked(proj, task, settings.untracked)
+    if hook == "--can-edit":
+        return guard.can_edit(proj, task, file)
+    if hook == "--scope-check":
+        if file is None:
+            raise AutomatonError("usage", "--scope-check needs --file PATH.")
+        if task is not None:
+            proj.load(task)
+        return guard.scope_check(proj, file)
+    if task is None:
+        raise AutomatonError("usage", "--same-session needs --task NAME.")
+    return guard.same_session(proj, task, settings.same_session_minutes)
+
+
+def emit(hook: str, outcome: guard.Decision | AutomatonError, as_json: bool) -> int:
+    """Print the decision (or the error) and return the exit code."""
+    command = hook.lstrip("-")
+    if isinstance(outcome, AutomatonError):
+        body: dict[str, Any] = {
+            "error": {"code": outcome.code, "message": outcome.message, "text": outcome.text},
+            "next": outcome.next_steps,
+        }
+        code, text, stream = outcome.exit_code, outcome.text, sys.stderr
+    else:
+        body = {
+            "decision": outcome.text.split(":")[0],
+            "allowed": outcome.allowed,
+            "reason": outcome.code,
+            "message": outcome.text,
+            **outcome.details,
+        }
+        code, text, stream = outcome.exit_code, outcome.text, sys.stdout
+    if as_json:
+        envelope = {"schema_version": SCHEMA_VERSION, "tool": "automaton-rules"}
+        envelope.update(command=command, ok=code == 0, exit_code=code, **body)
+        text, stream = json.dumps(envelope, indent=2, ensure_ascii=False), sys.stdout
+    try:
+        stream.write(text + "\n")
+        stream.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    return code
+
+
+def run(options: dict[str, Any]) -> int:
+    """The fast path of status.py for a hook line parsed by `parse`."""
+    hook = options["guard"]
+    try:
+        outcome: guard.Decision | AutomatonError = decide(
+            hook,
+            task=options.get("task"),
+            project=options.get("project"),
+            file=options.get("file"),
+            config=options.get("config"),
+        )
+    except AutomatonError as exc:
+        outcome = exc
+    return emit(hook, outcome, options["json"])
