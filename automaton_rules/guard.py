@@ -57,12 +57,12 @@ def _deny_phase(task: Task) -> Decision:
     )
 
 
-def editing_tasks(project: Project) -> list[Task]:
-    """Tasks in an edit phase: any of them makes an unattributed edit legitimate."""
+def task_states(project: Project) -> list[Task]:
+    """Every tracked task with its state, read cheaply (no artifact listing)."""
     found = []
     for name in project.names():
         state = store.read_state(project.task_dir(name))
-        if state is not None and machine.is_state(state) and machine.is_edit_phase(state):
+        if state is not None and machine.is_state(state):
             found.append(Task(name, project.task_dir(name), state, frozenset()))
     return found
 
@@ -137,15 +137,20 @@ def can_edit(
         if machine.is_edit_phase(current.state or ""):
             return _allowed(task=current.name, state=current.state)
         return _deny_phase(current)
-    editing = editing_tasks(project)
+    tasks = task_states(project)
+    editing = [t for t in tasks if machine.is_edit_phase(t.state or "")]
     if editing:
         return _allowed(tasks=[t.name for t in editing])
+    active = [t for t in tasks if t.state != "complete"]
+    listed = ", ".join(f"{t.name}: {machine.base_phase(t.state or '')}" for t in active[:5])
+    more = f" and {len(active) - 5} more" if len(active) > 5 else ""
+    where = f" ({listed}{more})" if active else ""
     return Decision(
         False,
-        f"DENIED: No task in project '{project.root}' is in {EDIT_PHASES_TEXT} phase. "
+        f"DENIED: No task in project '{project.root}' is in {EDIT_PHASES_TEXT} phase{where}. "
         f"Code edits require {EDIT_PHASES_TEXT} phase.",
         "no-edit-phase",
-        {"project": str(project.root)},
+        {"project": str(project.root), "tasks": {t.name: t.state for t in active}},
     )
 
 
