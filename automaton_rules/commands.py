@@ -28,6 +28,15 @@ def _selection(
     engine: Engine, settings: Config, select: str | None = None, ignore: str | None = None
 ) -> Selection:
     """Config first; `--select` replaces its selection and `--ignore` adds to it, as in ruff."""
+    registered = [rule.code for _, rule in engine.rules]
+    configured = Selection(settings.select, settings.ignore, settings.severity)
+    typos = configured.unknown(registered)
+    if typos:
+        raise AutomatonError(
+            "unknown-rule",
+            f"Unknown rule code or prefix in {settings.path} (keys select, ignore, severity): "
+            f"{', '.join(typos)} (see --list-rules)",
+        )
     chosen = Selection(
         select=_codes(select) if select is not None else settings.select,
         ignore=settings.ignore + _codes(ignore),

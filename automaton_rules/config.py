@@ -30,6 +30,7 @@ class Config:
     fail_on: str = "error"
     source: tuple[str, ...] = ("*",)
     source_exclude: tuple[str, ...] = (".automaton/*", "*.md")
+    source_untracked: bool = False
     untracked: str = "refuse"
     same_session_minutes: float = 30
 
@@ -56,6 +57,7 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "fail-on": (lambda v: v in SEVERITIES, 'one of "error", "warning", "note"'),
     "source": (_strings, "a list of glob patterns"),
     "source-exclude": (_strings, "a list of glob patterns"),
+    "source-untracked": (lambda v: isinstance(v, bool), "true or false"),
     "untracked": (lambda v: v in ("refuse", "infer"), '"refuse" or "infer"'),
     "same-session-minutes": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,

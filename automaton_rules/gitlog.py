@@ -17,7 +17,8 @@ from .errors import AutomatonError
 TASK_TRAILER = "Task"
 _RECORD, _FIELD = "\x1e", "\x1f"
 _LOG_FORMAT = (
-    f"{_RECORD}%H{_FIELD}%ct{_FIELD}%(trailers:key={TASK_TRAILER},valueonly,separator=%x2C){_FIELD}"
+    f"{_RECORD}%H{_FIELD}%ct %at{_FIELD}"
+    f"%(trailers:key={TASK_TRAILER},valueonly,separator=%x2C){_FIELD}"
 )
 
 
@@ -29,6 +30,12 @@ class Commit:
     time: int
     files: tuple[str, ...]
     tasks: tuple[str, ...] = ()
+    authored: int | None = None
+
+    @property
+    def times(self) -> tuple[int, ...]:
+        """When the change was committed and when it was written (a rebase moves only one)."""
+        return (self.time,) if self.authored in (None, self.time) else (self.time, self.authored)
 
 
 @dataclass(frozen=True)
@@ -75,18 +82,21 @@ def parse_log(output: str, prefix: str = "") -> list[Commit]:
         files = tuple(_relative(name.strip("\n"), prefix) for name in names)
         tasks = tuple(t.strip() for t in trailers.split(",") if t.strip())
         try:
-            time = int(stamp)
+            committed, _, authored = stamp.partition(" ")
+            time, written = int(committed), int(authored) if authored else None
         except ValueError:
             continue
-        commits.append(Commit(sha, time, tuple(f for f in files if f), tasks))
+        commits.append(Commit(sha, time, tuple(f for f in files if f), tasks, written))
     commits.sort(key=lambda commit: commit.time)
     return commits
 
 
-def parse_status(output: str, prefix: str = "") -> list[str]:
-    """Paths with uncommitted changes (staged, unstaged or untracked) from `status -z`."""
+def parse_status(output: str, prefix: str = "", *, untracked: bool = False) -> list[str]:
+    """Paths with uncommitted changes from `status -z`; untracked files only if asked for."""
     paths = []
     for entry in output.split("\0"):
+        if entry.startswith("??") and not untracked:
+            continue
         if len(entry) > 3 and entry[2] == " ":
             path = _relative(entry[3:], prefix)
             if path:
@@ -100,12 +110,22 @@ def _relative(path: str, prefix: str) -> str:
     return path[len(prefix) :]
 
 
-def read_history(root: Path) -> GitHistory:
+def read_history(root: Path, *, untracked: bool = False) -> GitHistory:
     """Read the log and the status of the repository that holds `root`, once."""
-    probe = _git(root, ["rev-parse", "--show-prefix"])
+    probe = _git(root, ["rev-parse", "--show-prefix", "--is-shallow-repository"])
     if probe.returncode != 0:
-        return GitHistory(is_repo=False)
-    prefix = probe.stdout.decode("utf-8", errors="surrogateescape").strip()
+        message = probe.stderr.decode(errors="replace").strip()
+        if "not a git repository" in message.lower():
+            return GitHistory(is_repo=False)
+        raise AutomatonError("git-failed", f"git cannot read the repository at {root}: {message}")
+    prefix, _, shallow = probe.stdout.decode("utf-8", errors="surrogateescape").partition("\n")
+    if shallow.strip() == "true":
+        raise AutomatonError(
+            "git-shallow",
+            "the repository is a shallow clone, so its history is incomplete; fetch the full "
+            "history (git fetch --unshallow, or actions/checkout with fetch-depth: 0)",
+        )
+    prefix = prefix.strip()
     head = _git(root, ["rev-parse", "--verify", "--quiet", "HEAD"])
     commits: list[Commit] = []
     if head.returncode == 0:
@@ -117,4 +137,5 @@ def read_history(root: Path) -> GitHistory:
     status = _checked(
         root, ["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all", "--", "."]
     )
-    return GitHistory(True, tuple(commits), tuple(parse_status(status, prefix)))
+    changed = parse_status(status, prefix, untracked=untracked)
+    return GitHistory(True, tuple(commits), tuple(changed))

@@ -25,6 +25,8 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "automaton_rules.builtin.manual_folders",
 )
 ENTRY_POINT_GROUP = "automaton_rules"
+# What a plugin may raise that must be reported, not obeyed: sys.exit() included.
+PLUGIN_FAILURES = (Exception, SystemExit)
 
 
 @dataclass(frozen=True)
@@ -83,9 +85,11 @@ def load_plugin(spec: str, base: Path | None = None) -> tuple[str, ModuleType]:
 def _register(
     pm: pluggy.PluginManager, name: str, module: object, errors: list[PluginError]
 ) -> None:
+    if pm.is_registered(module):
+        return  # the same module reached twice (entry point and configuration): load once
     try:
         pm.register(module, name=name)
-    except Exception as exc:
+    except PLUGIN_FAILURES as exc:
         errors.append(PluginError(name, f"cannot register: {exc}"))
 
 
@@ -105,18 +109,24 @@ def plugin_manager(
         for ep in _entry_points():
             try:
                 module = ep.load()
-            except Exception as exc:
+            except PLUGIN_FAILURES as exc:
                 errors.append(PluginError(ep.name, f"failed to import: {_describe(exc)}"))
                 continue
             _register(pm, ep.name, module, errors)
     for spec in plugins:
         try:
             name, module = load_plugin(spec, base)
-        except Exception as exc:
+        except PLUGIN_FAILURES as exc:
             name = str(plugin_path(spec, base) or spec)
             errors.append(PluginError(name, f"failed to import: {_describe(exc)}"))
             continue
         _register(pm, name, module, errors)
+    try:
+        pm.check_pending()
+    except PLUGIN_FAILURES as exc:  # a misspelt hook would otherwise be ignored silently
+        culprit = getattr(exc, "plugin", None)
+        name = pm.get_name(culprit) if culprit is not None else None
+        errors.append(PluginError(name or "(hook validation)", _describe(exc)))
     return pm, errors
 
 

@@ -13,7 +13,7 @@ from . import machine
 from .errors import AutomatonError
 from .findings import BUILTIN_CATEGORIES, Finding
 from .gitlog import GitHistory, read_history
-from .plugins import PluginError, _describe, plugin_manager
+from .plugins import PLUGIN_FAILURES, PluginError, _describe, plugin_manager
 from .project import Project, Task
 from .rule import Rule, Skip, Transition
 
@@ -74,7 +74,9 @@ class _Fixtures:
             return self.project
         if name == "git":
             if self._git is None:
-                self._git = read_history(self.project.root)
+                config = self.values.get("config")
+                untracked = bool(getattr(config, "source_untracked", False))
+                self._git = read_history(self.project.root, untracked=untracked)
             return self._git
         return self.values.get(name)
 
@@ -133,7 +135,7 @@ class Engine:
 
             try:
                 impl.function(register=register)
-            except Exception as exc:
+            except PLUGIN_FAILURES as exc:
                 self._register_errors.append(
                     PluginError(plugin, f"register_rules failed: {_describe(exc)}")
                 )
@@ -197,7 +199,7 @@ class Engine:
         except AutomatonError as exc:
             result.errors.append(PluginError(plugin, f"rule {item.code}: {exc.message}", item.code))
             return
-        except Exception as exc:
+        except PLUGIN_FAILURES as exc:
             where = f" on task '{task.name}'" if task is not None else ""
             result.errors.append(
                 PluginError(plugin, f"rule {item.code}{where}: {_describe(exc)}", item.code)

@@ -16,10 +16,13 @@ VERDICTS = ("PASS", "FAIL", "NEEDS_REVIEW")
 _WORD = re.compile(r"\b(PASS|FAIL|NEEDS_REVIEW)\b")
 
 
+_LINE = re.compile(r"^\W*verdict\W*[:\-]\s*\W*(PASS|FAIL|NEEDS_REVIEW)\b", re.I | re.M)
+
+
 def verdict_of(text: str) -> str | None:
-    """The first verdict word in the text, or None when it names none."""
-    found = _WORD.search(text)
-    return found.group(1) if found else None
+    """The verdict a `Verdict:` line names, else the first verdict word, else None."""
+    found = _LINE.search(text) or _WORD.search(text)
+    return found.group(1).upper() if found else None
 
 
 @rule(

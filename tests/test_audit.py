@@ -99,7 +99,7 @@ def backdate(project: AutomatonProject, seconds: int = HOUR) -> None:
 
 
 def day(moment: int) -> str:
-    return datetime.fromtimestamp(moment, timezone.utc).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(moment, timezone.utc).strftime(TIME_FORMAT)
 
 
 def write_config(project: AutomatonProject, text: str) -> None:
@@ -525,11 +525,25 @@ def test_ar207_not_reported_after_the_task_is_reopened(
     assert_clean(audit)
 
 
+def test_ar208_deleted_history_of_a_task_made_by_status_py_is_an_error(
+    automaton_project: AutomatonProject,
+) -> None:
+    folder = automaton_project.task("made", "design:approved")
+    (folder / ".state").write_text("implement\n")
+    (folder / ".state.history").unlink()
+    audit = automaton_project.audit()
+    assert audit.exit_code == 1
+    (finding,) = [f for f in audit.findings if f["code"] == "AR208"]
+    assert finding["severity"] == "error"
+    assert finding["message"].startswith(".state.history was deleted")
+
+
 def test_ar208_task_without_history_is_a_note_not_tampering(
     automaton_project: AutomatonProject,
 ) -> None:
     folder = automaton_project.task("legacy", "research:approved")
     (folder / ".state.history").unlink()
+    (folder / ".state.mutex").unlink()  # a task from an older version has neither
     audit = automaton_project.audit()
     assert audit.codes == ["AR208"]
     (finding,) = audit.findings
@@ -780,6 +794,7 @@ def test_ar301_task_without_history_falls_back_to_state_mtime(
     _git_project(automaton_project)
     folder = automaton_project.task("legacy", "research", files=["SPEC.md"])
     (folder / ".state.history").unlink()
+    (folder / ".state.mutex").unlink()  # a task from an older version has neither
     written = now() - HOUR
     os.utime(folder / ".state", (written, written))
     automaton_project.commit(
@@ -1042,6 +1057,7 @@ def _sarif(project: AutomatonProject, *args: str) -> tuple[int, dict[str, Any]]:
 def test_sarif_report(warned: AutomatonProject) -> None:
     legacy = warned.task("legacy", "research", files=["SPEC.md"])
     (legacy / ".state.history").unlink()  # an AR208 note
+    (legacy / ".state.mutex").unlink()
     exit_code, log = _sarif(warned)
     assert exit_code == 1
     assert log["version"] == "2.1.0"
@@ -1091,6 +1107,7 @@ def test_sarif_rule_ids_are_stable_across_runs(warned: AutomatonProject) -> None
 def test_github_annotations(warned: AutomatonProject) -> None:
     legacy = warned.task("legacy", "research", files=["SPEC.md"])
     (legacy / ".state.history").unlink()
+    (legacy / ".state.mutex").unlink()
     result = warned.run("--audit", "--format", "github")
     assert result.exit_code == 1
     lines = result.out.splitlines()

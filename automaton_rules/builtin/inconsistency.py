@@ -117,7 +117,7 @@ def state_changed_by_hand(task: Task) -> Iterator[Finding]:
         return
     _, entries = _history(task)
     if entries and entries[-1].get("to") != task.state:
-        recorded = entries[-1].get("to")
+        recorded = entries[-1].get("to") or "an unreadable line"
         yield _mismatch(
             task,
             f'.state says "{task.state}" but .state.history ends at "{recorded}" '
@@ -265,13 +265,26 @@ def approved_artifact_changed(task: Task) -> Iterator[Finding]:
     severity="note",
 )
 def no_history(task: Task) -> Iterator[Finding]:
-    """Tasks from before the history existed cannot be checked for tampering; say so."""
-    if task.state is not None and not (task.path / store.HISTORY).exists():
+    """Tasks from before the history existed cannot be checked for tampering; say so.
+
+    A folder that has the lock file status.py creates with every task is no such task:
+    its history was deleted, and that is reported as the error it is.
+    """
+    if task.state is None or (task.path / store.HISTORY).exists():
+        return
+    if (task.path / store.MUTEX).exists():
         yield Finding(
-            "no .state.history (task made by an older version); integrity checks skipped",
+            ".state.history was deleted (the task was made by status.py, which keeps one)",
             path=task.relpath(store.HISTORY),
-            data={"detail": "no history to check"},
+            severity="error",
+            data={"detail": ".state.history deleted"},
         )
+        return
+    yield Finding(
+        "no .state.history (task made by an older version); integrity checks skipped",
+        path=task.relpath(store.HISTORY),
+        data={"detail": "no history to check"},
+    )
 
 
 RULES = (

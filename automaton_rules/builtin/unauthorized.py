@@ -53,18 +53,25 @@ class Timeline:
         index = bisect.bisect_right(self.starts, moment) - 1
         return self.states[index] if index >= 0 else None
 
-    def judged_state(self, moment: float) -> str | None:
-        """The state to hold a change at `moment` against, or None to give it the benefit.
+    def judged_state(self, *moments: float, named: bool = False) -> str | None:
+        """The state to hold a change against, or None to give it the benefit of the doubt.
 
         Times are whole seconds, so a change in a second in which the task changed state
-        is judged only if every state the task held during that second forbids editing.
+        is judged only if every state the task held during that second forbids editing;
+        a commit carries two times (written, committed) and is judged only if both are.
+        A change that names the task is judged in `complete` too; others are not.
         """
-        first = bisect.bisect_left(self.starts, moment) - 1
-        last = bisect.bisect_right(self.starts, moment) - 1
-        if first < 0:
-            return None
-        held = self.states[first : last + 1]
-        return held[-1] if all(_judged(state) for state in held) else None
+        verdict = None
+        for moment in moments:
+            first = bisect.bisect_left(self.starts, moment) - 1
+            last = bisect.bisect_right(self.starts, moment) - 1
+            if first < 0:
+                return None
+            held = self.states[first : last + 1]
+            if not all(_judged(state, named) for state in held):
+                return None
+            verdict = verdict or held[-1]
+        return verdict
 
     def edit_spans(self, until: float) -> Iterator[tuple[float, float]]:
         """The intervals the task spent in an edit phase."""
@@ -101,12 +108,15 @@ def is_source(path: str, config: Config) -> bool:
 
 
 def _day(moment: float) -> str:
-    return datetime.fromtimestamp(moment, timezone.utc).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(moment, timezone.utc).strftime(store.TIME_FORMAT)
 
 
-def _judged(state: str | None) -> bool:
-    """A state in which editing is a violation: active tasks outside the edit phases."""
-    return state is not None and not machine.is_edit_phase(state) and state != "complete"
+def _judged(state: str | None, named: bool = False) -> bool:
+    """A state in which editing is a violation: outside the edit phases (and, unless the
+    change names the task, outside `complete`, whose work is finished)."""
+    if state is None or machine.is_edit_phase(state):
+        return False
+    return named or state != "complete"
 
 
 @rule(
@@ -151,7 +161,7 @@ def unauthorized_modifications(
         else:
             suspects = list(timelines.values())
         for line in suspects:
-            state = line.judged_state(commit.time)
+            state = line.judged_state(*commit.times, named=bool(named))
             if state is not None:
                 for path in files:
                     yield from report(line.task, state, path, how)

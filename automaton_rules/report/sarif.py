@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 from .. import __version__
 from . import AuditReport
@@ -39,7 +40,10 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
             result["locations"] = [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": finding.path, "uriBaseId": "%SRCROOT%"}
+                        "artifactLocation": {
+                            "uri": quote(finding.path),
+                            "uriBaseId": "%SRCROOT%",
+                        }
                     }
                 }
             ]

@@ -62,11 +62,19 @@ def render(report: AuditReport) -> str:
     for finding in report.result.findings:
         by_key.setdefault((finding.category, finding.task), []).append(finding)
     tasks = {task.name: task for task in report.tasks}
+    codes = {rule.code: rule.category for _, rule in report.rules}
+    failed = {codes[e.code]: e.code for e in report.result.errors if e.code in codes}
     out = [f"Audit Report for {report.project.root}"]
     for number, category in enumerate(report.categories, start=1):
         out += ["", f"=== Category {number}: {category} ==="]
         if category in report.result.skipped:
             out.append(f"Skipped: {report.result.skipped[category]}")
+            continue
+        if category not in report.result.categories:
+            out.append("Skipped: no rule of this category selected")
+            continue
+        if category in failed:
+            out.append(f"Error: rule {failed[category]} failed (see Errors); no verdict")
             continue
         for finding in by_key.get((category, None), []):
             out.append(finding_line(finding, None))
