@@ -1,0 +1,165 @@
+"""Git hooks: no source commit while no task may edit, no hand-edited `.state`, a Task trailer.
+
+`automaton-git-hook pre-commit` and `automaton-git-hook commit-msg FILE` are what the
+scripts in `githooks/` (for `core.hooksPath`) and `.pre-commit-hooks.yaml` (for the
+pre-commit framework) run. Git is called with argument lists, never through a shell.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import machine, store
+from .builtin.unauthorized import is_source
+from .config import load_config
+from .errors import AutomatonError
+from .gitlog import TASK_TRAILER
+from .guard import task_states
+from .project import Project, find_project
+
+_TRAILER = re.compile(rf"^{TASK_TRAILER}:\s*(\S+)\s*$", re.MULTILINE)
+
+
+def _git(root: Path, *args: str) -> str:
+    proc = subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, check=False, stdin=subprocess.DEVNULL
+    )
+    if proc.returncode != 0:
+        raise AutomatonError("git-failed", proc.stderr.decode(errors="replace").strip())
+    return proc.stdout.decode("utf-8", errors="surrogateescape")
+
+
+def staged(root: Path) -> list[str]:
+    """Paths staged for the commit, relative to `root`."""
+    out = _git(root, "diff", "--cached", "--name-only", "--relative", "-z", "--diff-filter=ACMRD")
+    return [path for path in out.split("\0") if path]
+
+
+def _staged_text(root: Path, path: str) -> str | None:
+    proc = subprocess.run(
+        ["git", "-C", str(root), "show", f":./{path}"], capture_output=True, check=False
+    )
+    return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else None
+
+
+def hand_edited_states(root: Path, paths: Sequence[str]) -> list[str]:
+    """Staged `.state` files that do not say what the staged history says status.py wrote."""
+    problems = []
+    for path in paths:
+        if Path(path).name != store.STATE:
+            continue
+        state = (_staged_text(root, path) or "").strip()
+        history = _staged_text(root, str(Path(path).with_name(store.HISTORY))) or ""
+        lines = [line for line in history.splitlines() if line.strip()]
+        try:
+            recorded = json.loads(lines[-1]).get("to") if lines else None
+        except (ValueError, AttributeError):
+            recorded = None
+        if state != recorded:
+            problems.append(f"{path} says '{state}' but its history ends at '{recorded}'")
+    return problems
+
+
+def pre_commit(project: Project) -> tuple[int, str]:
+    """Refuse hand-edited state and source commits while no task is in an edit phase."""
+    settings = load_config(project.root)
+    paths = staged(project.root)
+    edited = hand_edited_states(project.root, paths)
+    if edited:
+        return 1, (
+            "automaton-rules: refusing to commit hand-edited workflow state "
+            "(only status.py writes .state):\n" + "\n".join(f"  - {p}" for p in edited)
+        )
+    source = [p for p in paths if is_source(p, settings)]
+    if not source:
+        return 0, ""
+    tasks = task_states(project)
+    if any(machine.is_edit_phase(t.state or "") for t in tasks):
+        return 0, ""
+    listed = ", ".join(f"{t.name} ({t.state})" for t in tasks if t.state != "complete") or "none"
+    return 1, (
+        "automaton-rules: refusing to commit source files while no task is in implement or "
+        f"doc_review phase (tasks: {listed}):\n" + "\n".join(f"  - {p}" for p in source[:20])
+    )
+
+
+def commit_msg(project: Project, message_file: Path) -> tuple[int, str]:
+    """Name the task a source commit belongs to with a `Task:` trailer the audit reads."""
+    settings = load_config(project.root)
+    if not any(is_source(p, settings) for p in staged(project.root)):
+        return 0, ""
+    text = message_file.read_text(encoding="utf-8", errors="replace")
+    names = {t.name: t.state for t in task_states(project)}
+    named = _TRAILER.findall(text)
+    unknown = [n for n in named if n not in names]
+    if unknown:
+        return (
+            1,
+            "automaton-rules: the Task trailer names no task of this project: "
+            + ", ".join(unknown),
+        )
+    if named:
+        return 0, ""
+    editing = [n for n, s in names.items() if machine.is_edit_phase(s or "")]
+    if len(editing) == 1:
+        trailer = f"{TASK_TRAILER}: {editing[0]}"
+        _git(
+            project.root,
+            "interpret-trailers",
+            "--in-place",
+            "--trailer",
+            trailer,
+            str(message_file),
+        )
+        return 0, ""
+    choices = ", ".join(editing) or "none in an edit phase"
+    return 1, (
+        f"automaton-rules: add a '{TASK_TRAILER}: <name>' trailer naming the task this commit "
+        f"belongs to (tasks in an edit phase: {choices})"
+    )
+
+
+USAGE = "usage: automaton-git-hook pre-commit | commit-msg MESSAGE_FILE [--project DIR]\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console script `automaton-git-hook`; exit 0 lets git go on, 1 stops it, 2 is an error."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    project_dir = None
+    if "--project" in args:
+        index = args.index("--project")
+        project_dir = Path(args[index + 1]) if index + 1 < len(args) else None
+        del args[index : index + 2]
+    try:
+        if not args or args[0] not in ("pre-commit", "commit-msg"):
+            sys.stderr.write(USAGE)
+            return 2
+        try:
+            project = find_project(project_dir)
+        except AutomatonError as exc:
+            if exc.code == "no-project" and project_dir is None:
+                return 0  # a repository without automaton tasks: nothing to guard
+            raise
+        if args[0] == "pre-commit":
+            code, text = pre_commit(project)
+        elif len(args) < 2:
+            sys.stderr.write(USAGE)
+            return 2
+        else:
+            code, text = commit_msg(project, Path(args[1]))
+    except AutomatonError as exc:
+        code, text = 2, exc.text
+    except Exception as exc:  # never let a crash pass for a refusal, nor a refusal for a pass
+        code, text = 2, f"ERROR: automaton-git-hook failed: {type(exc).__name__}: {exc}"
+    if text:
+        sys.stderr.write(text + "\n")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""The git hooks in temporary repositories, through git itself (core.hooksPath)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, Project
+
+BIN = Path(sys.executable).parent
+
+
+def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=T", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def repo(project: Project, task_in) -> Project:
+    """A git repository with the hooks installed, one task in research, history committed."""
+    git(project.root, "init", "-q")
+    git(project.root, "config", "core.hooksPath", str(ROOT / "githooks"))
+    (project.root / "src").mkdir()
+    (project.root / "src" / "app.py").write_text("x = 1\n")
+    git(project.root, "add", "src")
+    git(project.root, "commit", "-q", "--no-verify", "-m", "initial")
+    task_in("research", name="guarded")
+    git(project.root, "add", ".automaton")
+    git(project.root, "commit", "-q", "-m", "track the task")
+    return project
+
+
+def test_a_commit_of_code_during_research_is_refused(repo: Project) -> None:
+    (repo.root / "src" / "app.py").write_text("x = 2\n")
+    git(repo.root, "add", "src/app.py")
+    proc = git(repo.root, "commit", "-m", "sneak", check=False)
+    assert proc.returncode != 0
+    assert "refusing to commit source files while no task is in implement" in proc.stderr
+    assert "guarded (research)" in proc.stderr
+    assert "src/app.py" in proc.stderr
+
+
+def test_during_implement_the_commit_gets_the_task_trailer(repo: Project) -> None:
+    repo.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
+    (repo.root / "src" / "app.py").write_text("x = 2\n")
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-q", "-m", "implement it")
+    message = git(repo.root, "log", "-1", "--format=%B").stdout
+    assert message.strip().endswith("Task: guarded")
+
+
+def test_a_trailer_naming_no_task_is_refused(repo: Project) -> None:
+    repo.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
+    (repo.root / "src" / "app.py").write_text("x = 3\n")
+    git(repo.root, "add", "-A")
+    proc = git(repo.root, "commit", "-m", "work\n\nTask: nonexistent", check=False)
+    assert proc.returncode != 0
+    assert "names no task of this project: nonexistent" in proc.stderr
+
+
+def test_a_staged_hand_edit_of_state_is_refused(repo: Project) -> None:
+    (repo.task_dir("guarded") / ".state").write_text("implement\n")
+    git(repo.root, "add", "-A")
+    proc = git(repo.root, "commit", "-m", "skip ahead", check=False)
+    assert proc.returncode != 0
+    assert "refusing to commit hand-edited workflow state" in proc.stderr
+    assert (
+        ".automaton/tasks/guarded/.state says 'implement' but its history ends at 'research'"
+        in (proc.stderr)
+    )
+
+
+def test_state_written_by_status_py_commits_fine(repo: Project) -> None:
+    repo.write("guarded", "SPEC.md", "# Spec\n")
+    assert repo.run("--task", "guarded", "--transition", "research:awaiting_approval").rc == 0
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-q", "-m", "spec drafted")
+
+
+def test_markdown_commits_need_no_edit_phase(repo: Project) -> None:
+    (repo.root / "NOTES.md").write_text("notes\n")
+    git(repo.root, "add", "NOTES.md")
+    git(repo.root, "commit", "-q", "-m", "notes")
+
+
+def test_outside_an_automaton_project_the_hooks_stay_out_of_the_way(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "core.hooksPath", str(ROOT / "githooks"))
+    (tmp_path / "a.py").write_text("x\n")
+    git(tmp_path, "add", "a.py")
+    git(tmp_path, "commit", "-q", "-m", "plain repo")
+
+
+def test_pre_commit_framework_manifest_names_the_console_script() -> None:
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    assert "entry: automaton-git-hook pre-commit" in text
+    assert "entry: automaton-git-hook commit-msg" in text
+    assert "stages: [commit-msg]" in text
