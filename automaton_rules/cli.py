@@ -53,6 +53,8 @@ ACTIONS = (
     "audit",
     "list_rules",
     "upgrade",
+    "claim",
+    "release",
     "can_edit",
     "scope_check",
     "can_create_task",
@@ -150,6 +152,19 @@ def _build_command() -> Any:
             metavar="SEVERITY",
             help="Exit 1 on findings at or above: error, warning, note.",
         ),
+        claim: bool = typer.Option(
+            False, "--claim", help="Multi-agent mode: claim --task for --agent (30 minutes)."
+        ),
+        release: bool = typer.Option(
+            False, "--release", help="Multi-agent mode: give back --agent's claim on --task."
+        ),
+        agent: Optional[str] = typer.Option(
+            None,
+            "--agent",
+            metavar="ID",
+            envvar="AUTOMATON_AGENT",
+            help="The agent running the command (multi-agent mode; default $AUTOMATON_AGENT).",
+        ),
         can_edit: bool = typer.Option(
             False, "--can-edit", help="Hook: may code be edited now? ALLOWED (0) or DENIED (1)."
         ),
@@ -211,6 +226,8 @@ def _execute(parsed: Invocation) -> int:
         "audit": opts["audit"],
         "list_rules": opts["list_rules"],
         "upgrade": opts["upgrade"],
+        "claim": opts["claim"],
+        "release": opts["release"],
         **{hook: opts[hook] for hook in HOOKS},
     }
     picked = [name for name in ACTIONS if chosen[name]]
@@ -239,7 +256,7 @@ def _execute(parsed: Invocation) -> int:
         )
     if opts["approver"] != "user" and action != "approve":
         raise AutomatonError("usage", "--approver goes with --approve.")
-    if action in ("transition", "approve") and task is None:
+    if action in ("transition", "approve", "claim", "release") and task is None:
         raise AutomatonError("usage", f"{_flag(action)} needs --task NAME.")
     if action in ("create_task", "list", "audit", "list_rules", "upgrade") and task is not None:
         raise AutomatonError("usage", f"{_flag(action)} does not take --task.")
@@ -259,6 +276,7 @@ def _execute(parsed: Invocation) -> int:
         "approver",
         "create_task",
         "config",
+        "agent",
         *AUDIT_ONLY,
         "output_format",
         "as_json",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import store, views, workflow
-from .config import Config, load_config
+from .config import Config, load_config, multi_agent
 from .errors import AutomatonError
 from .project import Project, Task, find_project, untracked_error
 from .runner import Engine, Selection
@@ -86,24 +86,83 @@ def task(*, task: str, project: Path | None, config: Path | None, **_: object) -
     return views.task_view(proj, current, parent, subtasks, approvals, result)
 
 
+def _claims(proj: Project, settings: Config, agent: str | None) -> workflow.Claims:
+    return workflow.Claims(
+        enabled=multi_agent(proj.root, settings),
+        agent=agent,
+        timeout_minutes=settings.claim_timeout_minutes,
+    )
+
+
 def transition(
-    *, task: str, project: Path | None, transition: str, config: Path | None, **_: object
+    *,
+    task: str,
+    project: Path | None,
+    transition: str,
+    config: Path | None,
+    agent: str | None = None,
+    **_: object,
 ) -> Outcome:
     """`--task NAME --transition PHASE`."""
     proj, settings = _open(project, config)
     workflow.infer_untracked(proj, task, settings.untracked)
-    change = workflow.transition(proj, task, transition, engine=_engine(settings))
+    change = workflow.transition(
+        proj, task, transition, engine=_engine(settings), claims=_claims(proj, settings, agent)
+    )
     return views.change_view(proj, change, "transition")
 
 
 def approve(
-    *, task: str, project: Path | None, approver: str, config: Path | None, **_: object
+    *,
+    task: str,
+    project: Path | None,
+    approver: str,
+    config: Path | None,
+    agent: str | None = None,
+    **_: object,
 ) -> Outcome:
     """`--task NAME --approve [--approver ID]`."""
     proj, settings = _open(project, config)
     workflow.infer_untracked(proj, task, settings.untracked)
-    change = workflow.approve(proj, task, approver=approver, engine=_engine(settings))
+    change = workflow.approve(
+        proj,
+        task,
+        approver=approver,
+        engine=_engine(settings),
+        claims=_claims(proj, settings, agent),
+    )
     return views.change_view(proj, change, "approve")
+
+
+def _claim_action(
+    action: str, task: str, project: Path | None, config: Path | None, agent: str | None
+) -> Outcome:
+    proj, settings = _open(project, config)
+    claims = _claims(proj, settings, agent)
+    if not claims.enabled:
+        raise AutomatonError(
+            "not-multi-agent",
+            f'--{action} works in multi-agent mode: set mode = "multi-agent" in '
+            "automaton.toml, or 'Mode: multi-agent' in the project's .agent.md.",
+        )
+    if agent is None:
+        raise AutomatonError("usage", f"--{action} needs --agent ID (or $AUTOMATON_AGENT).")
+    operation = workflow.claim if action == "claim" else workflow.release
+    return views.claim_view(proj, operation(proj, task, claims), action, claims)
+
+
+def claim(
+    *, task: str, project: Path | None, config: Path | None, agent: str | None, **_: object
+) -> Outcome:
+    """`--task NAME --claim --agent ID`: take the task for one agent (multi-agent mode)."""
+    return _claim_action("claim", task, project, config, agent)
+
+
+def release(
+    *, task: str, project: Path | None, config: Path | None, agent: str | None, **_: object
+) -> Outcome:
+    """`--task NAME --release --agent ID`: give the claim back."""
+    return _claim_action("release", task, project, config, agent)
 
 
 def create_task(
@@ -116,8 +175,9 @@ def create_task(
 
 
 def list(*, project: Path | None, config: Path | None, **_: object) -> Outcome:
-    """`--list`: every task, each sub-task under its parent."""
-    proj, _settings = _open(project, config)
+    """`--list`: every task, each sub-task under its parent (and its holder, multi-agent)."""
+    proj, settings = _open(project, config)
+    holders = multi_agent(proj.root, settings)
     rows = []
     for name in proj.names():
         try:
@@ -125,8 +185,9 @@ def list(*, project: Path | None, config: Path | None, **_: object) -> Outcome:
         except AutomatonError as exc:
             rows.append(views.ListRow(name, None, problem=f"{name}: {exc.message}"))
             continue
-        rows.append(views.ListRow(name, loaded.state))
-    return views.list_view(proj, rows)
+        claim = store.read_claim(loaded.path) if holders else None
+        rows.append(views.ListRow(name, loaded.state, holder=views.holder_text(claim)))
+    return views.list_view(proj, rows, holders=holders)
 
 
 def validate_folder(

@@ -31,6 +31,8 @@ class Config:
     source: tuple[str, ...] = ("*",)
     source_exclude: tuple[str, ...] = (".automaton/*", "*.md")
     source_untracked: bool = False
+    mode: str = "single"
+    claim_timeout_minutes: float = 30
     untracked: str = "refuse"
     same_session_minutes: float = 30
 
@@ -58,6 +60,11 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "source": (_strings, "a list of glob patterns"),
     "source-exclude": (_strings, "a list of glob patterns"),
     "source-untracked": (lambda v: isinstance(v, bool), "true or false"),
+    "mode": (lambda v: v in ("single", "multi-agent"), '"single" or "multi-agent"'),
+    "claim-timeout-minutes": (
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
+        "a positive number of minutes",
+    ),
     "untracked": (lambda v: v in ("refuse", "infer"), '"refuse" or "infer"'),
     "same-session-minutes": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
@@ -127,6 +134,22 @@ def parse(settings: Mapping[str, Any], path: Path) -> Config:
             )
         values[key.replace("-", "_")] = tuple(value) if isinstance(value, list) else value
     return Config(path=path, **values)
+
+
+def multi_agent(project_root: Path, config: Config) -> bool:
+    """Multi-agent mode: `mode = "multi-agent"`, or `Mode: multi-agent` in .agent.md."""
+    if config.mode == "multi-agent":
+        return True
+    for path in (project_root / ".agent.md", project_root / ".automaton" / ".agent.md"):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            key, _, value = line.strip().lstrip("-*# ").partition(":")
+            if key.strip().lower() == "mode" and value.strip().lower() == "multi-agent":
+                return True
+    return False
 
 
 def load_config(project_root: Path, explicit: Path | None = None) -> Config:

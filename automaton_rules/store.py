@@ -185,6 +185,37 @@ def append_approval(task_dir: Path, approval: Approval) -> None:
     append_line(task_dir / APPROVALS, approval.line())
 
 
+CLAIM_KEYS = ("agent", "phase", "claimed", "expires")
+
+
+def read_claim(task_dir: Path) -> dict[str, str] | None:
+    """The multi-agent claim in `.state.lock` (`agent:`, `phase:`, `claimed:`, `expires:`)."""
+    lines = _read_lines(task_dir / CLAIM)
+    if not lines and not (task_dir / CLAIM).exists():
+        return None
+    claim = {}
+    for line in lines:
+        key, sep, value = line.partition(":")
+        if sep and key.strip() in CLAIM_KEYS:
+            claim[key.strip()] = value.strip()
+    return claim
+
+
+def write_claim(task_dir: Path, claim: Mapping[str, str]) -> None:
+    """Replace `.state.lock` atomically, the same way as `.state`."""
+    tmp = task_dir / f"{CLAIM}.tmp"
+    _write_file(tmp, "".join(f"{key}: {claim[key]}\n" for key in CLAIM_KEYS).encode())
+    os.replace(tmp, task_dir / CLAIM)
+    _fsync_dir(task_dir)
+
+
+def remove_claim(task_dir: Path) -> None:
+    """Release a claim; a claim already gone is released."""
+    with suppress(FileNotFoundError):
+        os.unlink(task_dir / CLAIM)
+    _fsync_dir(task_dir)
+
+
 def ensure_approvals(task_dir: Path) -> None:
     """Give an adopted task the empty approval log every created task has."""
     path = task_dir / APPROVALS

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from . import machine, store
@@ -182,10 +183,22 @@ class ListRow:
     name: str
     state: str | None
     problem: str | None = None
+    holder: str | None = None
 
 
-def list_view(project: Project, rows: Sequence[ListRow]) -> Outcome:
-    """Task / Phase / Next Step, sub-tasks indented under their parent."""
+def holder_text(claim: dict[str, str] | None) -> str | None:
+    """`agent-1 until 2026-…Z`, `(expired)` when it has run out, None when unclaimed."""
+    if not claim:
+        return None
+    expires = store.parse_time(claim.get("expires", ""))
+    expired = expires is None or expires < datetime.now(timezone.utc)
+    return f"{claim.get('agent', '?')} until {claim.get('expires', '?')}" + (
+        " (expired)" if expired else ""
+    )
+
+
+def list_view(project: Project, rows: Sequence[ListRow], *, holders: bool = False) -> Outcome:
+    """Task / Phase / Next Step, sub-tasks indented under their parent; Agent when claimed."""
     shown = []
     for row in rows:
         label = f"  {row.name}" if "/" in row.name else row.name
@@ -200,6 +213,12 @@ def list_view(project: Project, rows: Sequence[ListRow]) -> Outcome:
     width_phase = max([21, *(len(phase) + 2 for _, phase, _ in shown)])
     lines = [f"{'Task':<{width_task}}{'Phase':<{width_phase}}Next Step"]
     lines += [f"{label:<{width_task}}{phase:<{width_phase}}{step}" for label, phase, step in shown]
+    if holders:
+        width_step = max([12, *(len(step) + 2 for _, _, step in shown)])
+        lines = [f"{lines[0]:<{width_task + width_phase + width_step}}Agent"] + [
+            f"{line:<{width_task + width_phase + width_step}}{row.holder or DASH}"
+            for line, row in zip(lines[1:], rows)
+        ]
     if not rows:
         lines.append(f"(no tasks in {project.tasks_label})")
     payload = {
@@ -218,6 +237,7 @@ def list_view(project: Project, rows: Sequence[ListRow]) -> Outcome:
                     else []
                 ),
                 "problem": row.problem,
+                "holder": row.holder,
             }
             for row, (_, _, step) in zip(rows, shown)
         ],
@@ -326,6 +346,23 @@ def change_view(project: Project, change: Change, command: str) -> Outcome:
     }
     if change.approver is not None:
         payload["approver"] = change.approver
+    return Outcome(0, text, payload)
+
+
+def claim_view(project: Project, change: Change, action: str, claims: Any) -> Outcome:
+    """Confirmation of --claim and --release."""
+    agent = change.approver
+    if action == "claim":
+        taken = (
+            f" (taken over from '{change.before}')" if change.before not in (None, agent) else ""
+        )
+        text = (
+            f"Claimed task '{change.task}' for agent '{agent}' for "
+            f"{claims.timeout_minutes:g} minutes{taken}."
+        )
+    else:
+        text = f"Released task '{change.task}' (claimed by '{agent}')."
+    payload = {"task": change.task, "agent": agent, "state": change.after, "action": action}
     return Outcome(0, text, payload)
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import getpass
 import re
+import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from . import machine, store
@@ -24,6 +26,18 @@ if TYPE_CHECKING:
 
 APPROVER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 ROLL_FORWARD_SLACK = 1.0
+
+
+@dataclass(frozen=True)
+class Claims:
+    """Multi-agent mode for one command: whether it is on, who asks, how long a claim lasts."""
+
+    enabled: bool = False
+    agent: str | None = None
+    timeout_minutes: float = 30
+
+
+SINGLE_AGENT = Claims()
 
 
 @dataclass(frozen=True)
@@ -216,8 +230,110 @@ def _consult_rules(
         )
 
 
+def _valid_agent(agent: str) -> str:
+    if not APPROVER_PATTERN.fullmatch(agent):
+        raise AutomatonError(
+            "invalid-agent",
+            f"Invalid agent id '{printable(agent)}' (letters, digits, '.', '_', '@', '-').",
+        )
+    return agent
+
+
+def _expired(claim: dict[str, str], now: float | None = None) -> bool:
+    """A claim past its expiry (or with none readable) may be taken over."""
+    expires = store.parse_time(claim.get("expires", ""))
+    moment = time.time() if now is None else now
+    return expires is None or expires.timestamp() <= moment
+
+
+def _held_by_other(name: str, claim: dict[str, str] | None, agent: str | None) -> None:
+    if claim is not None and not _expired(claim) and claim.get("agent") != agent:
+        raise Refusal(
+            "claimed",
+            f"Task '{name}' is claimed by agent '{claim.get('agent')}' until "
+            f"{claim.get('expires')}.",
+            next_steps={"holder": claim.get("agent"), "expires": claim.get("expires")},
+        )
+
+
+def _require_holder(project: Project, task: Task, claims: Claims) -> None:
+    """In multi-agent mode only the agent holding a live claim changes the task."""
+    if not claims.enabled:
+        return
+    claim = store.read_claim(task.path)
+    if claims.agent is None:
+        raise Refusal(
+            "agent-required",
+            f"Multi-agent mode: pass --agent ID; only the agent holding task '{task.name}' "
+            "may change it.",
+        )
+    _held_by_other(task.name, claim, claims.agent)
+    if claim is None or _expired(claim):
+        command = status_command(
+            "--task", task.name, "--claim", "--agent", claims.agent, "--project", project.root
+        )
+        raise Refusal(
+            "not-claimed",
+            f"Multi-agent mode: claim task '{task.name}' before changing it: {command}",
+            next_steps={"command": command},
+        )
+
+
+def claim(project: Project, name: str, claims: Claims) -> Change:
+    """Take (or renew, or take over an expired) claim on a task for one agent."""
+    agent = _valid_agent(claims.agent or "")
+    task_dir = _load_tracked(project, name).path
+    with store.locked(task_dir):
+        task = _load_tracked(project, name)
+        previous = store.read_claim(task_dir)
+        _held_by_other(name, previous, agent)
+        now = time.time()
+        store.write_claim(
+            task_dir,
+            {
+                "agent": agent,
+                "phase": task.state or "",
+                "claimed": _stamp(now),
+                "expires": _stamp(now + claims.timeout_minutes * 60),
+            },
+        )
+    holder = previous.get("agent") if previous else None
+    return Change(name, holder, task.state or "", approver=agent)
+
+
+def release(project: Project, name: str, claims: Claims) -> Change:
+    """Give a claim back; only its holder may, unless it has expired."""
+    agent = _valid_agent(claims.agent or "")
+    task_dir = _load_tracked(project, name).path
+    with store.locked(task_dir):
+        task = _load_tracked(project, name)
+        current = store.read_claim(task_dir)
+        if current is None:
+            raise Refusal("not-claimed", f"Task '{name}' is not claimed.")
+        _held_by_other(name, current, agent)
+        store.remove_claim(task_dir)
+    return Change(name, agent, task.state or "", approver=agent)
+
+
+def _stamp(moment: float) -> str:
+    return datetime.fromtimestamp(moment, timezone.utc).strftime(store.TIME_FORMAT)
+
+
+def _follow_claim(task_dir: Any, state: str) -> None:
+    """Keep the claim's `phase:` line in step with the task."""
+    claim = store.read_claim(task_dir)
+    if claim is not None and set(store.CLAIM_KEYS) <= set(claim):
+        store.write_claim(task_dir, {**claim, "phase": state})
+
+
 def transition(
-    project: Project, name: str, target: str, *, engine: Engine, actor: str | None = None
+    project: Project,
+    name: str,
+    target: str,
+    *,
+    engine: Engine,
+    actor: str | None = None,
+    claims: Claims = SINGLE_AGENT,
 ) -> Change:
     """Move a task along a legal edge, once its artifact is there and no rule objects."""
     if not machine.is_state(target):
@@ -233,9 +349,12 @@ def transition(
         if _finished_by_recovery(recovered, target, command):
             return Change(name, recovered and recovered.get("from"), target, recovered=True)
         current = task.state or ""
+        _require_holder(project, task, claims)
         _refuse_illegal(project, task, target)
         _consult_rules(engine, project, task, target)
-        store.commit(task_dir, _entry(current, target, actor or default_actor(), command), target)
+        who = actor or claims.agent or default_actor()
+        store.commit(task_dir, _entry(current, target, who, command), target)
+        _follow_claim(task_dir, target)
     return Change(name, current, target)
 
 
@@ -267,9 +386,16 @@ def _pending_approval(task_dir: Any, target: str) -> bool:
 
 
 def approve(
-    project: Project, name: str, *, approver: str = "user", engine: Engine | None = None
+    project: Project,
+    name: str,
+    *,
+    approver: str = "user",
+    engine: Engine | None = None,
+    claims: Claims = SINGLE_AGENT,
 ) -> Change:
     """Open an approval gate: record who approved what, with the artifact's digest."""
+    if claims.enabled and claims.agent is not None:
+        approver = claims.agent  # the approving agent is recorded by its id
     if not APPROVER_PATTERN.fullmatch(approver):
         raise AutomatonError(
             "invalid-approver",
@@ -306,6 +432,14 @@ def approve(
                 f"'{phase}{machine.AWAITING}' before approval can be granted.",
                 next_steps={"state": current},
             )
+        if claims.enabled:
+            holder = store.read_claim(task_dir)
+            if holder is not None and not _expired(holder) and holder.get("agent") == approver:
+                raise Refusal(
+                    "self-approval",
+                    f"Agent '{approver}' holds the claim on task '{name}' and cannot approve its "
+                    "own work. Approval comes from the user or another agent.",
+                )
         target = machine.approval_target(current) or ""
         artifact = machine.required_artifact(current) or ""
         if not task.has_content(artifact):

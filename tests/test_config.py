@@ -41,7 +41,7 @@ def test_pyproject_without_the_table_is_skipped(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "words"),
     [
-        ('plugin = ["x"]\n', ["Unknown key 'plugin'", "known keys: fail-on, ignore, plugins"]),
+        ('plugin = ["x"]\n', ["Unknown key 'plugin'", "known keys: ", "plugins"]),
         ('plugins = "x"\n', ["Key 'plugins'", "must be a list"]),
         ("plugins = [1]\n", ["Key 'plugins'", "must be a list"]),
         ("plugins = [\n", ["is not valid TOML"]),
