@@ -55,6 +55,7 @@ ACTIONS = (
     "upgrade",
     "claim",
     "release",
+    "follow_up",
     "can_edit",
     "scope_check",
     "can_create_task",
@@ -158,6 +159,14 @@ def _build_command() -> Any:
         release: bool = typer.Option(
             False, "--release", help="Multi-agent mode: give back --agent's claim on --task."
         ),
+        follow_up: bool = typer.Option(
+            False,
+            "--follow-up",
+            help="After a FAIL or NEEDS_REVIEW verdict of --task: create the fix or review task.",
+        ),
+        name: Optional[str] = typer.Option(
+            None, "--name", metavar="NAME", help="Name of the --follow-up task (default TASK-fix)."
+        ),
         agent: Optional[str] = typer.Option(
             None,
             "--agent",
@@ -228,6 +237,7 @@ def _execute(parsed: Invocation) -> int:
         "upgrade": opts["upgrade"],
         "claim": opts["claim"],
         "release": opts["release"],
+        "follow_up": opts["follow_up"],
         **{hook: opts[hook] for hook in HOOKS},
     }
     picked = [name for name in ACTIONS if chosen[name]]
@@ -256,7 +266,9 @@ def _execute(parsed: Invocation) -> int:
         )
     if opts["approver"] != "user" and action != "approve":
         raise AutomatonError("usage", "--approver goes with --approve.")
-    if action in ("transition", "approve", "claim", "release") and task is None:
+    if opts["name"] is not None and action != "follow_up":
+        raise AutomatonError("usage", "--name goes with --follow-up.")
+    if action in ("transition", "approve", "claim", "release", "follow_up") and task is None:
         raise AutomatonError("usage", f"{_flag(action)} needs --task NAME.")
     if action in ("create_task", "list", "audit", "list_rules", "upgrade") and task is not None:
         raise AutomatonError("usage", f"{_flag(action)} does not take --task.")
@@ -277,6 +289,7 @@ def _execute(parsed: Invocation) -> int:
         "create_task",
         "config",
         "agent",
+        "name",
         *AUDIT_ONLY,
         "output_format",
         "as_json",

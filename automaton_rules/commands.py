@@ -83,7 +83,9 @@ def task(*, task: str, project: Path | None, config: Path | None, **_: object) -
         "validate", proj, [current], config=settings, selection=_selection(engine, settings)
     )
     approvals = store.read_approvals(current.path)
-    return views.task_view(proj, current, parent, subtasks, approvals, result)
+    history = store.read_history(current.path)
+    origin = history[0] if history and history[0].get("command") == "--follow-up" else None
+    return views.task_view(proj, current, parent, subtasks, approvals, result, origin)
 
 
 def _claims(proj: Project, settings: Config, agent: str | None) -> workflow.Claims:
@@ -132,6 +134,15 @@ def approve(
         claims=_claims(proj, settings, agent),
     )
     return views.change_view(proj, change, "approve")
+
+
+def follow_up(
+    *, task: str, project: Path | None, config: Path | None, name: str | None, **_: object
+) -> Outcome:
+    """`--task NAME --follow-up [--name NEW]`: the fix or review task after a failed verdict."""
+    proj, _settings = _open(project, config)
+    change = workflow.follow_up(proj, task, name)
+    return views.follow_up_view(proj, change)
 
 
 def _claim_action(

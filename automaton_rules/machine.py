@@ -313,3 +313,17 @@ def expected_artifacts(state: str) -> tuple[str, ...]:
 
 # A decomposed parent completes through its sub-tasks, so it presumes only these.
 DECOMPOSED_ARTIFACTS: tuple[str, ...] = (ARTIFACTS["research"], ARTIFACTS["decomposition"])
+
+
+# After a referee's verdict: what kind of follow-up task, starting where (v2.0 workflow).
+FOLLOW_UPS: dict[str, tuple[str, str]] = {
+    "FAIL": ("fix", "bug_find"),
+    "NEEDS_REVIEW": ("review", "referee"),
+}
+VERDICT_PHASES: frozenset[str] = frozenset({"referee", "complete", "human_intervention"})
+
+
+def carried_artifacts(start: str) -> tuple[str, ...]:
+    """The artifacts a follow-up task starting in `start` takes over: those before it."""
+    rank = PHASES.index(start)
+    return tuple(a for p, a in ARTIFACTS.items() if PHASES.index(p) < rank)

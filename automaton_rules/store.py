@@ -335,7 +335,12 @@ def locked(task_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
 
 
 def create_task_dir(
-    final: Path, name: str, state: str, entry: Mapping[str, Any], where: str
+    final: Path,
+    name: str,
+    state: str,
+    entry: Mapping[str, Any],
+    where: str,
+    files: Mapping[str, bytes] | None = None,
 ) -> None:
     """Make a complete task folder appear in one rename, so no half-made task is ever seen."""
     if final.exists() or final.is_symlink():
@@ -350,6 +355,8 @@ def create_task_dir(
         _write_file(staging / STATE, f"{state}\n".encode())
         _write_file(staging / APPROVALS, b"")
         _write_file(staging / MUTEX, b"")
+        for filename, data in (files or {}).items():
+            _write_file(staging / filename, data)
         append_history(staging, entry)
         os.rename(staging, final)
     except OSError as exc:

@@ -121,6 +121,7 @@ def task_view(
     subtasks: Sequence[Task],
     approvals: Sequence[store.Approval | None],
     validation: RunResult,
+    origin: dict[str, Any] | None = None,
 ) -> Outcome:
     """The full view of `--task`."""
     state = task.state or ""
@@ -131,6 +132,11 @@ def task_view(
         f"State file: {task.path / store.STATE}",
         f"Approval status: {approval_status(task, approvals)}",
     ]
+    if origin is not None:
+        lines.append(
+            f"Follow-up of: {printable(str(origin.get('origin')))} "
+            f"(VERDICT.md said {printable(str(origin.get('verdict')))}; see ORIGIN_VERDICT.md)"
+        )
     if parent is not None:
         lines.append(f"Parent task: {parent.name} (phase: {parent.state or 'untracked'})")
     if subtasks:
@@ -162,6 +168,12 @@ def task_view(
             "approvals": [a.__dict__ for a in approvals if a is not None],
             "parent": None if parent is None else {"name": parent.name, "state": parent.state},
             "subtasks": [{"name": sub.name, "state": sub.state} for sub in subtasks],
+            "origin": None
+            if origin is None
+            else {
+                "task": origin.get("origin"),
+                "verdict": origin.get("verdict"),
+            },
             "allowed_actions": list(info.allowed),
             "forbidden_actions": list(info.forbidden),
             "next_artifact": info.next_artifact,
@@ -346,6 +358,23 @@ def change_view(project: Project, change: Change, command: str) -> Outcome:
     }
     if change.approver is not None:
         payload["approver"] = change.approver
+    return Outcome(0, text, payload)
+
+
+def follow_up_view(project: Project, change: Change) -> Outcome:
+    """Confirmation of --follow-up: what was created, from what, starting where."""
+    text = (
+        f"Created task '{change.task}' in state '{change.after}' from task "
+        f"'{change.inferred_from}' (VERDICT.md says {change.approver}). "
+        f"Next: {next_step(change.after)}"
+    )
+    payload = {
+        "task": change.task,
+        "state": change.after,
+        "origin": change.inferred_from,
+        "verdict": change.approver,
+        "next_step": next_step(change.after),
+    }
     return Outcome(0, text, payload)
 
 

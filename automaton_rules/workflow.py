@@ -131,6 +131,52 @@ def create_task(project: Project, name: str, *, actor: str | None = None) -> Cha
     return Change(name, None, "new")
 
 
+_VERDICT_LINE = re.compile(r"^\W*verdict\W*[:\-]\s*\W*(PASS|FAIL|NEEDS_REVIEW)\b", re.I | re.M)
+_VERDICT_WORD = re.compile(r"\b(PASS|FAIL|NEEDS_REVIEW)\b")
+
+
+def verdict_of(text: str) -> str | None:
+    """The verdict a `Verdict:` line names, else the first verdict word, else None."""
+    found = _VERDICT_LINE.search(text) or _VERDICT_WORD.search(text)
+    return found.group(1).upper() if found else None
+
+
+def follow_up(project: Project, name: str, new_name: str | None = None) -> Change:
+    """After FAIL or NEEDS_REVIEW, the follow-up task: earlier artifacts copied, right phase."""
+    origin = _load_tracked(project, name)
+    if machine.base_phase(origin.state or "") not in machine.VERDICT_PHASES:
+        raise Refusal(
+            "no-verdict-yet",
+            f"Task '{name}' is in '{origin.state}': a follow-up task comes after the referee's "
+            "verdict (referee, complete or human_intervention).",
+        )
+    verdict = verdict_of(origin.read(machine.ARTIFACTS["referee"]) or "")
+    if verdict not in machine.FOLLOW_UPS:
+        raise Refusal(
+            "no-failed-verdict",
+            f"VERDICT.md of task '{name}' says {verdict or 'no verdict'}; a follow-up task "
+            "follows FAIL (a fix task) or NEEDS_REVIEW (a review task).",
+        )
+    kind, start = machine.FOLLOW_UPS[verdict]
+    target = new_name or f"{name.replace('/', '-')}-{kind}"
+    split_name(target)
+    files = {
+        artifact: (origin.path / artifact).read_bytes()
+        for artifact in machine.carried_artifacts(start)
+        if origin.has_content(artifact)
+    }
+    files[f"ORIGIN_{machine.ARTIFACTS['referee']}"] = (origin.path / "VERDICT.md").read_bytes()
+    entry = _entry(
+        None, start, default_actor(), "--follow-up", origin=name, verdict=verdict, kind=kind
+    )
+    if "/" in target:
+        raise AutomatonError("invalid-task-name", "A follow-up task is a top-level task.")
+    store.create_task_dir(
+        project.task_dir(target), target, start, entry, project.tasks_label, files=files
+    )
+    return Change(target, None, start, inferred_from=name, approver=verdict)
+
+
 def _refuse_illegal(project: Project, task: Task, target: str) -> None:
     current = task.state or ""
     legal = machine.legal_targets(current, subtask=task.parent is not None)

@@ -7,22 +7,12 @@ audit and in --validate-folder; the second also runs before every transition, so
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
 from automaton_rules import Finding, Rule, Task, Transition, hookimpl, rule
+from automaton_rules.workflow import verdict_of
 
 VERDICTS = ("PASS", "FAIL", "NEEDS_REVIEW")
-_WORD = re.compile(r"\b(PASS|FAIL|NEEDS_REVIEW)\b")
-
-
-_LINE = re.compile(r"^\W*verdict\W*[:\-]\s*\W*(PASS|FAIL|NEEDS_REVIEW)\b", re.I | re.M)
-
-
-def verdict_of(text: str) -> str | None:
-    """The verdict a `Verdict:` line names, else the first verdict word, else None."""
-    found = _LINE.search(text) or _WORD.search(text)
-    return found.group(1).upper() if found else None
 
 
 @rule(
