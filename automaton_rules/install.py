@@ -1,0 +1,307 @@
+"""`automaton-install`: put status.py where agents call it, and the hooks where they fire.
+
+Idempotent (running it twice changes nothing the second time) and reversible
+(`--uninstall` removes exactly what it added, leaving the user's own settings).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import AutomatonError
+from .project import framework_home
+
+MARKER = "# installed by automaton-install"
+HOOK = "automaton-hook --harness"
+
+# The configuration each harness reads, as integrations/ ships it.
+HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "claude": (
+        ".claude/settings.json",
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {
+                        "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash",
+                        "hooks": [{"type": "command", "command": f"{HOOK} claude", "timeout": 10}],
+                    }
+                ]
+            }
+        },
+    ),
+    "codex": (
+        ".codex/hooks.json",
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {
+                        "matcher": "*",
+                        "hooks": [{"type": "command", "command": f"{HOOK} codex", "timeout": 10}],
+                    }
+                ]
+            }
+        },
+    ),
+    "gemini": (
+        ".gemini/settings.json",
+        {
+            "hooks": {
+                "BeforeTool": [
+                    {
+                        "matcher": "write_file|replace|run_shell_command",
+                        "hooks": [
+                            {"type": "command", "command": f"{HOOK} gemini", "timeout": 10000}
+                        ],
+                    }
+                ]
+            }
+        },
+    ),
+    "cursor": (
+        ".cursor/hooks.json",
+        {
+            "version": 1,
+            "hooks": {
+                "beforeShellExecution": [{"command": f"{HOOK} cursor"}],
+                "preToolUse": [
+                    {"command": f"{HOOK} cursor", "matcher": "Write|Edit|StrReplace|Delete"}
+                ],
+            },
+        },
+    ),
+}
+OPENCODE_PLUGIN = ".opencode/plugin/automaton-guard.js"
+HARNESSES = (*HARNESS_CONFIGS, "opencode")
+GIT_HOOKS = {
+    "pre-commit": "automaton-git-hook pre-commit",
+    "commit-msg": 'automaton-git-hook commit-msg "$1"',
+}
+
+
+def status_script() -> str:
+    """`~/.automaton/scripts/status.py`: whichever `python` runs it, this installation answers."""
+    return f"""#!{sys.executable}
+{MARKER}: runs the automaton-rules installed for the interpreter below,
+# whichever python the agent calls this file with.
+import os
+import sys
+
+INTERPRETER = {sys.executable!r}
+
+try:
+    from automaton_rules.cli import main
+except ImportError:
+    if os.environ.get("AUTOMATON_REEXEC") != INTERPRETER:
+        os.environ["AUTOMATON_REEXEC"] = INTERPRETER  # once: never loop
+        os.execv(INTERPRETER, [INTERPRETER, __file__, *sys.argv[1:]])
+    sys.stderr.write("ERROR: automaton-rules is not installed for " + INTERPRETER + "\\n")
+    sys.exit(2)
+
+sys.exit(main())
+"""
+
+
+def _ours(entry: Any) -> bool:
+    return HOOK in json.dumps(entry)
+
+
+def merge_hooks(current: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
+    """Add our hook entries to a harness's settings, keeping everything already there."""
+    merged = dict(current)
+    hooks = dict(merged.get("hooks") or {})
+    for event, entries in ours["hooks"].items():
+        existing = list(hooks.get(event) or [])
+        hooks[event] = [*existing, *(e for e in entries if e not in existing)]
+    merged["hooks"] = hooks
+    for key, value in ours.items():
+        if key != "hooks":
+            merged.setdefault(key, value)
+    return merged
+
+
+def remove_hooks(current: dict[str, Any], ours: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Take our hook entries out again; events left empty go, and so do keys we added."""
+    merged = dict(current)
+    hooks = {
+        event: [e for e in entries if not _ours(e)]
+        for event, entries in (merged.get("hooks") or {}).items()
+    }
+    merged["hooks"] = {event: entries for event, entries in hooks.items() if entries}
+    if not merged["hooks"]:
+        del merged["hooks"]
+        added = {key: value for key, value in (ours or {}).items() if key != "hooks"}
+        if merged == added:
+            return {}
+    return merged
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise AutomatonError("install-failed", f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise AutomatonError("install-failed", f"{path} does not hold a JSON object")
+    return data
+
+
+def _write(path: Path, text: str, mode: int = 0o644) -> bool:
+    """Write when the content differs; True when something changed."""
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+    return True
+
+
+def install(
+    project: Path | None, harnesses: Sequence[str], git_hooks: bool, home: Path | None = None
+) -> list[str]:
+    """Install, reporting one line per file changed."""
+    done = []
+    script = framework_home(home) / "scripts" / "status.py"
+    if script.exists() and MARKER not in script.read_text(encoding="utf-8", errors="replace"):
+        done.append(f"kept {script} (not written by automaton-install)")
+    elif _write(script, status_script(), 0o755):
+        done.append(f"wrote {script}")
+    for harness in harnesses:
+        if project is None:
+            raise AutomatonError("usage", "--harness needs --project DIR.")
+        if harness == "opencode":
+            plugin = resources.files("automaton_rules").joinpath("opencode_plugin.js")
+            if _write(project / OPENCODE_PLUGIN, plugin.read_text(encoding="utf-8")):
+                done.append(f"wrote {project / OPENCODE_PLUGIN}")
+            continue
+        relative, ours = HARNESS_CONFIGS[harness]
+        path = project / relative
+        merged = merge_hooks(_read_json(path), ours)
+        if _write(path, json.dumps(merged, indent=2) + "\n"):
+            done.append(f"updated {path}")
+    if git_hooks:
+        if project is None:
+            raise AutomatonError("usage", "--git-hooks needs --project DIR.")
+        folder = _git_hooks_dir(project)
+        for name, command in GIT_HOOKS.items():
+            hook = folder / name
+            if hook.exists() and MARKER not in hook.read_text(errors="replace"):
+                done.append(f"kept {hook} (a hook that is not ours; add '{command}' to it)")
+            elif _write(hook, f"#!/bin/sh\n{MARKER}\nexec {command}\n", 0o755):
+                done.append(f"wrote {hook}")
+    return done
+
+
+def uninstall(
+    project: Path | None, harnesses: Sequence[str], git_hooks: bool, home: Path | None = None
+) -> list[str]:
+    """Remove what install added, and nothing else."""
+    done = []
+    script = framework_home(home) / "scripts" / "status.py"
+    if script.exists() and MARKER in script.read_text(encoding="utf-8", errors="replace"):
+        script.unlink()
+        done.append(f"removed {script}")
+    for harness in harnesses:
+        if project is None:
+            raise AutomatonError("usage", "--harness needs --project DIR.")
+        if harness == "opencode":
+            plugin = project / OPENCODE_PLUGIN
+            if plugin.exists():
+                plugin.unlink()
+                done.append(f"removed {plugin}")
+            continue
+        path = project / HARNESS_CONFIGS[harness][0]
+        if path.exists():
+            cleaned = remove_hooks(_read_json(path), HARNESS_CONFIGS[harness][1])
+            if cleaned:
+                if _write(path, json.dumps(cleaned, indent=2) + "\n"):
+                    done.append(f"updated {path}")
+            else:
+                path.unlink()
+                done.append(f"removed {path}")
+    if git_hooks and project is not None:
+        folder = _git_hooks_dir(project)
+        for name in GIT_HOOKS:
+            hook = folder / name
+            if hook.exists() and MARKER in hook.read_text(errors="replace"):
+                hook.unlink()
+                done.append(f"removed {hook}")
+    return done
+
+
+def _git_hooks_dir(project: Path) -> Path:
+    proc = subprocess.run(
+        ["git", "-C", str(project), "rev-parse", "--git-path", "hooks"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise AutomatonError("install-failed", f"{project} is not a git repository")
+    path = Path(proc.stdout.strip())
+    return path if path.is_absolute() else project / path
+
+
+USAGE = """\
+usage: automaton-install [--project DIR] [--harness NAME[,NAME...]] [--git-hooks] [--uninstall]
+
+Puts ~/.automaton/scripts/status.py in place (the path the specification's agents call),
+and with --project, the hooks of the named harnesses (claude, codex, gemini, cursor,
+opencode, or all) and the git hooks into that project. Idempotent; --uninstall reverses.
+"""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console script `automaton-install`."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    project: Path | None = None
+    harnesses: list[str] = []
+    git_hooks = remove = False
+    try:
+        while args:
+            flag = args.pop(0)
+            if flag in ("-h", "--help"):
+                sys.stdout.write(USAGE)
+                return 0
+            if flag == "--project" and args:
+                project = Path(args.pop(0)).expanduser().resolve()
+            elif flag == "--harness" and args:
+                names = args.pop(0).split(",")
+                harnesses += list(HARNESSES) if names == ["all"] else names
+            elif flag == "--git-hooks":
+                git_hooks = True
+            elif flag == "--uninstall":
+                remove = True
+            else:
+                raise AutomatonError("usage", f"unknown argument {flag!r}. {USAGE.splitlines()[0]}")
+        unknown = [h for h in harnesses if h not in HARNESSES]
+        if unknown:
+            raise AutomatonError(
+                "usage", f"unknown harness {', '.join(unknown)}; choose {', '.join(HARNESSES)}"
+            )
+        if project is not None and not project.is_dir():
+            raise AutomatonError("usage", f"project folder {project} does not exist")
+        action = uninstall if remove else install
+        done = action(project, list(dict.fromkeys(harnesses)), git_hooks)
+    except AutomatonError as exc:
+        sys.stderr.write(exc.text + "\n")
+        return 2
+    except OSError as exc:
+        sys.stderr.write(f"ERROR: {exc.filename or ''}: {exc.strerror or exc}\n")
+        return 2
+    sys.stdout.write("\n".join(done or ["nothing to change"]) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
