@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from audit_helpers import install, section, with_code, write_config
 
 from automaton_rules.testing import Audit, AutomatonProject
 
@@ -85,22 +86,6 @@ def backdate(project: AutomatonProject, by: int = HOUR) -> None:
     for folder in sorted(project.tasks_dir.iterdir()):
         if (folder / ".state.history").exists():
             retime(folder, [seconds(e["time"]) - by for e in history(folder)])
-
-
-def write_config(project: AutomatonProject, text: str) -> None:
-    (project.root / "automaton.toml").write_text(text)
-
-
-def with_code(audit: Audit, code: str) -> list[dict[str, Any]]:
-    return [f for f in audit.findings if f["code"] == code]
-
-
-def section(text: str, heading: str) -> list[str]:
-    """The lines of one report section, up to the blank line that ends it."""
-    lines = text.splitlines()
-    start = lines.index(heading) + 1
-    end = lines.index("", start) if "" in lines[start:] else len(lines)
-    return lines[start:end]
 
 
 def git_project(project: AutomatonProject) -> None:
@@ -284,18 +269,6 @@ def design_names_modules(task):
 def register_rules(register):
     register(design_names_modules)
 """
-
-
-def install(site: Path, module: str, source: str, entry_point: str) -> None:
-    """What `pip install` leaves on sys.path: the module and its dist-info with an entry point."""
-    site.mkdir()
-    (site / f"{module}.py").write_text(source)
-    info = site / f"{module}-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\nVersion: 1.0\n"
-    )
-    (info / "entry_points.txt").write_text(f"[automaton_rules]\n{entry_point} = {module}\n")
 
 
 def test_module_reached_by_entry_point_and_configuration_loads_once(
