@@ -184,8 +184,8 @@ def test_spec_example_reproduces_the_report_line_for_line(
     assert audit.exit_code == 1
     expected = spec_report(automaton_project.root, sha, when)
     by_name = []
-    for section in "\n".join(expected).split("\n\n"):
-        lines = section.split("\n")
+    for block in "\n".join(expected).split("\n\n"):
+        lines = block.split("\n")
         if lines[0].startswith("=== Category"):
             lines = [lines[0], *sorted(lines[1:], key=lambda line: line.split("] ")[1])]
         by_name.append("\n".join(lines))
