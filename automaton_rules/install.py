@@ -100,7 +100,10 @@ try:
 except ImportError:
     if os.environ.get("AUTOMATON_REEXEC") != INTERPRETER:
         os.environ["AUTOMATON_REEXEC"] = INTERPRETER  # once: never loop
-        os.execv(INTERPRETER, [INTERPRETER, __file__, *sys.argv[1:]])
+        try:
+            os.execv(INTERPRETER, [INTERPRETER, __file__, *sys.argv[1:]])
+        except OSError:
+            pass  # the interpreter it was installed with is gone: say so below
     sys.stderr.write("ERROR: automaton-rules is not installed for " + INTERPRETER + "\\n")
     sys.exit(2)
 
