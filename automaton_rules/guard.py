@@ -121,7 +121,7 @@ def can_edit(
         if not scope.allowed:
             return scope
         target = resolve(file, cwd)
-        if target.name.startswith(store.STATE):
+        if target.name.lower().startswith(store.STATE):  # .STATE is .state on macOS
             return Decision(
                 False,
                 f"DENIED: File '{printable(str(file), None)}' is workflow state: only "

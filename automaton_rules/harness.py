@@ -46,16 +46,37 @@ SHELL_TOOLS = frozenset({"bash", "shell", "run_shell_command", "local_shell", "e
 PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "target_file", "absolute_path")
 
 _WRITE_COMMANDS = re.compile(
-    r"(^|[;&|(`]\s*|\$\(\s*)(sudo\s+)?"
-    r"(tee|cp|mv|rm|rmdir|mkdir|touch|truncate|dd|install|ln|chmod|chown|unlink|rsync|patch)\b"
+    r"(^|[;&|(`\n]\s*|\$\(\s*)((sudo|env|command|nohup|xargs|exec)\s+(-\S+\s+)*)*"
+    r"(\\|\S*/)?"
+    r"(tee|cp|mv|rm|rmdir|mkdir|touch|truncate|dd|install|ln|chmod|chown|unlink|rsync|patch|"
+    r"shred|curl\s+[^|;&]*-o|wget)\b",
+    re.MULTILINE,
 )
-_IN_PLACE = re.compile(r"\b(sed|perl|ruby)\b[^;&|]*\s-[a-zA-Z]*i")
-_GIT_WRITES = re.compile(r"\bgit\s+(apply|checkout|restore|reset|stash|merge|rebase|am|mv|rm)\b")
-_REDIRECT = re.compile(r"(?<![0-9&<>])(>>?|&>)\s*(?!&|\s*/dev/null\b)(\S+)")
-_HEREDOC = re.compile(r"<<-?\s*['\"]?\w+")
-_APPROVE = re.compile(r"(status\.py|automaton-status)\b[^;&|]*--approve\b")
-_STATE_FILE = re.compile(r"\.state(\.[\w-]+)?\b")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
+_IN_PLACE = re.compile(r"\b(sed|perl|ruby)\b[^;&|\n]*(\s-[a-zA-Z]*i(\s|\.|$)|--in-place)")
+_GIT_WRITES = re.compile(
+    r"\bgit\s+(-C\s+\S+\s+|-c\s+\S+\s+)*"
+    r"(apply|checkout(?!\s+-b\b)|restore|reset|stash(?!\s+(list|show)\b)|merge|rebase|am|mv|rm)\b"
+)
+_FIND_WRITES = re.compile(r"\bfind\b[^|;&\n]*\s-(delete|exec)\b")
+_INTERPRETER_WRITES = re.compile(
+    r"\b(python[\d.]*|perl|ruby|node)\s+(-\S+\s+)*-[ce]\b.*"
+    r"(open\(|write|unlink|remove|rename|rmtree|replace\()"
+)
+_REDIRECT = re.compile(r"(?<![<>])(\d*>>?\|?|&>>?)\s*(?!&)(\S+)")
+_NO_VERIFY = re.compile(r"\bgit\b[^|;&\n]*\b(commit|merge|push)\b[^|;&\n]*(--no-verify|\s-n\b)")
+_APPROVE = re.compile(r"--approve\b")
+_STATE_FILE = re.compile(r"\.st[\w*?\[\]]*")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
+
+
+def _unquoted(command: str) -> str:
+    """The command with quote characters taken out, so `--appr""ove` reads as written."""
+    return command.replace('"', "").replace("'", "").replace("\\", "")
+
+
+def _outside_quotes(command: str) -> str:
+    """The command with quoted strings blanked, so `grep "a>b"` is not a redirection."""
+    return re.sub(r"'[^']*'|\"(?:\\.|[^\"\\])*\"", "''", command)
 
 
 @dataclass(frozen=True)
@@ -84,10 +105,12 @@ def _paths(tool_input: Any) -> list[str]:
     edits = tool_input.get("edits")
     if isinstance(edits, list):
         found += [str(e["file_path"]) for e in edits if isinstance(e, dict) and e.get("file_path")]
-    for key in ("patch", "input", "command"):
-        text = tool_input.get(key)
-        if isinstance(text, str) and "*** Begin Patch" in text:
-            found += [m.strip() for m in _PATCH_FILE.findall(text)]
+    for key in ("patch", "input", "command", "cmd"):
+        value = tool_input.get(key)
+        texts = value if isinstance(value, list) else [value]
+        for text in texts:
+            if isinstance(text, str) and "*** Begin Patch" in text:
+                found += [m.strip() for m in _PATCH_FILE.findall(text)]
     return found
 
 
@@ -107,7 +130,9 @@ def read_action(payload: Any, harness: str) -> Action:
     paths = _paths(tool_input)
     name = tool.lower()
     if name in SHELL_TOOLS:
-        command = tool_input.get("command", "") if isinstance(tool_input, dict) else ""
+        command: Any = ""
+        if isinstance(tool_input, dict):
+            command = tool_input.get("command") or tool_input.get("cmd") or ""
         if isinstance(command, list):
             command = shlex.join(str(part) for part in command)
         if paths:  # Codex sends apply_patch through its shell tool
@@ -118,14 +143,32 @@ def read_action(payload: Any, harness: str) -> Action:
     return Action("other", cwd=where, details={"tool": tool})
 
 
-def shell_writes(command: str) -> bool:
-    """Best effort: does this shell line write files? Reads and status.py calls do not."""
+def redirect_targets(command: str) -> list[str]:
+    """Files a command's output redirections write to (`/dev/null` and fds excluded)."""
+    return [
+        target
+        for _, target in _REDIRECT.findall(_outside_quotes(command))
+        if target != "/dev/null" and not target.startswith("&")
+    ]
+
+
+def shell_writes(command: str, inside: Any = None) -> bool:
+    """Best effort: does this shell line write files? Reads and status.py calls do not.
+
+    `inside(path)` tells whether a redirection target is in the project; writes to
+    scratch files elsewhere (`git diff > /tmp/x.diff`) are not the project's business.
+    """
+    bare = _outside_quotes(command)
+    targets = redirect_targets(command)
+    if inside is not None:
+        targets = [t for t in targets if inside(t)]
     return bool(
-        _WRITE_COMMANDS.search(command)
+        _WRITE_COMMANDS.search(bare)
         or _IN_PLACE.search(command)
-        or _GIT_WRITES.search(command)
-        or _REDIRECT.search(command)
-        or _HEREDOC.search(command)
+        or _GIT_WRITES.search(bare)
+        or _FIND_WRITES.search(bare)
+        or _INTERPRETER_WRITES.search(command)
+        or targets
     )
 
 
@@ -143,25 +186,28 @@ def decide(action: Action, *, project: str | None = None, task: str | None = Non
     if action.kind == "other":
         return Verdict(True)
     command = action.command
-    if action.kind == "shell" and _APPROVE.search(command):
+    plain = _unquoted(command)
+    if action.kind == "shell" and _APPROVE.search(plain):
         return Verdict(
             False,
             "DENIED: Approval is the user's decision. Ask the user to approve; "
             "agents never run status.py --approve.",
         )
+    if action.kind == "shell" and _NO_VERIFY.search(plain):
+        return Verdict(False, "DENIED: Commits skip the workflow's git hooks with --no-verify.")
+    if action.kind == "edit":
+        return _decide_edits(action, project, task)
     proj = _project(action, project)
     if proj is None:
         return Verdict(True)
     load_config(proj.root)
-    if action.kind == "edit":
-        for path in action.paths:
-            decision = guard.can_edit(proj, task, path, cwd=action.cwd)
-            if not decision.allowed:
-                return Verdict(False, decision.text)
+
+    def inside(target: str) -> bool:
+        return guard.scope_check(proj, target, action.cwd).allowed
+
+    if not shell_writes(command, inside):
         return Verdict(True)
-    if not shell_writes(command):
-        return Verdict(True)
-    if _STATE_FILE.search(command):
+    if _STATE_FILE.search(plain):
         return Verdict(
             False,
             "DENIED: This command would write workflow state (.state files); only "
@@ -171,6 +217,27 @@ def decide(action: Action, *, project: str | None = None, task: str | None = Non
     if decision.allowed:
         return Verdict(True)
     return Verdict(False, f"{decision.text} This shell command writes files.")
+
+
+def _decide_edits(action: Action, project: str | None, task: str | None) -> Verdict:
+    """Each edited file is judged by the project it lies in, wherever the harness runs."""
+    if not action.paths:
+        proj = _project(action, project)
+        if proj is None:
+            return Verdict(True)
+        decision = guard.can_edit(proj, task, cwd=action.cwd)
+        return Verdict(decision.allowed, "" if decision.allowed else decision.text)
+    for path in action.paths:
+        target = guard.resolve(path, action.cwd)
+        where = Action("edit", cwd=target.parent)
+        proj = _project(where, project) or _project(action, None)
+        if proj is None:
+            continue
+        load_config(proj.root)
+        decision = guard.can_edit(proj, task, path, cwd=action.cwd)
+        if not decision.allowed:
+            return Verdict(False, decision.text)
+    return Verdict(True)
 
 
 def render(harness: str, verdict: Verdict) -> tuple[str, str, int]:

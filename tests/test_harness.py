@@ -185,6 +185,25 @@ def test_unknown_harness_fails_closed_in_claude_format(guarded) -> None:
         ("git restore a.py", True),
         ("cat > a.py <<'EOF'\nx\nEOF", True),
         ("cd src && touch new.py", True),
+        ("ls\nrm src/a.py", True),
+        ("echo x 1> src/a.py", True),
+        ("find src | xargs rm", True),
+        ("find src -delete", True),
+        ("env rm a.py", True),
+        ("command rm a.py", True),
+        ("/bin/rm a.py", True),
+        ("\\rm a.py", True),
+        ("sed --in-place s/a/b/ a.py", True),
+        ("git -C . checkout -- src", True),
+        ("curl -sL -o src/a.py https://example.com", True),
+        ("python3 -c \"open('a.py','w').write('x')\"", True),
+        ("printf x >| a.py", True),
+        ("awk '$1 > 5' data.txt", False),
+        ('grep -n "a>b" src/app.py', False),
+        ("git stash list", False),
+        ("git checkout -b feature", False),
+        ("perl -Ilib t.pl", False),
+        ("python3 - <<EOF\nprint(1)\nEOF", False),
     ],
 )
 def test_shell_write_detection(command: str, writes: bool) -> None:
@@ -214,3 +233,119 @@ def test_the_opencode_plugin_under_nodes_test_runner(guarded) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "# pass 4" in proc.stdout
     assert "# fail 0" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'printf complete >.automaton/tasks/guarded/.sta"te"',
+        "cd .automaton/tasks/guarded && printf complete > .st*e",
+        "python3 -c \"open('.automaton/tasks/guarded/.state','w').write('complete')\"",
+    ],
+)
+def test_state_writes_in_disguise_are_denied_even_during_implement(guarded, command) -> None:
+    guarded.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
+    payload = json.dumps(
+        {"cwd": str(guarded.root), "tool_name": "Bash", "tool_input": {"command": command}}
+    )
+    reason = denied("claude", hook("claude", payload))
+    assert reason is not None and "workflow state" in reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -m automaton_rules --task guarded --approve",
+        'python3 ~/.automaton/scripts/status.py --task guarded --appr""ove',
+    ],
+)
+def test_disguised_approvals_are_denied(guarded, command) -> None:
+    payload = json.dumps(
+        {"cwd": str(guarded.root), "tool_name": "Bash", "tool_input": {"command": command}}
+    )
+    assert denied("claude", hook("claude", payload)).startswith("DENIED: Approval is the user's")
+
+
+def test_skipping_the_git_hooks_is_denied(guarded) -> None:
+    payload = json.dumps(
+        {
+            "cwd": str(guarded.root),
+            "tool_name": "Bash",
+            "tool_input": {"command": "git commit --no-verify -am wip"},
+        }
+    )
+    assert "--no-verify" in denied("claude", hook("claude", payload))
+
+
+def test_a_patch_that_moves_a_file_onto_state_is_denied(guarded) -> None:
+    guarded.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
+    patch = (
+        "*** Begin Patch\n*** Update File: src/app.py\n"
+        "*** Move to: .automaton/tasks/guarded/.state\n*** End Patch\n"
+    )
+    payload = json.dumps(
+        {"cwd": str(guarded.root), "tool_name": "apply_patch", "tool_input": {"command": patch}}
+    )
+    assert "workflow state" in denied("codex", hook("codex", payload))
+
+
+def test_a_patch_sent_as_a_command_list_is_judged(guarded) -> None:
+    patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-x\n+y\n*** End Patch\n"
+    payload = json.dumps(
+        {
+            "cwd": str(guarded.root),
+            "tool_name": "shell",
+            "tool_input": {"command": ["apply_patch", patch]},
+        }
+    )
+    assert denied("codex", hook("codex", payload)) is not None
+
+
+def test_exec_command_cmd_is_read(guarded) -> None:
+    payload = json.dumps(
+        {
+            "cwd": str(guarded.root),
+            "tool_name": "exec_command",
+            "tool_input": {"cmd": "echo x > src/app.py"},
+        }
+    )
+    assert denied("codex", hook("codex", payload)) is not None
+
+
+def test_an_edit_is_judged_by_the_files_project_not_the_harness_cwd(guarded, tmp_path) -> None:
+    for target in ("src/app.py", ".automaton/tasks/guarded/.state"):
+        payload = json.dumps(
+            {
+                "cwd": str(tmp_path),
+                "tool_name": "Write",
+                "tool_input": {"file_path": str(guarded.root / target)},
+            }
+        )
+        assert denied("claude", hook("claude", payload)) is not None, target
+
+
+def test_an_edit_without_a_path_falls_back_to_the_project_rule(guarded) -> None:
+    payload = json.dumps(
+        {"cwd": str(guarded.root), "tool_name": "Write", "tool_input": {"content": "x"}}
+    )
+    assert denied("claude", hook("claude", payload)).startswith("DENIED: No task in project")
+
+
+def test_upper_case_state_is_still_state(guarded) -> None:
+    guarded.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
+    target = guarded.task_dir("guarded") / ".STATE"
+    payload = json.dumps(
+        {"cwd": str(guarded.root), "tool_name": "Write", "tool_input": {"file_path": str(target)}}
+    )
+    assert "workflow state" in denied("claude", hook("claude", payload))
+
+
+def test_writes_outside_the_project_from_the_shell_are_not_its_business(guarded) -> None:
+    payload = json.dumps(
+        {
+            "cwd": str(guarded.root),
+            "tool_name": "Bash",
+            "tool_input": {"command": "git diff > /tmp/review.diff"},
+        }
+    )
+    assert denied("claude", hook("claude", payload)) is None
