@@ -51,7 +51,7 @@ def hand_edited_states(root: Path, paths: Sequence[str]) -> list[str]:
     """Staged `.state` files that do not say what the staged history says status.py wrote."""
     problems = []
     for path in paths:
-        if Path(path).name != store.STATE:
+        if Path(path).name.lower() != store.STATE:
             continue
         state = (_staged_text(root, path) or "").strip()
         history = _staged_text(root, str(Path(path).with_name(store.HISTORY))) or ""
@@ -63,6 +63,13 @@ def hand_edited_states(root: Path, paths: Sequence[str]) -> list[str]:
         if state != recorded:
             problems.append(f"{path} says '{state}' but its history ends at '{recorded}'")
     return problems
+
+
+def _recorded(task_dir: Path) -> str | None:
+    """The state the task's history says status.py last wrote."""
+    entries = store.read_history(task_dir)
+    target = entries[-1].get("to") if entries else None
+    return target if isinstance(target, str) else None
 
 
 def pre_commit(project: Project) -> tuple[int, str]:
@@ -79,6 +86,12 @@ def pre_commit(project: Project) -> tuple[int, str]:
     if not source:
         return 0, ""
     tasks = task_states(project)
+    forged = [t.name for t in tasks if _recorded(t.path) not in (None, t.state)]
+    if forged:
+        return 1, (
+            "automaton-rules: refusing to commit source files while a task's .state was "
+            f"changed outside status.py: {', '.join(forged)}"
+        )
     if any(machine.is_edit_phase(t.state or "") for t in tasks):
         return 0, ""
     listed = ", ".join(f"{t.name} ({t.state})" for t in tasks if t.state != "complete") or "none"

@@ -121,7 +121,9 @@ def merge_hooks(current: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]
     hooks = dict(merged.get("hooks") or {})
     for event, entries in ours["hooks"].items():
         existing = list(hooks.get(event) or [])
-        hooks[event] = [*existing, *(e for e in entries if e not in existing)]
+        if not any(_ours(e) for e in existing):  # ours already there, maybe tuned: keep it
+            existing += entries
+        hooks[event] = existing
     merged["hooks"] = hooks
     for key, value in ours.items():
         if key != "hooks":
@@ -169,6 +171,17 @@ def _write(path: Path, text: str, mode: int = 0o644) -> bool:
     return True
 
 
+def _bound(config: dict[str, Any]) -> dict[str, Any]:
+    """Commands naming our console scripts by absolute path, so a harness whose PATH lacks
+    them cannot silently skip the hook (a missing command does not block in most)."""
+    text = json.dumps(config)
+    for script in ("automaton-hook",):
+        path = Path(sys.executable).parent / script
+        if path.exists():
+            text = text.replace(f'"{script} ', f'"{path} ')
+    return json.loads(text)
+
+
 def install(
     project: Path | None, harnesses: Sequence[str], git_hooks: bool, home: Path | None = None
 ) -> list[str]:
@@ -189,7 +202,7 @@ def install(
             continue
         relative, ours = HARNESS_CONFIGS[harness]
         path = project / relative
-        merged = merge_hooks(_read_json(path), ours)
+        merged = merge_hooks(_read_json(path), _bound(ours))
         if _write(path, json.dumps(merged, indent=2) + "\n"):
             done.append(f"updated {path}")
     if git_hooks:
@@ -200,7 +213,12 @@ def install(
             hook = folder / name
             if hook.exists() and MARKER not in hook.read_text(errors="replace"):
                 done.append(f"kept {hook} (a hook that is not ours; add '{command}' to it)")
-            elif _write(hook, f"#!/bin/sh\n{MARKER}\nexec {command}\n", 0o755):
+                continue
+            script = Path(sys.executable).parent / "automaton-git-hook"
+            bound = (
+                command.replace("automaton-git-hook", str(script)) if script.exists() else command
+            )
+            if _write(hook, f"#!/bin/sh\n{MARKER}\nexec {bound}\n", 0o755):
                 done.append(f"wrote {hook}")
     return done
 
@@ -211,7 +229,8 @@ def uninstall(
     """Remove what install added, and nothing else."""
     done = []
     script = framework_home(home) / "scripts" / "status.py"
-    if script.exists() and MARKER in script.read_text(encoding="utf-8", errors="replace"):
+    shared = script.exists() and MARKER in script.read_text(encoding="utf-8", errors="replace")
+    if shared and project is None:  # every project uses it: only a global uninstall removes it
         script.unlink()
         done.append(f"removed {script}")
     for harness in harnesses:
@@ -221,6 +240,7 @@ def uninstall(
             plugin = project / OPENCODE_PLUGIN
             if plugin.exists():
                 plugin.unlink()
+                _prune(plugin.parent, project)
                 done.append(f"removed {plugin}")
             continue
         path = project / HARNESS_CONFIGS[harness][0]
@@ -231,6 +251,7 @@ def uninstall(
                     done.append(f"updated {path}")
             else:
                 path.unlink()
+                _prune(path.parent, project)
                 done.append(f"removed {path}")
     if git_hooks and project is not None:
         folder = _git_hooks_dir(project)
@@ -240,6 +261,13 @@ def uninstall(
                 hook.unlink()
                 done.append(f"removed {hook}")
     return done
+
+
+def _prune(folder: Path, stop: Path) -> None:
+    """Remove folders install created that are now empty, up to the project."""
+    while folder != stop and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
 
 
 def _git_hooks_dir(project: Path) -> Path:

@@ -107,3 +107,12 @@ def test_pre_commit_framework_manifest_names_the_console_script() -> None:
     assert "entry: automaton-git-hook pre-commit" in text
     assert "entry: automaton-git-hook commit-msg" in text
     assert "stages: [commit-msg]" in text
+
+
+def test_an_unstaged_hand_edit_of_state_does_not_open_the_gate(repo: Project) -> None:
+    (repo.task_dir("guarded") / ".state").write_text("implement\n")  # left unstaged
+    (repo.root / "src" / "app.py").write_text("x = 4\n")
+    git(repo.root, "add", "src/app.py")
+    proc = git(repo.root, "commit", "-m", "code", check=False)
+    assert proc.returncode != 0
+    assert "changed outside status.py: guarded" in proc.stderr

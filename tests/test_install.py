@@ -273,15 +273,21 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
     assert claude["hooks"]["PostToolUse"] == USER_CLAUDE["hooks"]["PostToolUse"]
     pre = claude["hooks"]["PreToolUse"]
     assert pre[0] == USER_CLAUDE["hooks"]["PreToolUse"][0]
-    assert pre[1:] == install.HARNESS_CONFIGS["claude"][1]["hooks"]["PreToolUse"]
+    # The command names the console script by absolute path, so a PATH without it
+    # cannot make the harness skip the hook.
+    assert pre[1:] == install._bound(install.HARNESS_CONFIGS["claude"][1])["hooks"]["PreToolUse"]
+    assert (
+        pre[1]["hooks"][0]["command"]
+        == f"{sys.executable.rsplit('/', 1)[0]}/automaton-hook --harness claude"
+    )
 
     gemini = json.loads((repo / ".gemini" / "settings.json").read_text())
     assert {k: gemini[k] for k in USER_GEMINI} == USER_GEMINI
-    assert gemini["hooks"] == install.HARNESS_CONFIGS["gemini"][1]["hooks"]
+    assert gemini["hooks"] == install._bound(install.HARNESS_CONFIGS["gemini"][1])["hooks"]
 
     for harness in ("codex", "cursor"):
         relative, ours = install.HARNESS_CONFIGS[harness]
-        assert json.loads((repo / relative).read_text()) == ours, harness
+        assert json.loads((repo / relative).read_text()) == install._bound(ours), harness
 
     plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
     packaged = resources.files("automaton_rules").joinpath("opencode_plugin.js").read_bytes()
@@ -294,7 +300,8 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
     ):
         text = (hooks / name).read_text()
         assert text.startswith("#!/bin/sh\n"), name
-        assert f"exec {command}\n" in text
+        bin_dir = sys.executable.rsplit("/", 1)[0]
+        assert f"exec {bin_dir}/{command}\n" in text
         assert os.access(hooks / name, os.X_OK)
 
     script = home / ".automaton" / "scripts" / "status.py"
@@ -337,9 +344,10 @@ def test_uninstall_restores_the_users_settings(home: Path, repo: Path) -> None:
         repo / ".opencode" / "plugin" / "automaton-guard.js",
         git_hooks_dir(repo) / "pre-commit",
         git_hooks_dir(repo) / "commit-msg",
-        home / ".automaton" / "scripts" / "status.py",
     ):
         assert not created.exists(), created
+    # The shared status.py serves every project: only a global uninstall removes it.
+    assert (home / ".automaton" / "scripts" / "status.py").exists()
     # No other file appeared or vanished.
     assert set(snapshot(repo)) == set(before_files)
 
@@ -452,3 +460,18 @@ def test_integration_opencode_plugin_is_the_packaged_plugin() -> None:
     packaged = resources.files("automaton_rules").joinpath("opencode_plugin.js").read_bytes()
     assert shipped == packaged
     assert install.OPENCODE_PLUGIN.endswith("/automaton-guard.js")
+
+
+def test_uninstall_without_a_project_removes_the_shared_script(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home)}
+    installer = str(Path(sys.executable).parent / "automaton-install")
+    subprocess.run([installer], env=env, check=True, capture_output=True)
+    script = home / ".automaton" / "scripts" / "status.py"
+    assert script.exists()
+    proc = subprocess.run(
+        [installer, "--uninstall"], env=env, check=True, capture_output=True, text=True
+    )
+    assert f"removed {script}" in proc.stdout
+    assert not script.exists()
