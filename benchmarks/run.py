@@ -1,0 +1,150 @@
+"""Measure status.py's speed as paired ratios, and print a Markdown table.
+
+Usage: python benchmarks/run.py [--tasks 10000] [--commits 20000] [--files 1000] [--runs 7]
+
+Builds two projects with benchmarks/generate.py (N tasks and C commits, then 2N and 2C),
+then times each command against its baseline in the same run on the same machine:
+the edit-time hooks against `python -c pass`, the audit against `git log --name-only`
+plus `python -c pass`. Medians of --runs runs; peak memory from the child's rusage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STATUS = [sys.executable, str(ROOT / "status.py")]
+HOOK = [str(Path(sys.executable).parent / "automaton-hook"), "--harness", "claude"]
+
+
+def timed(command: list[str], cwd: Path, stdin: str | None = None) -> tuple[float, int]:
+    """Wall time of one run, and the peak resident memory (KiB) of the process."""
+    wrapper = (
+        "import resource, subprocess, sys, time\n"
+        "start = time.perf_counter()\n"
+        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,"
+        " input=sys.stdin.buffer.read())\n"
+        "print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", wrapper, *command],
+        cwd=cwd,
+        input=(stdin or "").encode(),
+        capture_output=True,
+        check=True,
+    )
+    seconds, peak = proc.stdout.split()
+    return float(seconds), int(peak)
+
+
+def median(command: list[str], cwd: Path, runs: int, stdin: str | None = None) -> tuple[float, int]:
+    samples = [timed(command, cwd, stdin) for _ in range(runs)]
+    return statistics.median(s for s, _ in samples), max(p for _, p in samples)
+
+
+def build(folder: Path, tasks: int, commits: int, files: int) -> Path:
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "generate.py"),
+            str(folder),
+            "--tasks",
+            str(tasks),
+            "--commits",
+            str(commits),
+            "--files",
+            str(files),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return folder
+
+
+def measure(project: Path, runs: int) -> dict[str, tuple[float, int]]:
+    task = "task-00001"
+    edit = json.dumps(
+        {
+            "cwd": str(project),
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(project / "src" / "module_0001.py")},
+        }
+    )
+    results = {
+        "python -c pass": median([sys.executable, "-c", "pass"], project, runs),
+        "--can-edit --task": median([*STATUS, "--can-edit", "--task", task], project, runs),
+        "--scope-check": median(
+            [*STATUS, "--scope-check", "--file", "src/module_0001.py"], project, runs
+        ),
+        "automaton-hook (one edit)": median(HOOK, project, runs, stdin=edit),
+        "--task": median([*STATUS, "--task", task], project, runs),
+        "--list": median([*STATUS, "--list"], project, runs),
+        "git log --name-only": median(
+            ["git", "log", "--name-only", "--format=%H %ct"], project, runs
+        ),
+    }
+    results["--audit"] = median(
+        [*STATUS, "--audit", "--format", "json"], project, max(3, runs // 2)
+    )
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=10_000)
+    parser.add_argument("--commits", type=int, default=20_000)
+    parser.add_argument("--files", type=int, default=1_000)
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="automaton-bench-") as tmp:
+        started = time.perf_counter()
+        small = build(Path(tmp) / "n", args.tasks, args.commits, args.files)
+        large = build(Path(tmp) / "2n", 2 * args.tasks, 2 * args.commits, args.files)
+        one = measure(small, args.runs)
+        two = {"--audit": median([*STATUS, "--audit", "--format", "json"], large, 3)}
+        elapsed = time.perf_counter() - started
+    base = one["python -c pass"][0]
+    audit_base = one["git log --name-only"][0] + base
+    rows = [
+        ("--can-edit --task", one["--can-edit --task"][0] / base, "≤ 3.0 × python -c pass"),
+        ("--scope-check", one["--scope-check"][0] / base, "≤ 3.0 × python -c pass"),
+        (
+            "automaton-hook (one edit)",
+            one["automaton-hook (one edit)"][0] / base,
+            "≤ 3.0 × python -c pass",
+        ),
+        (
+            "--audit",
+            one["--audit"][0] / audit_base,
+            "≤ 3.0 × (git log --name-only + python -c pass)",
+        ),
+        (
+            "--audit, 2N tasks and 2C commits",
+            two["--audit"][0] / one["--audit"][0],
+            "≤ 2.2 × the --audit time",
+        ),
+    ]
+    print(
+        f"Project: {args.tasks} tasks, {args.commits} commits, {args.files} files; "
+        f"medians of {args.runs} runs; {elapsed:.0f} s in all.\n"
+    )
+    print("| measure | ratio | target | met |\n| --- | --- | --- | --- |")
+    for name, ratio, target in rows:
+        limit = float(target.split("≤ ")[1].split(" ")[0])
+        print(f"| {name} | {ratio:.2f} | {target} | {'yes' if ratio <= limit else 'NO'} |")
+    print("\n| command | median seconds | peak memory (MB) |\n| --- | --- | --- |")
+    for name, (seconds, peak) in one.items():
+        print(f"| {name} | {seconds:.3f} | {peak / 1024:.0f} |")
+    print(f"| --audit (2N, 2C) | {two['--audit'][0]:.3f} | {two['--audit'][1] / 1024:.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
