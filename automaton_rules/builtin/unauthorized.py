@@ -48,11 +48,6 @@ class Timeline:
         spans.sort(key=lambda span: span[0])
         return cls(task.name, tuple(s for s, _ in spans), tuple(t for _, t in spans))
 
-    def state_at(self, moment: float) -> str | None:
-        """The state at a moment; None before the task existed."""
-        index = bisect.bisect_right(self.starts, moment) - 1
-        return self.states[index] if index >= 0 else None
-
     def judged_state(self, *moments: float, named: bool = False) -> str | None:
         """The state to hold a change against, or None to give it the benefit of the doubt.
 
