@@ -8,7 +8,7 @@ from . import store, views, workflow
 from .config import Config, load_config, multi_agent
 from .errors import AutomatonError
 from .project import Project, Task, find_project, untracked_error
-from .runner import Engine, Selection
+from .runner import Engine, Selection, start_git
 from .views import Outcome
 
 
@@ -59,11 +59,11 @@ def _load_all(proj: Project) -> tuple[list[Task], list[str]]:
     """Every task; a task that cannot be read is an error named by task, not a stop."""
     tasks: list[Task] = []
     errors: list[str] = []
-    for name in proj.names():
-        try:
-            tasks.append(proj.load(name))
-        except AutomatonError as exc:
-            errors.append(f"task {name}: {exc.message}")
+    for name, loaded in proj.load_all():
+        if isinstance(loaded, Task):
+            tasks.append(loaded)
+        else:
+            errors.append(f"task {name}: {loaded.message}")
     return tasks, errors
 
 
@@ -190,11 +190,9 @@ def list(*, project: Path | None, config: Path | None, **_: object) -> Outcome:
     proj, settings = _open(project, config)
     holders = multi_agent(proj.root, settings)
     rows = []
-    for name in proj.names():
-        try:
-            loaded = proj.load(name)
-        except AutomatonError as exc:
-            rows.append(views.ListRow(name, None, problem=f"{name}: {exc.message}"))
+    for name, loaded in proj.load_all():
+        if not isinstance(loaded, Task):
+            rows.append(views.ListRow(name, None, problem=f"{name}: {loaded.message}"))
             continue
         claim = store.read_claim(loaded.path) if holders else None
         rows.append(views.ListRow(name, loaded.state, holder=views.holder_text(claim)))
@@ -243,9 +241,10 @@ def audit(
     proj, settings = _open(project, config)
     engine = _engine(settings)
     selection = _selection(engine, settings, select, ignore)
+    git = start_git(proj.root, settings) if engine.wants("git", "audit", selection) else None
     tasks, errors = _load_all(proj)
     result = engine.run(
-        "audit", proj, tasks, config=settings, selection=selection, whole_project=True
+        "audit", proj, tasks, config=settings, selection=selection, whole_project=True, git=git
     )
     report = AuditReport(
         project=proj,

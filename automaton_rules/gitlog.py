@@ -1,14 +1,16 @@
 """The project's git history, read in one pass: what changed, when, and for which task.
 
-Three git calls per audit, whatever the number of tasks or commits: where the
-project sits in its repository, the whole log with file names, and the working
-tree's status. Git always runs with an argument list, never through a shell.
+Four git calls per audit, whatever the number of tasks or commits: where the
+project sits in its repository, whether it has a commit, the whole log with file
+names, and the working tree's status; the last two run while the task folders are
+read. Git always runs with an argument list, never through a shell.
 """
 
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,27 +49,21 @@ class GitHistory:
     uncommitted: tuple[str, ...] = field(default=())
 
 
+def _argv(root: Path, args: Sequence[str]) -> list[str]:
+    """Every git command line is built here: an argument list, never a shell string."""
+    return ["git", "-C", str(root), *args]
+
+
 def _git(root: Path, args: Sequence[str]) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(
-            ["git", "-C", str(root), *args],
+            _argv(root, args),
             capture_output=True,
             check=False,
             stdin=subprocess.DEVNULL,
         )
     except OSError as exc:
         raise AutomatonError("git-failed", f"Cannot run git: {exc.strerror or exc}") from None
-
-
-def _checked(root: Path, args: Sequence[str]) -> str:
-    proc = _git(root, args)
-    if proc.returncode != 0:
-        message = proc.stderr.decode(errors="replace").strip().splitlines()
-        raise AutomatonError(
-            "git-failed",
-            f"git {args[0]} failed in {root}: {message[-1] if message else proc.returncode}",
-        )
-    return proc.stdout.decode("utf-8", errors="surrogateescape")
 
 
 def parse_log(output: str, prefix: str = "") -> list[Commit]:
@@ -112,11 +108,20 @@ def _relative(path: str, prefix: str) -> str:
 
 def read_history(root: Path, *, untracked: bool = False) -> GitHistory:
     """Read the log and the status of the repository that holds `root`, once."""
+    return start(root, untracked=untracked)()
+
+
+def start(root: Path, *, untracked: bool = False) -> Callable[[], GitHistory]:
+    """Set git reading the log and the status, and return what collects them.
+
+    git runs while the caller reads the task folders (two processes, two cores); its
+    output goes to unnamed temporary files, so it never waits on a full pipe.
+    """
     probe = _git(root, ["rev-parse", "--show-prefix", "--is-shallow-repository"])
     if probe.returncode != 0:
         message = probe.stderr.decode(errors="replace").strip()
         if "not a git repository" in message.lower():
-            return GitHistory(is_repo=False)
+            return lambda: GitHistory(is_repo=False)
         raise AutomatonError("git-failed", f"git cannot read the repository at {root}: {message}")
     prefix, _, shallow = probe.stdout.decode("utf-8", errors="surrogateescape").partition("\n")
     if shallow.strip() == "true":
@@ -127,15 +132,61 @@ def read_history(root: Path, *, untracked: bool = False) -> GitHistory:
         )
     prefix = prefix.strip()
     head = _git(root, ["rev-parse", "--verify", "--quiet", "HEAD"])
-    commits: list[Commit] = []
-    if head.returncode == 0:
-        log = _checked(
+    log = (
+        _Running(
             root,
             ["log", "--no-renames", "--name-only", "-z", f"--format={_LOG_FORMAT}", "--", "."],
         )
-        commits = parse_log(log, prefix)
-    status = _checked(
+        if head.returncode == 0
+        else None
+    )
+    status = _Running(
         root, ["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all", "--", "."]
     )
-    changed = parse_status(status, prefix, untracked=untracked)
-    return GitHistory(True, tuple(commits), tuple(changed))
+
+    def collect() -> GitHistory:
+        commits = parse_log(log.output(), prefix) if log is not None else []
+        changed = parse_status(status.output(), prefix, untracked=untracked)
+        return GitHistory(True, tuple(commits), tuple(changed))
+
+    return collect
+
+
+class _Running:
+    """One git command started now and read later; a failure is an error naming the command."""
+
+    def __init__(self, root: Path, args: Sequence[str]) -> None:
+        self.root, self.args = root, args
+        self.out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by output()
+        self.err = tempfile.TemporaryFile()  # noqa: SIM115 - closed by output()
+        try:
+            self.proc = subprocess.Popen(
+                _argv(root, args),
+                stdin=subprocess.DEVNULL,
+                stdout=self.out,
+                stderr=self.err,
+            )
+        except OSError as exc:
+            self._close()
+            raise AutomatonError("git-failed", f"Cannot run git: {exc.strerror or exc}") from None
+
+    def output(self) -> str:
+        """Wait for git and return what it printed."""
+        try:
+            code = self.proc.wait()
+            self.out.seek(0)
+            self.err.seek(0)
+            stdout, stderr = self.out.read(), self.err.read()
+        finally:
+            self._close()
+        if code != 0:
+            message = stderr.decode(errors="replace").strip().splitlines()
+            raise AutomatonError(
+                "git-failed",
+                f"git {self.args[0]} failed in {self.root}: {message[-1] if message else code}",
+            )
+        return stdout.decode("utf-8", errors="surrogateescape")
+
+    def _close(self) -> None:
+        self.out.close()
+        self.err.close()

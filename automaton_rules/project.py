@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from . import machine, store
 from .errors import AutomatonError, printable
@@ -80,6 +81,39 @@ class Task:
         """The artifacts present, in workflow order; other files are never artifacts."""
         return tuple(name for name in machine.ARTIFACTS.values() if name in self.files)
 
+    @cached_property
+    def history_lines(self) -> tuple[str, ...]:
+        """The raw `.state.history` lines, read once however many rules ask."""
+        return tuple(store.history_lines(self.path))
+
+    @cached_property
+    def history(self) -> tuple[dict[str, Any], ...]:
+        """The `.state.history` entries; a line that is not a JSON object reads as {}."""
+        return tuple(store.parse_history(self.history_lines))
+
+    @cached_property
+    def approvals(self) -> tuple[store.Approval | None, ...]:
+        """The `.state.approvals` lines; None stands for a line that does not parse."""
+        return tuple(store.read_approvals(self.path))
+
+    @cached_property
+    def entered(self) -> tuple[tuple[float, str], ...]:
+        """When the task entered each known state, as the history dates it, oldest first."""
+        moments = []
+        for entry in self.history:
+            moment, target = store.parse_time(entry.get("time")), entry.get("to")
+            if moment is not None and isinstance(target, str) and machine.is_state(target):
+                moments.append((moment.timestamp(), target))
+        return tuple(sorted(moments, key=lambda item: item[0]))
+
+    def release(self) -> None:
+        """Forget the records read so far, keeping only `entered`: an audit of thousands
+        of tasks holds every task, and their parsed histories would not fit its budget."""
+        if "history" in self.__dict__:
+            self.entered  # noqa: B018 - kept, small, for the project-wide rules
+        for name in ("history_lines", "history", "approvals"):
+            self.__dict__.pop(name, None)
+
     def relpath(self, filename: str) -> str:
         """A file of the task as a path relative to the project root, as findings report it."""
         return f"{self.rel}/{filename}" if self.rel else filename
@@ -126,13 +160,21 @@ class Project:
         path = self.tasks_dir / parent
         if sub is not None:
             path = path / machine.SUBTASKS_DIR / sub
-        resolved = path.resolve()
-        if not _inside(resolved, self.tasks_dir.resolve()):
-            raise AutomatonError(
-                "outside-tasks-folder",
-                f"Task folder of '{name}' points outside {self.tasks_label} ({resolved}).",
-            )
+        steps = (path,) if sub is None else (path.parent.parent, path.parent, path)
+        if any(os.path.islink(step) for step in steps):
+            resolved = path.resolve()
+            if not _inside(resolved, self.real_tasks_dir):
+                raise AutomatonError(
+                    "outside-tasks-folder",
+                    f"Task folder of '{name}' points outside {self.tasks_label} ({resolved}).",
+                )
         return path
+
+    @cached_property
+    def real_tasks_dir(self) -> Path:
+        """The tasks folder with links resolved, once: task folders that are links must
+        lead back inside it. The name was checked, so only a link can lead out."""
+        return self.tasks_dir.resolve()
 
     def exists(self, name: str) -> bool:
         """Whether the task's folder is there."""
@@ -151,13 +193,48 @@ class Project:
             raise AutomatonError(
                 "task-not-found", f"Task '{name}' not found in {self.tasks_label}{hint}"
             )
+        return self._read(name, path, _file_names(path), strict)
+
+    def _read(self, name: str, path: Path, files: frozenset[str], strict: bool) -> Task:
         state = store.read_state(path)
         if strict and state is not None and not machine.is_state(state):
             raise AutomatonError(
                 "unknown-phase", f"Unknown phase '{printable(state)}' in .state file"
             )
         rel = path.relative_to(self.root).as_posix() if _inside(path, self.root) else ""
-        return Task(name=name, path=path, state=state, files=_file_names(path), rel=rel)
+        return Task(name=name, path=path, state=state, files=files, rel=rel)
+
+    def load_all(self) -> list[tuple[str, Task | AutomatonError]]:
+        """Every task in `names()` order, each folder listed once; a task that cannot be
+        read comes as its error, so one bad folder does not hide the rest.
+
+        Folders reached through a link take the careful road of `load`, which refuses
+        any that lead outside the tasks folder.
+        """
+        loaded: list[tuple[str, Task | AutomatonError]] = []
+
+        def read(
+            name: str, entry: os.DirEntry[str], careful: bool
+        ) -> list[os.DirEntry[str]] | None:
+            listing = None if careful or entry.is_symlink() else _listing(Path(entry.path))
+            try:
+                if listing is None:
+                    loaded.append((name, self.load(name)))
+                else:
+                    files = frozenset(e.name for e in listing if e.is_file(follow_symlinks=False))
+                    loaded.append((name, self._read(name, Path(entry.path), files, True)))
+            except AutomatonError as exc:
+                loaded.append((name, exc))
+            return listing
+
+        for parent in _task_entries(self.tasks_dir):
+            listing = read(parent.name, parent, False)
+            found = [e for e in listing or () if e.name == machine.SUBTASKS_DIR and e.is_dir()]
+            careful = listing is None or any(e.is_symlink() for e in found)
+            if listing is None or found:
+                for sub in _task_entries(self.tasks_dir / parent.name / machine.SUBTASKS_DIR):
+                    read(f"{parent.name}/{sub.name}", sub, careful)
+        return loaded
 
     def names(self) -> list[str]:
         """Every task name, each parent followed by its sub-tasks, sorted."""
@@ -197,6 +274,20 @@ def _folders(folder: Path) -> list[str]:
     except OSError:
         return []
     return sorted(e.name for e in entries if e.is_dir() and not e.name.startswith("."))
+
+
+def _listing(folder: Path) -> list[os.DirEntry[str]] | None:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except OSError:
+        return None
+
+
+def _task_entries(folder: Path) -> list[os.DirEntry[str]]:
+    """The folders below `folder` that have a task's name, sorted."""
+    found = [e for e in _listing(folder) or () if _valid_segment(e.name) and e.is_dir()]
+    return sorted(found, key=lambda e: e.name)
 
 
 def _child_dirs(folder: Path) -> Iterator[str]:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pluggy
 
-from . import machine
+from . import gitlog, machine
 from .errors import AutomatonError
 from .findings import BUILTIN_CATEGORIES, Finding
-from .gitlog import GitHistory, read_history
+from .gitlog import GitHistory
 from .plugins import PLUGIN_FAILURES, PluginError, _describe, plugin_manager
 from .project import Project, Task
 from .rule import Rule, Skip, Transition
@@ -59,11 +59,18 @@ class RunResult:
 class _Fixtures:
     """The arguments rules may name; the costly ones are computed once, on first use."""
 
-    def __init__(self, project: Project, tasks: list[Task], **values: Any) -> None:
+    def __init__(
+        self,
+        project: Project,
+        tasks: list[Task],
+        git: Callable[[], GitHistory] | None = None,
+        **values: Any,
+    ) -> None:
         self.project = project
         self.tasks = tasks
         self.values = values
         self._git: GitHistory | None = None
+        self._pending_git = git
 
     def get(self, name: str, task: Task | None) -> Any:
         if name == "task":
@@ -74,9 +81,12 @@ class _Fixtures:
             return self.project
         if name == "git":
             if self._git is None:
-                config = self.values.get("config")
-                untracked = bool(getattr(config, "source_untracked", False))
-                self._git = read_history(self.project.root, untracked=untracked)
+                pending, self._pending_git = self._pending_git, None
+                self._git = (
+                    pending()
+                    if pending is not None
+                    else start_git(self.project.root, self.values.get("config"))()
+                )
             return self._git
         return self.values.get(name)
 
@@ -141,6 +151,14 @@ class Engine:
                 )
         return collected
 
+    def wants(self, argument: str, when: str, selection: Selection | None = None) -> bool:
+        """Whether any rule that will run asks for `argument`, so it can be prepared early."""
+        selection = selection or Selection()
+        return any(
+            when in item.when and selection.enabled(item.code) and argument in item.argnames
+            for _, item in self.rules
+        )
+
     def run(
         self,
         when: str,
@@ -151,18 +169,21 @@ class Engine:
         config: Any = None,
         selection: Selection | None = None,
         whole_project: bool | None = None,
+        git: Callable[[], GitHistory] | None = None,
     ) -> RunResult:
         """Run every selected rule registered for `when`; broken plugins are errors too.
 
         Rules that do not name `task` look at the whole project, so they run only when
         the whole project is being checked: always in the audit, and in --validate-folder
-        without --task.
+        without --task. Task rules run task by task, so each task's records are read
+        once for all of them and then let go; `git` is a history already being read.
         """
         if whole_project is None:
             whole_project = when == "audit"
         result = RunResult(errors=list(self.errors))
         selection = selection or Selection()
-        fixtures = _Fixtures(project, list(tasks), transition=transition, config=config)
+        fixtures = _Fixtures(project, list(tasks), git, transition=transition, config=config)
+        per_task, per_project = [], []
         for plugin, item in self.rules:
             if when not in item.when or not selection.enabled(item.code):
                 continue
@@ -170,10 +191,16 @@ class Engine:
                 result.categories.append(item.category)
             severity = selection.severity.get(item.code, item.severity)
             if "task" in item.argnames:
-                for task in fixtures.tasks:
-                    self._call(plugin, item, severity, result, fixtures, task)
+                per_task.append((plugin, item, severity))
             elif whole_project:
-                self._call(plugin, item, severity, result, fixtures, None)
+                per_project.append((plugin, item, severity))
+        if per_task:
+            for task in fixtures.tasks:
+                for plugin, item, severity in per_task:
+                    self._call(plugin, item, severity, result, fixtures, task)
+                task.release()
+        for plugin, item, severity in per_project:
+            self._call(plugin, item, severity, result, fixtures, None)
         result.findings.sort(key=_sort_key)
         return result
 
@@ -215,6 +242,20 @@ class Engine:
                     task=finding.task or (task.name if task is not None else None),
                 )
             )
+
+
+def start_git(root: Path, config: Any) -> Callable[[], GitHistory]:
+    """Start reading the git history the `git` argument will hold; a failure surfaces
+    when a rule asks for it, as that rule's error, and the other rules still report."""
+    try:
+        return gitlog.start(root, untracked=bool(getattr(config, "source_untracked", False)))
+    except AutomatonError as exc:
+        error = exc
+
+    def failed() -> GitHistory:
+        raise error
+
+    return failed
 
 
 def _sort_key(finding: Finding) -> tuple[Any, ...]:

@@ -11,10 +11,11 @@ import errno
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -33,6 +34,7 @@ MUTEX = ".state.mutex"
 MAX_STATE_BYTES = 4096
 LOCK_TIMEOUT = 30.0
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+_TIME_SHAPE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", re.ASCII)
 
 
 def utc_now() -> str:
@@ -41,10 +43,24 @@ def utc_now() -> str:
 
 
 def parse_time(value: str) -> datetime | None:
-    """Read back a timestamp this module wrote; None for anything else."""
+    """Read back a timestamp this module wrote; None for anything else.
+
+    Sliced by hand rather than with strptime: the audit reads every history line, and
+    strptime was a tenth of its time.
+    """
+    if not isinstance(value, str) or _TIME_SHAPE.fullmatch(value) is None:
+        return None
     try:
-        return datetime.strptime(value, TIME_FORMAT).replace(tzinfo=timezone.utc)
-    except (TypeError, ValueError):
+        return datetime(
+            int(value[0:4]),
+            int(value[5:7]),
+            int(value[8:10]),
+            int(value[11:13]),
+            int(value[14:16]),
+            int(value[17:19]),
+            tzinfo=timezone.utc,
+        )
+    except ValueError:
         return None
 
 
@@ -226,8 +242,13 @@ def ensure_approvals(task_dir: Path) -> None:
 
 def read_history(task_dir: Path) -> list[dict[str, Any]]:
     """Every entry of `.state.history`; a line that is not a JSON object reads as {}."""
+    return parse_history(_read_lines(task_dir / HISTORY))
+
+
+def parse_history(lines: Iterable[str]) -> list[dict[str, Any]]:
+    """History lines as entries; a line that is not a JSON object reads as {}."""
     entries = []
-    for line in _read_lines(task_dir / HISTORY):
+    for line in lines:
         try:
             entry = json.loads(line)
         except ValueError:

@@ -2,18 +2,27 @@
 
 Usage: python benchmarks/generate.py DIR [--tasks 10000] [--commits 20000] [--files 1000]
 
-Tasks are written the way status.py writes them (chained history, approval lines,
-the artifacts their state presumes); a tenth of them get sub-tasks. The history is
-fed to `git fast-import` in one stream, not one `git commit` per commit.
+Each task walks the workflow the way status.py would move it, one dated step at a time
+(chained history, approval lines with the artifact's digest, each phase's artifact
+written before the task leaves it); a tenth are decomposed into three sub-tasks. The
+commits fall inside the tasks' edit phases, half of them naming their task in a `Task:`
+trailer, so the audit sees a project that keeps its rules; a few violations of each kind
+are planted (a commit during research, an artifact ahead of its phase) so the report
+has work to do. The history is fed to `git fast-import` in one stream, not one
+`git commit` per commit.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,20 +31,68 @@ sys.path.insert(0, str(ROOT))
 from automaton_rules import machine, store  # noqa: E402
 
 START = 1_700_000_000  # the history's first second
-STATES = [s for s in machine.STATES if s != "decomposition:approved"]
+SPAN = 3600 * 24 * 300  # tasks start within these 300 days
+ARTIFACT_TEXT = "# {name}\n\nbenchmark content\n"
+PLANTED = 0.005  # the share of commits and tasks that break a rule on purpose
+
+FULL_ROUTE = (
+    "new",
+    "research",
+    "research:awaiting_approval",
+    "research:approved",
+    "design",
+    "design:awaiting_approval",
+    "design:approved",
+    "test_design",
+    "test_design:awaiting_approval",
+    "test_design:approved",
+    "implement",
+    "bug_find",
+    "adversarial_bug_find",
+    "doc_review",
+    "referee",
+    "complete",
+)
+DECOMPOSED_ROUTE = (
+    *FULL_ROUTE[:4],
+    "decomposition",
+    "decomposition:awaiting_approval",
+    "decomposition:approved",
+)
+FINAL_STATES = [*FULL_ROUTE, "human_intervention"]
+
+
+def route_to(state: str) -> tuple[str, ...]:
+    """The states a task passes through to reach `state`, the way an agent would move it."""
+    if state == "human_intervention":
+        return (*FULL_ROUTE[: FULL_ROUTE.index("referee") + 1], state)
+    route = DECOMPOSED_ROUTE if machine.base_phase(state) == "decomposition" else FULL_ROUTE
+    return route[: route.index(state) + 1]
 
 
 def _stamp(moment: int) -> str:
-    from datetime import datetime, timezone
-
     return datetime.fromtimestamp(moment, timezone.utc).strftime(store.TIME_FORMAT)
 
 
-def write_task(folder: Path, state: str, created: int, rng: random.Random) -> None:
-    """A task folder as status.py leaves it in `state`."""
+@dataclass
+class Walk:
+    """One task's dated steps, and the intervals it spent in phases that allow edits."""
+
+    name: str
+    states: list[tuple[int, str]] = field(default_factory=list)
+
+    def spans(self, state_test, until: int) -> Iterator[tuple[int, int]]:
+        """The intervals spent in states `state_test` accepts."""
+        ends = [moment for moment, _ in self.states[1:]] + [until]
+        for (start, state), end in zip(self.states, ends):
+            if state_test(state) and end > start:
+                yield start, end
+
+
+def write_task(folder: Path, name: str, state: str, created: int, rng: random.Random) -> Walk:
+    """A task folder as status.py leaves it after walking to `state`."""
     folder.mkdir(parents=True)
-    (folder / store.STATE).write_text(f"{state}\n")
-    (folder / store.MUTEX).write_text("")
+    walk = Walk(name, [(created, "new")])
     entries = [
         {
             "time": _stamp(created),
@@ -45,56 +102,97 @@ def write_task(folder: Path, state: str, created: int, rng: random.Random) -> No
             "command": "--create-task",
         }
     ]
-    approvals = []
-    previous, moment = "new", created
-    if state != "new":
-        moment += rng.randint(60, 3600)
-        entries.append(
-            {
-                "time": _stamp(moment),
-                "from": previous,
-                "to": state,
-                "actor": "bench",
-                "command": f"--transition {state}",
-            }
-        )
-    if machine.is_approved(state):
-        approvals.append(f"{state}|{_stamp(moment)}|user")
+    approvals, artifacts = [], {}
+    moment, route = created, route_to(state)
+    for before, after in zip(route, route[1:]):
+        moment += rng.randint(600, 3600 * 48)
+        entry = {"time": _stamp(moment), "from": before, "to": after}
+        artifact = machine.required_artifact(before)
+        if artifact:
+            artifacts.setdefault(artifact, ARTIFACT_TEXT.format(name=artifact).encode())
+        if machine.is_approved(after):
+            artifact = machine.required_artifact(before) or ""
+            entry.update(
+                actor="user",
+                command="--approve",
+                approver="user",
+                artifact=artifact,
+                artifact_sha256=hashlib.sha256(artifacts[artifact]).hexdigest(),
+            )
+            approvals.append(f"{after}|{entry['time']}|user")
+        else:
+            entry.update(actor="bench", command=f"--transition {after}")
+        entries.append(entry)
+        walk.states.append((moment, after))
     lines, prev = [], None
     for entry in entries:
         line = json.dumps({**entry, "prev": prev}, separators=(",", ":"))
         lines.append(line)
         prev = store.line_digest(line)
-    (folder / store.HISTORY).write_text("".join(f"{line}\n" for line in lines))
-    (folder / store.APPROVALS).write_text("".join(f"{line}\n" for line in approvals))
-    for artifact in machine.expected_artifacts(state):
-        (folder / artifact).write_text(f"# {artifact}\n\nbenchmark content\n")
+    files = {
+        store.STATE: f"{state}\n".encode(),
+        store.MUTEX: b"",
+        store.HISTORY: "".join(f"{line}\n" for line in lines).encode(),
+        store.APPROVALS: "".join(f"{line}\n" for line in approvals).encode(),
+        **artifacts,
+    }
+    for filename, data in files.items():
+        (folder / filename).write_bytes(data)
+    return walk
 
 
-def write_tasks(root: Path, count: int, rng: random.Random) -> list[str]:
+def write_tasks(root: Path, count: int, rng: random.Random) -> list[Walk]:
+    """`count` tasks over every state; every tenth one decomposed into three sub-tasks."""
     tasks = root / ".automaton" / "tasks"
-    names = []
+    walks = []
     for number in range(count):
         name = f"task-{number:05d}"
-        created = START + rng.randint(0, 3600 * 24 * 300)
+        created = START + rng.randint(0, SPAN)
         if number % 10 == 0:
-            write_task(tasks / name, "decomposition:approved", created, rng)
+            parent = write_task(tasks / name, name, "decomposition:approved", created, rng)
+            walks.append(parent)
             for sub in range(3):
-                state = rng.choice(STATES)
-                write_task(tasks / name / "subtasks" / f"part-{sub}", state, created + 60, rng)
+                subname = f"{name}/{machine.SUBTASKS_DIR}/part-{sub}"
+                walks.append(
+                    write_task(
+                        tasks / subname,
+                        subname,
+                        rng.choice(FULL_ROUTE[1:]),
+                        parent.states[-1][0] + 60,
+                        rng,
+                    )
+                )
         else:
-            write_task(tasks / name, rng.choice(STATES), created, rng)
-        names.append(name)
-    return names
+            walks.append(write_task(tasks / name, name, rng.choice(FINAL_STATES), created, rng))
+    researching = [walk for walk in walks if walk.states[-1][1] == "research"]
+    for walk in rng.sample(researching, min(len(researching), int(len(walks) * PLANTED) + 1)):
+        path = tasks / walk.name / machine.ARTIFACTS["implement"]
+        path.write_text(ARTIFACT_TEXT.format(name="IMPLEMENTATION.md"))
+    return walks
 
 
-def fast_import_stream(commits: int, files: int, names: list[str], rng: random.Random):
+def commit_plan(
+    walks: list[Walk], commits: int, rng: random.Random
+) -> list[tuple[int, str | None]]:
+    """When each commit happens and which task it names: inside an edit phase, mostly."""
+    until = START + SPAN + 3600 * 24 * 60
+    edits = [(w.name, s) for w in walks for s in w.spans(machine.is_edit_phase, until)]
+    research = [(w.name, s) for w in walks for s in w.spans(lambda x: x == "research", until)]
+    plan = []
+    for _ in range(commits):
+        planted = rng.random() < PLANTED
+        name, (start, end) = rng.choice(research if planted else edits)
+        moment = rng.randint(start + 1, end - 1)
+        plan.append((moment, name if planted or rng.random() < 0.5 else None))
+    return sorted(plan, key=lambda item: item[0])
+
+
+def fast_import_stream(
+    plan: list[tuple[int, str | None]], files: int, rng: random.Random
+) -> Iterator[bytes]:
     """Yield the fast-import stream: each commit touches one to three source files."""
-    for number in range(1, commits + 1):
-        moment = START + number * (3600 * 24 * 300 // commits)
-        message = f"change {number}\n"
-        if rng.random() < 0.5:
-            message += f"\nTask: {rng.choice(names)}\n"
+    for number, (moment, task) in enumerate(plan, start=1):
+        message = f"change {number}\n" + (f"\nTask: {task}\n" if task else "")
         data = message.encode()
         yield (
             (
@@ -125,13 +223,14 @@ def main() -> int:
     rng = random.Random(args.seed)
     root: Path = args.folder
     root.mkdir(parents=True, exist_ok=False)
-    names = write_tasks(root, args.tasks, rng)
+    walks = write_tasks(root, args.tasks, rng)
+    plan = commit_plan(walks, args.commits, rng)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     importer = subprocess.Popen(
         ["git", "-C", str(root), "fast-import", "--quiet"], stdin=subprocess.PIPE
     )
     assert importer.stdin is not None
-    for chunk in fast_import_stream(args.commits, args.files, names, rng):
+    for chunk in fast_import_stream(plan, args.files, rng):
         importer.stdin.write(chunk)
     importer.stdin.close()
     if importer.wait() != 0:

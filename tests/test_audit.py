@@ -826,13 +826,13 @@ def test_ar301_reads_git_once_whatever_the_number_of_tasks(
             {f"src/f{number}.py": "x\n"}, "w", task=f"task-{number}", when=now() - 600 + number
         )
     calls: list[list[str]] = []
-    real = gitlog._git
+    real = gitlog._argv
 
     def counting(root: Path, args):
         calls.append(list(args))
         return real(root, args)
 
-    monkeypatch.setattr(gitlog, "_git", counting)
+    monkeypatch.setattr(gitlog, "_argv", counting)
     result = automaton_project.run("--audit", "--json")
     assert result.exit_code == 1
     assert len(json.loads(result.out)["findings"]) == 4

@@ -175,8 +175,8 @@ def register_rules(register):
     assert result.errors == []
     assert calls == [
         ("task_only", "one"),
-        ("task_only", "two"),
         ("all_three", None, str(core.root), "one"),
+        ("task_only", "two"),
         ("all_three", None, str(core.root), "two"),
     ]
 

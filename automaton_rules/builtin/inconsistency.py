@@ -7,7 +7,7 @@ a forged approval or an artifact rewritten after sign-off does not pass unnotice
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .. import machine, store
@@ -93,17 +93,13 @@ def approved_without_record(task: Task) -> Iterator[Finding]:
     """`X:approved` must be backed by a `X:approved|time|approver` line."""
     if not _tracked(task) or not machine.is_approved(task.state or ""):
         return
-    lines = store.read_approvals(task.path)
+    lines = task.approvals
     if not any(line is not None and line.state == task.state for line in lines):
         yield _mismatch(
             task,
             f'.state says "{task.state}" but .state.approvals has no {task.state} line',
             f"{task.state} without an approval record",
         )
-
-
-def _history(task: Task) -> tuple[list[str], list[dict[str, Any]]]:
-    return store.history_lines(task.path), store.read_history(task.path)
 
 
 @rule(
@@ -115,7 +111,7 @@ def state_changed_by_hand(task: Task) -> Iterator[Finding]:
     """A `.state` that differs from the last history entry was edited outside status.py."""
     if task.state is None:
         return
-    _, entries = _history(task)
+    entries = task.history
     if entries and entries[-1].get("to") != task.state:
         recorded = entries[-1].get("to") or "an unreadable line"
         yield _mismatch(
@@ -136,7 +132,7 @@ def history_tampered(task: Task) -> Iterator[Finding]:
     """Each line records the SHA-256 of the line before, so edits and deletions show."""
     if task.state is None:
         return
-    lines, entries = _history(task)
+    lines, entries = task.history_lines, task.history
     for number, entry in enumerate(entries, start=1):
         previous = store.line_digest(lines[number - 2]) if number > 1 else None
         if not entry:
@@ -156,7 +152,7 @@ def history_tampered(task: Task) -> Iterator[Finding]:
 
 
 def _approval_pairs(
-    lines: list[store.Approval | None], entries: list[dict[str, Any]]
+    lines: Sequence[store.Approval | None], entries: Sequence[dict[str, Any]]
 ) -> Iterator[tuple[str, store.Approval | None, dict[str, Any] | None]]:
     """Pair approval lines with the history's approvals, per state, in order."""
     states = sorted({line.state for line in lines if line is not None})
@@ -191,11 +187,11 @@ def approvals_tampered(task: Task) -> Iterator[Finding]:
     """Forged, edited and deleted approval lines: the log must match the history."""
     if task.state is None:
         return
-    _, entries = _history(task)
+    entries = task.history
     if not entries:
         return
     adopted = sum(int(e.get("adopted_approvals") or 0) for e in entries)
-    lines = store.read_approvals(task.path)[adopted:]
+    lines = task.approvals[adopted:]
     problems = [
         f".state.approvals line {number} is not in the log's format"
         for number, line in enumerate(lines, start=adopted + 1)
@@ -233,7 +229,7 @@ def approved_artifact_changed(task: Task) -> Iterator[Finding]:
     """Sign-off covers the artifact as approved; a later rewrite needs a new approval."""
     if not _tracked(task):
         return
-    _, entries = _history(task)
+    entries = task.history
     latest: dict[str, tuple[int, dict[str, Any]]] = {}
     entered: list[tuple[int, int]] = []  # (history index, rank of the phase entered)
     for index, entry in enumerate(entries):

@@ -35,17 +35,11 @@ class Timeline:
     @classmethod
     def of(cls, task: Task) -> Timeline:
         """From the history; a task without one is known only since `.state` was written."""
-        spans = []
-        for entry in store.read_history(task.path):
-            moment = store.parse_time(str(entry.get("time")))
-            target = entry.get("to")
-            if moment is not None and isinstance(target, str) and machine.is_state(target):
-                spans.append((moment.timestamp(), target))
+        spans = list(task.entered)
         if not spans and task.state is not None and machine.is_state(task.state):
             mtime = store.state_mtime(task.path)
             if mtime is not None:
                 spans.append((mtime, task.state))
-        spans.sort(key=lambda span: span[0])
         return cls(task.name, tuple(s for s, _ in spans), tuple(t for _, t in spans))
 
     def judged_state(self, *moments: float, named: bool = False) -> str | None:
