@@ -120,7 +120,7 @@ def is_state(state: str) -> bool:
 
 def base_phase(state: str) -> str:
     """Strip the approval sub-state: most rules care about the phase alone."""
-    return state.split(":", 1)[0]
+    return state.partition(":")[0]
 
 
 def is_awaiting(state: str) -> bool:

@@ -16,6 +16,7 @@ from .errors import AutomatonError, printable
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME_LENGTH = 64
+SMALL_FILE = 1 << 20  # artifacts up to this size are read once per task and kept until released
 FRAMEWORK_HOME = ".automaton"
 # How the specification's agents call the tool; the texts it gives word for word use it.
 STATUS_SCRIPT = "python ~/.automaton/scripts/status.py"
@@ -111,7 +112,7 @@ class Task:
         of tasks holds every task, and their parsed histories would not fit its budget."""
         if "history" in self.__dict__:
             self.entered  # noqa: B018 - kept, small, for the project-wide rules
-        for name in ("history_lines", "history", "approvals"):
+        for name in ("history_lines", "history", "approvals", "_small_files"):
             self.__dict__.pop(name, None)
 
     def relpath(self, filename: str) -> str:
@@ -133,6 +134,9 @@ class Task:
         if filename not in self.files:
             return False
         try:
+            small = self._small(filename)
+            if small is not None:
+                return bool(small.strip())
             with store.open_regular(self.path / filename) as handle:
                 for block in iter(lambda: handle.read(1 << 16), b""):
                     if block.strip():
@@ -140,6 +144,26 @@ class Task:
         except OSError:
             return False
         return False
+
+    def digest(self, filename: str) -> str | None:
+        """SHA-256 of a file's bytes, or None when it does not exist (as `store.file_digest`)."""
+        try:
+            small = self._small(filename) if filename in self.files else None
+        except OSError:
+            small = None
+        return (
+            store.bytes_digest(small)
+            if small is not None
+            else store.file_digest(self.path / filename)
+        )
+
+    def _small(self, filename: str) -> bytes | None:
+        """A small file's bytes, read once for every rule that looks at it; None if large."""
+        cache = self.__dict__.setdefault("_small_files", {})
+        if filename not in cache:
+            data = store.read_bytes(f"{self.path}/{filename}", SMALL_FILE + 1)
+            cache[filename] = data if len(data) <= SMALL_FILE else None
+        return cache[filename]
 
 
 @dataclass(frozen=True)
@@ -201,7 +225,8 @@ class Project:
             raise AutomatonError(
                 "unknown-phase", f"Unknown phase '{printable(state)}' in .state file"
             )
-        rel = path.relative_to(self.root).as_posix() if _inside(path, self.root) else ""
+        where, root = str(path), str(self.root)
+        rel = where[len(root) + 1 :] if where.startswith(root + os.sep) else ""
         return Task(name=name, path=path, state=state, files=files, rel=rel)
 
     def load_all(self) -> list[tuple[str, Task | AutomatonError]]:

@@ -73,7 +73,7 @@ def _unreadable(path: Path, exc: OSError) -> AutomatonError:
     return AutomatonError("unreadable", f"Cannot read {path}: {reason}")
 
 
-def _regular(fd: int, path: Path) -> int:
+def _regular(fd: int, path: str | Path) -> int:
     """Refuse anything but a regular file: a link, pipe or device could hang or mislead."""
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
@@ -89,12 +89,36 @@ def open_regular(path: Path) -> Iterator[BinaryIO]:
         yield handle
 
 
+def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
+    """A regular file's bytes (at most `limit`), with no link followed and no file object:
+    the audit reads several small files per task, and this halves the cost of each."""
+    fd = _regular(os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK), path)
+    try:
+        remaining = limit
+        want = os.fstat(fd).st_size + 1
+        chunks = []
+        while True:
+            if remaining is not None:
+                want = min(want, remaining)
+            if want <= 0:
+                break
+            chunk = os.read(fd, want)
+            chunks.append(chunk)
+            if len(chunk) < want:
+                break  # a short read of a regular file is its end
+            if remaining is not None:
+                remaining -= len(chunk)
+            want = 1 << 16
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def read_state(task_dir: Path) -> str | None:
     """The raw phase in `.state`, or None when the folder has no `.state` at all."""
     path = task_dir / STATE
     try:
-        with open_regular(path) as handle:
-            data = handle.read(MAX_STATE_BYTES + 1)
+        data = read_bytes(path, MAX_STATE_BYTES + 1)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -161,8 +185,7 @@ def append_line(path: Path, line: str) -> None:
 
 def _read_lines(path: Path) -> list[str]:
     try:
-        with open_regular(path) as handle:
-            text = handle.read().decode("utf-8", errors="replace")
+        text = read_bytes(path).decode("utf-8", errors="replace")
     except FileNotFoundError:
         return []
     except OSError as exc:
@@ -246,15 +269,28 @@ def read_history(task_dir: Path) -> list[dict[str, Any]]:
 
 
 def parse_history(lines: Iterable[str]) -> list[dict[str, Any]]:
-    """History lines as entries; a line that is not a JSON object reads as {}."""
+    """History lines as entries; a line that is not a JSON object reads as {}.
+
+    The decoder's scanner is called directly, which is what `json.loads` does after two
+    layers of checks; a line it does not consume whole goes through `json.loads` itself.
+    """
+    scan = _DECODER.scan_once
     entries = []
     for line in lines:
         try:
-            entry = json.loads(line)
-        except ValueError:
-            entry = {}
+            entry, end = scan(line, 0)
+            if end != len(line):
+                entry = json.loads(line)
+        except (StopIteration, ValueError):
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                entry = {}
         entries.append(entry if isinstance(entry, dict) else {})
     return entries
+
+
+_DECODER = json.JSONDecoder()
 
 
 def history_lines(task_dir: Path) -> list[str]:
@@ -318,6 +354,11 @@ def commit(
             "Nothing was changed.",
         ) from None
     return record
+
+
+def bytes_digest(data: bytes) -> str:
+    """SHA-256 of bytes already read, the same digest `file_digest` gives for the file."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def file_digest(path: Path) -> str | None:

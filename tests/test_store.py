@@ -11,10 +11,13 @@ import subprocess
 import sys
 import textwrap
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, path_to
+from hypothesis import given
+from hypothesis import strategies as st
 
 from automaton_rules import machine, store
 from automaton_rules.errors import AutomatonError, Refusal
@@ -555,3 +558,65 @@ def test_racing_approvals_exactly_one_line(project, task_in, tmp_path: Path) -> 
     entries = history_chain_ok(project.task_dir(name))
     assert [e["to"] for e in entries].count("research:approved") == 1
     assert entries[-1]["command"] == "--approve"
+
+
+def _loads_or_empty(line: str) -> dict:
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        return {}
+    return entry if isinstance(entry, dict) else {}
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.text(),
+            st.dictionaries(st.text(), st.text()).map(json.dumps),
+            st.builds(
+                lambda a, b: a + b,
+                st.dictionaries(st.text(), st.integers()).map(json.dumps),
+                st.text(max_size=3),
+            ),
+        ),
+        max_size=6,
+    )
+)
+def test_history_entries_read_exactly_as_json_loads_reads_each_line(lines: list[str]) -> None:
+    """The fast history reader must agree with json.loads line by line, whatever a line holds."""
+    assert store.parse_history(lines) == [_loads_or_empty(line) for line in lines]
+
+
+def test_read_bytes_reads_whole_files_and_stops_at_the_limit(tmp_path: Path) -> None:
+    for size in (0, 1, 4096, 65536, 65537, 200_000):
+        path = tmp_path / f"f{size}"
+        data = os.urandom(size)
+        path.write_bytes(data)
+        assert store.read_bytes(path) == data
+        for limit in (0, 1, 4097, 65537):
+            assert store.read_bytes(path, limit) == data[:limit]
+
+
+@given(st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12, 31)))
+def test_timestamps_read_back_as_written(moment: datetime) -> None:
+    """Every timestamp the store writes reads back as the same second, in UTC."""
+    text = moment.replace(tzinfo=timezone.utc).strftime(store.TIME_FORMAT)
+    expected = datetime.strptime(text, store.TIME_FORMAT).replace(tzinfo=timezone.utc)
+    assert store.parse_time(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "2024-13-01T00:00:00Z",
+        "2024-02-30T00:00:00Z",
+        "2024-01-01T00:00:00",
+        "2024-1-1T0:0:0Z",
+        "2024-01-01 00:00:00Z",
+        "２０２４-01-01T00:00:00Z",
+        "2024-01-01T00:00:00Z\n",
+    ],
+)
+def test_malformed_timestamps_read_as_none(text: str) -> None:
+    assert store.parse_time(text) is None

@@ -243,7 +243,7 @@ def approved_artifact_changed(task: Task) -> Iterator[Finding]:
         if any(later > index and reopened <= rank for later, reopened in entered):
             continue  # the task went back to this phase or before it: a new round
         artifact = str(entry.get("artifact") or machine.ARTIFACTS.get(phase))
-        digest = store.file_digest(task.path / artifact)
+        digest = task.digest(artifact)
         if digest == entry.get("artifact_sha256"):
             continue
         change = "was removed" if digest is None else "changed"
@@ -266,7 +266,7 @@ def no_history(task: Task) -> Iterator[Finding]:
     A folder that has the lock file status.py creates with every task is no such task:
     its history was deleted, and that is reported as the error it is.
     """
-    if task.state is None or (task.path / store.HISTORY).exists():
+    if task.state is None or store.HISTORY in task.files or (task.path / store.HISTORY).exists():
         return
     if (task.path / store.MUTEX).exists():
         yield Finding(
