@@ -9,6 +9,7 @@ read. Git always runs with an argument list, never through a shell.
 from __future__ import annotations
 
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -67,7 +68,10 @@ def _git(root: Path, args: Sequence[str]) -> subprocess.CompletedProcess[bytes]:
 
 
 def parse_log(output: str, prefix: str = "") -> list[Commit]:
-    """Parse `git log` in this module's format, keeping paths under `prefix` (made relative)."""
+    """Parse `git log` in this module's format, keeping paths under `prefix` (made relative).
+
+    Paths are interned: a long history names the same files over and over.
+    """
     commits = []
     for record in output.split(_RECORD):
         fields = record.split(_FIELD)
@@ -75,7 +79,7 @@ def parse_log(output: str, prefix: str = "") -> list[Commit]:
             continue
         sha, stamp, trailers = fields[0], fields[1], fields[2]
         names = _FIELD.join(fields[3:]).split("\0")
-        files = tuple(_relative(name.strip("\n"), prefix) for name in names)
+        files = tuple(sys.intern(_relative(name.strip("\n"), prefix)) for name in names)
         tasks = tuple(t.strip() for t in trailers.split(",") if t.strip())
         try:
             committed, _, authored = stamp.partition(" ")

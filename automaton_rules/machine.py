@@ -283,6 +283,8 @@ def _next_artifact(state: str, subtask: bool) -> str | None:
 
 
 _STATE_SET = frozenset(STATES)
+# Each known state's one string object, so thousands of tasks' timelines share them.
+STATE_NAMES: dict[str, str] = {state: state for state in STATES}
 
 
 # Phases every task passes through; decomposition, design and test design are optional.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -103,8 +104,9 @@ class Task:
         moments = []
         for entry in self.history:
             moment, target = store.parse_time(entry.get("time")), entry.get("to")
-            if moment is not None and isinstance(target, str) and machine.is_state(target):
-                moments.append((moment.timestamp(), target))
+            state = machine.STATE_NAMES.get(target) if isinstance(target, str) else None
+            if moment is not None and state is not None:
+                moments.append((moment.timestamp(), state))
         return tuple(sorted(moments, key=lambda item: item[0]))
 
     def release(self) -> None:
@@ -246,7 +248,9 @@ class Project:
                 if listing is None:
                     loaded.append((name, self.load(name)))
                 else:
-                    files = frozenset(e.name for e in listing if e.is_file(follow_symlinks=False))
+                    files = frozenset(
+                        sys.intern(e.name) for e in listing if e.is_file(follow_symlinks=False)
+                    )
                     loaded.append((name, self._read(name, Path(entry.path), files, True)))
             except AutomatonError as exc:
                 loaded.append((name, exc))
