@@ -8,26 +8,34 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from . import machine, store
 from .errors import AutomatonError, printable
 from .project import Project, Task, framework_home, untracked_error
+from .record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EDIT_PHASES_TEXT = "implement or doc_review"
 DEFAULT_SESSION_MINUTES = 30
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Record):
     """One answer of an edit-time hook: the exact line to print and its exit code."""
 
+    _fields = ("allowed", "text", "code", "details")
     allowed: bool
     text: str
     code: str
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any]
+
+    def __init__(
+        self, allowed: bool, text: str, code: str, details: dict[str, Any] | None = None
+    ) -> None:
+        self._init(allowed, text, code, {} if details is None else details)
 
     @property
     def exit_code(self) -> int:

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from . import guard
 from .config import load_config
 from .errors import AutomatonError
 from .project import Project, find_project
+from .record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 HARNESSES: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "opencode")
 
@@ -53,23 +56,36 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass(frozen=True)
-class Action:
+class Action(Record):
     """What the agent is about to do, in harness-neutral terms."""
 
+    _fields = ("kind", "paths", "command", "cwd", "details")
     kind: str  # "edit", "shell" or "other"
-    paths: tuple[str, ...] = ()
-    command: str = ""
-    cwd: Path | None = None
-    details: dict[str, Any] = field(default_factory=dict)
+    paths: tuple[str, ...]
+    command: str
+    cwd: Path | None
+    details: dict[str, Any]
+
+    def __init__(
+        self,
+        kind: str,
+        paths: tuple[str, ...] = (),
+        command: str = "",
+        cwd: Path | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        self._init(kind, paths, command, cwd, {} if details is None else details)
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Record):
     """Allow, or deny with the reason the agent will read."""
 
+    _fields = ("allowed", "reason")
     allowed: bool
-    reason: str = ""
+    reason: str
+
+    def __init__(self, allowed: bool, reason: str = "") -> None:
+        self._init(allowed, reason)
 
 
 def _paths(tool_input: Any) -> list[str]:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
-from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from . import machine, store
 from .errors import AutomatonError, printable
+from .record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME_LENGTH = 64
@@ -29,6 +31,8 @@ def use_invocation(command: str) -> None:
 
 def status_command(*args: str | Path) -> str:
     """A status.py command line an agent can paste, with every argument quoted."""
+    import shlex
+
     return " ".join([_invocation[0], *(shlex.quote(str(arg)) for arg in args)])
 
 
@@ -49,15 +53,20 @@ def _valid_segment(segment: str) -> bool:
     return len(segment) <= MAX_NAME_LENGTH and NAME_PATTERN.fullmatch(segment) is not None
 
 
-@dataclass(frozen=True)
-class Task:
+class Task(Record):
     """A read-only view of one task folder, handed to rules as the `task` argument."""
 
+    _fields = ("name", "path", "state", "files", "rel")
     name: str
     path: Path
     state: str | None
     files: frozenset[str]
-    rel: str = ""
+    rel: str
+
+    def __init__(
+        self, name: str, path: Path, state: str | None, files: frozenset[str], rel: str = ""
+    ) -> None:
+        self._init(name, path, state, files, rel)
 
     @property
     def parent(self) -> str | None:
@@ -142,12 +151,15 @@ class Task:
         return False
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(Record):
     """A project root and the folder its tasks live in."""
 
+    _fields = ("root", "tasks_dir")
     root: Path
     tasks_dir: Path
+
+    def __init__(self, root: Path, tasks_dir: Path) -> None:
+        self._init(root, tasks_dir)
 
     @property
     def tasks_label(self) -> str:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import inspect
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
-from .findings import SEVERITIES, Finding, Severity
+from .config import SEVERITIES
+from .record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from .findings import Finding, Severity
 
 # Moments a rule can be consulted: the full audit, --validate-folder, and the
 # decision point before a transition (where an error finding refuses the move).
@@ -21,40 +26,55 @@ class Skip(Exception):
     """Raised by a rule that cannot run here, like `pytest.skip`; the report says why."""
 
 
-@dataclass(frozen=True)
-class Transition:
+class Transition(Record):
     """The move being decided; rules see it as the `transition` argument."""
 
+    _fields = ("source", "target")
     source: str
     target: str
 
+    def __init__(self, source: str, target: str) -> None:
+        self._init(source, target)
 
-@dataclass(frozen=True)
-class Rule:
+
+class Rule(Record):
     """A check with a stable code; it receives only the arguments it names."""
 
+    _fields = ("code", "func", "summary", "category", "severity", "when", "name", "argnames")
+    _unshown = ("func",)
     code: str
-    func: RuleFunction = field(repr=False)
+    func: RuleFunction
     summary: str
     category: str
-    severity: Severity = "error"
-    when: frozenset[str] = frozenset({"audit"})
-    name: str = ""
-    argnames: tuple[str, ...] = ()
+    severity: Severity
+    when: frozenset[str]
+    name: str
+    argnames: tuple[str, ...]
 
-    def __post_init__(self) -> None:
-        if not CODE_PATTERN.fullmatch(self.code):
-            raise ValueError(f"rule code {self.code!r} must look like ABC123")
-        if self.severity not in SEVERITIES:
-            raise ValueError(f"rule {self.code}: severity must be one of {', '.join(SEVERITIES)}")
-        unknown = set(self.when) - set(WHEN)
-        if not self.when or unknown:
-            raise ValueError(f"rule {self.code}: 'when' takes {', '.join(WHEN)}")
-        if not self.name:
-            object.__setattr__(self, "name", getattr(self.func, "__name__", self.code))
-        if not self.argnames:
-            params = inspect.signature(self.func).parameters
-            object.__setattr__(self, "argnames", tuple(params))
+    def __init__(
+        self,
+        code: str,
+        func: RuleFunction,
+        summary: str,
+        category: str,
+        severity: Severity = "error",
+        when: frozenset[str] = frozenset({"audit"}),
+        name: str = "",
+        argnames: tuple[str, ...] = (),
+    ) -> None:
+        if not CODE_PATTERN.fullmatch(code):
+            raise ValueError(f"rule code {code!r} must look like ABC123")
+        if severity not in SEVERITIES:
+            raise ValueError(f"rule {code}: severity must be one of {', '.join(SEVERITIES)}")
+        unknown = set(when) - set(WHEN)
+        if not when or unknown:
+            raise ValueError(f"rule {code}: 'when' takes {', '.join(WHEN)}")
+        if not argnames:
+            import inspect
+
+            argnames = tuple(inspect.signature(func).parameters)
+        name = name or getattr(func, "__name__", code)
+        self._init(code, func, summary, category, severity, when, name, argnames)
 
     def __call__(self, *args: object, **kwargs: object) -> Iterable[Finding] | None:
         """Call the wrapped function, so a rule stays testable as a plain function."""
