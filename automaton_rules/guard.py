@@ -65,14 +65,33 @@ def _deny_phase(task: Task) -> Decision:
     )
 
 
+def _with_state(project: Project, name: str) -> Task | None:
+    """The task with its state, read cheaply (no artifact listing); None if untracked."""
+    path = project.task_dir(name)
+    state = store.read_state(path)
+    if state is None or not machine.is_state(state):
+        return None
+    return Task(name, path, state, frozenset())
+
+
 def task_states(project: Project) -> list[Task]:
     """Every tracked task with its state, read cheaply (no artifact listing)."""
-    found = []
-    for name in project.names():
-        state = store.read_state(project.task_dir(name))
-        if state is not None and machine.is_state(state):
-            found.append(Task(name, project.task_dir(name), state, frozenset()))
-    return found
+    found = (_with_state(project, name) for name in project.names())
+    return [task for task in found if task is not None]
+
+
+def _first_editing(project: Project) -> tuple[Task | None, list[Task]]:
+    """The first task found in an edit phase, reading `.state` files only until there is
+    one; without one, every tracked task in `names()` order, for the refusal to list."""
+    tracked = []
+    for name in project.iter_names():
+        task = _with_state(project, name)
+        if task is None:
+            continue
+        if machine.is_edit_phase(task.state or ""):
+            return task, []
+        tracked.append(task)
+    return None, sorted(tracked, key=lambda task: task.name.split("/"))
 
 
 def resolve(file: str | Path, cwd: Path | None = None) -> Path:
@@ -122,8 +141,14 @@ def can_edit(
     task: str | None = None,
     file: str | Path | None = None,
     cwd: Path | None = None,
+    *,
+    first: bool = False,
 ) -> Decision:
-    """The pre-edit hook: the task's phase (or any task's), the file's scope and kind."""
+    """The pre-edit hook: the task's phase (or any task's), the file's scope and kind.
+
+    Without a task, `first` allows on the first task found in an edit phase instead
+    of naming them all: the adapter's answer, which prints no list of tasks.
+    """
     if file is not None:
         scope = scope_check(project, file, cwd)
         if not scope.allowed:
@@ -145,7 +170,12 @@ def can_edit(
         if machine.is_edit_phase(current.state or ""):
             return _allowed(task=current.name, state=current.state)
         return _deny_phase(current)
-    tasks = task_states(project)
+    if first:
+        found, tasks = _first_editing(project)
+        if found is not None:
+            return _allowed(tasks=[found.name])
+    else:
+        tasks = task_states(project)
     editing = [t for t in tasks if machine.is_edit_phase(t.state or "")]
     if editing:
         return _allowed(tasks=[t.name for t in editing])

@@ -185,7 +185,7 @@ def _decide_shell(action: Action, project: str | None, task: str | None) -> Verd
             "DENIED: This command would write workflow state (.state files); only "
             "status.py writes them. Use status.py --transition.",
         )
-    decision = guard.can_edit(proj, task, cwd=action.cwd)
+    decision = guard.can_edit(proj, task, cwd=action.cwd, first=True)
     if decision.allowed:
         return Verdict(True)
     return Verdict(False, f"{decision.text} This shell command writes files.")
@@ -197,7 +197,7 @@ def _decide_edits(action: Action, project: str | None, task: str | None) -> Verd
         proj = _project(action, project)
         if proj is None:
             return Verdict(True)
-        decision = guard.can_edit(proj, task, cwd=action.cwd)
+        decision = guard.can_edit(proj, task, cwd=action.cwd, first=True)
         return Verdict(decision.allowed, "" if decision.allowed else decision.text)
     for path in action.paths:
         target = guard.resolve(path, action.cwd)
@@ -206,7 +206,7 @@ def _decide_edits(action: Action, project: str | None, task: str | None) -> Verd
         if proj is None:
             continue
         load_config(proj.root)
-        decision = guard.can_edit(proj, task, path, cwd=action.cwd)
+        decision = guard.can_edit(proj, task, path, cwd=action.cwd, first=True)
         if not decision.allowed:
             return Verdict(False, decision.text)
     return Verdict(True)

@@ -258,6 +258,15 @@ class Project(Record):
             )
         return names
 
+    def iter_names(self) -> Iterator[str]:
+        """Every task name, each parent followed by its sub-tasks, in the order the file
+        system lists them: for a caller that may stop at the first task it needs, where
+        sorting would mean listing every folder first."""
+        for parent in _scan_dirs(self.tasks_dir):
+            yield parent
+            for sub in _scan_dirs(self.tasks_dir / parent / machine.SUBTASKS_DIR):
+                yield f"{parent}/{sub}"
+
     def stray_folders(self) -> list[str]:
         """Folders where tasks live whose names no task can have: made by hand, never seen."""
         stray = [name for name in _folders(self.tasks_dir) if not _valid_segment(name)]
@@ -300,6 +309,18 @@ def _task_entries(folder: Path) -> list[os.DirEntry[str]]:
     """The folders below `folder` that have a task's name, sorted."""
     found = [e for e in _listing(folder) or () if _valid_segment(e.name) and e.is_dir()]
     return sorted(found, key=lambda e: e.name)
+
+
+def _scan_dirs(folder: Path) -> Iterator[str]:
+    """Task folders below `folder`, unsorted, listed only as far as the caller reads."""
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return
+    with entries:
+        for entry in entries:
+            if _valid_segment(entry.name) and entry.is_dir():
+                yield entry.name
 
 
 def _child_dirs(folder: Path) -> Iterator[str]:
