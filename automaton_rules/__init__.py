@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 
 # Imported here, not on first use: the submodule `rule` would otherwise shadow the
 # decorator `rule` once anything imported it. The module is light.
-from .rule import Rule, Skip, Transition, rule
+from .rule import Edit, Rule, Skip, Transition, rule
 
 # Public name -> the module that defines it.
 _LAZY = {
@@ -28,6 +28,7 @@ _LAZY = {
 
 __all__ = [
     "AutomatonError",
+    "Edit",
     "Engine",
     "Finding",
     "Project",

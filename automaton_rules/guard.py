@@ -19,6 +19,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from .config import Config
+
 EDIT_PHASES_TEXT = "implement or doc_review"
 DEFAULT_SESSION_MINUTES = 30
 
@@ -189,6 +191,50 @@ def can_edit(
         f"Code edits require {EDIT_PHASES_TEXT} phase.",
         "no-edit-phase",
         {"project": str(project.root), "tasks": {t.name: t.state for t in active}},
+    )
+
+
+def edit_rules(
+    decision: Decision,
+    project: Project,
+    settings: Config,
+    file: str | Path | None = None,
+    cwd: Path | None = None,
+) -> Decision:
+    """Let the project's own `when="edit"` rules deny an edit the workflow allows.
+
+    They are looked for only when the configuration lists plugins, so a project without
+    plugins never loads the plugin manager here; only those plugins load, neither entry
+    points nor the built-in rules (none has a say on edits). A rule's error finding
+    denies; a plugin that fails to load or a rule that fails raises `plugin-error`,
+    which denies too.
+    """
+    if not decision.allowed or not settings.plugins:
+        return decision
+    from .rule import Edit
+    from .runner import Engine
+
+    engine = Engine.create(settings.plugins, base=settings.base, entry_points=False, builtins=False)
+    named = decision.details.get("task")
+    name = named if isinstance(named, str) else None
+    tasks = [project.load(name)] if name is not None else []
+    target = resolve(file, cwd) if file is not None else None
+    root = project.root.resolve()
+    path = target.relative_to(root).as_posix() if target and _inside(target, root) else None
+    edit = Edit(target, path, name)
+    result = engine.run("edit", project, tasks, edit=edit, config=settings, whole_project=True)
+    if result.errors:
+        raise AutomatonError(
+            "plugin-error", "; ".join(f"plugin {e.plugin}: {e.message}" for e in result.errors)
+        )
+    if not result.violations:
+        return decision
+    first = result.violations[0]
+    return Decision(
+        False,
+        f"DENIED: {printable(first.message, None)} ({first.code})",
+        "edit-rule",
+        {"rule": first.code, "task": name, "file": None if target is None else str(target)},
     )
 
 

@@ -172,7 +172,7 @@ def _decide_shell(action: Action, project: str | None, task: str | None) -> Verd
     proj = _project(action, project)
     if proj is None:
         return Verdict(True)
-    load_config(proj.root)
+    settings = load_config(proj.root)
 
     def inside(target: str) -> bool:
         return guard.scope_check(proj, target, action.cwd).allowed
@@ -186,6 +186,7 @@ def _decide_shell(action: Action, project: str | None, task: str | None) -> Verd
             "status.py writes them. Use status.py --transition.",
         )
     decision = guard.can_edit(proj, task, cwd=action.cwd, first=True)
+    decision = guard.edit_rules(decision, proj, settings, cwd=action.cwd)
     if decision.allowed:
         return Verdict(True)
     return Verdict(False, f"{decision.text} This shell command writes files.")
@@ -197,7 +198,9 @@ def _decide_edits(action: Action, project: str | None, task: str | None) -> Verd
         proj = _project(action, project)
         if proj is None:
             return Verdict(True)
+        settings = load_config(proj.root)
         decision = guard.can_edit(proj, task, cwd=action.cwd, first=True)
+        decision = guard.edit_rules(decision, proj, settings, cwd=action.cwd)
         return Verdict(decision.allowed, "" if decision.allowed else decision.text)
     for path in action.paths:
         target = guard.resolve(path, action.cwd)
@@ -205,8 +208,9 @@ def _decide_edits(action: Action, project: str | None, task: str | None) -> Verd
         proj = _project(where, project) or _project(action, None)
         if proj is None:
             continue
-        load_config(proj.root)
+        settings = load_config(proj.root)
         decision = guard.can_edit(proj, task, path, cwd=action.cwd, first=True)
+        decision = guard.edit_rules(decision, proj, settings, path, action.cwd)
         if not decision.allowed:
             return Verdict(False, decision.text)
     return Verdict(True)

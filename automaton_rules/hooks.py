@@ -61,7 +61,7 @@ def decide(
 
         infer_untracked(proj, task, settings.untracked)
     if hook == "--can-edit":
-        return guard.can_edit(proj, task, file)
+        return guard.edit_rules(guard.can_edit(proj, task, file), proj, settings, file)
     if hook == "--scope-check":
         if file is None:
             raise AutomatonError("usage", "--scope-check needs --file PATH.")

@@ -11,12 +11,14 @@ from .record import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from pathlib import Path
 
     from .findings import Finding, Severity
 
-# Moments a rule can be consulted: the full audit, --validate-folder, and the
-# decision point before a transition (where an error finding refuses the move).
-WHEN: tuple[str, ...] = ("audit", "validate", "transition")
+# Moments a rule can be consulted: the full audit, --validate-folder, the decision
+# point before a transition (where an error finding refuses the move), and the
+# edit-time decision of --can-edit and the adapter (where one denies the edit).
+WHEN: tuple[str, ...] = ("audit", "validate", "transition", "edit")
 CODE_PATTERN = re.compile(r"[A-Z][A-Z0-9]*[0-9]+")
 
 RuleFunction = Callable[..., "Iterable[Finding] | None"]
@@ -35,6 +37,23 @@ class Transition(Record):
 
     def __init__(self, source: str, target: str) -> None:
         self._init(source, target)
+
+
+class Edit(Record):
+    """The edit being decided; rules see it as the `edit` argument.
+
+    `file` is the edited file, resolved, and `path` the same relative to the project
+    root; both are None when the question names no file (a shell command that writes,
+    `--can-edit` without `--file`). `task` is the task the edit is made under, if any.
+    """
+
+    _fields = ("file", "path", "task")
+    file: Path | None
+    path: str | None
+    task: str | None
+
+    def __init__(self, file: Path | None, path: str | None, task: str | None) -> None:
+        self._init(file, path, task)
 
 
 class Rule(Record):
