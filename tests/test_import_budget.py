@@ -29,6 +29,7 @@ IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|(?P<name>\s*\S+)\s*$")
 BASELINE = "import collections.abc, contextlib, errno, functools, os, pathlib, re, stat, sys, time"
 
 CORE = {
+    "__future__",  # every module of the package starts with `from __future__ import`
     "automaton_rules",
     "automaton_rules.config",
     "automaton_rules.errors",
