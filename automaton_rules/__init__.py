@@ -1,23 +1,25 @@
 """automaton-rules: the workflow guard behind status.py, and the rule engine it runs on.
 
 The public names load on first use, so the edit-time hooks of status.py, which
-import this package, do not pay for the rule engine they do not need.
+import this package, pay for neither the rule engine nor the modules it needs.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
-from .errors import AutomatonError, Refusal
-from .findings import Finding, Severity
-from .project import Project, Task
-from .rule import Rule, Skip, Transition, rule
+# Imported here, not on first use: the submodule `rule` would otherwise shadow the
+# decorator `rule` once anything imported it. The module is light.
+from .rule import Edit, Rule, Skip, Transition, rule
 
-# These need pluggy, which the edit-time hooks never load.
+# Public name -> the module that defines it.
 _LAZY = {
+    "AutomatonError": "errors",
+    "Refusal": "errors",
+    "Finding": "findings",
+    "Severity": "findings",
+    "Project": "project",
+    "Task": "project",
     "hookimpl": "hookspecs",
     "hookspec": "hookspecs",
     "Engine": "runner",
@@ -26,6 +28,7 @@ _LAZY = {
 
 __all__ = [
     "AutomatonError",
+    "Edit",
     "Engine",
     "Finding",
     "Project",
@@ -42,15 +45,21 @@ __all__ = [
     "rule",
 ]
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .errors import AutomatonError, Refusal
+    from .findings import Finding, Severity
     from .hookspecs import hookimpl, hookspec
+    from .project import Project, Task
     from .runner import Engine, RunResult
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """Import a public name's module the first time the name is asked for."""
     if name not in _LAZY:
         raise AttributeError(f"module 'automaton_rules' has no attribute {name!r}")
+    from importlib import import_module
+
     value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
     globals()[name] = value
     return value

@@ -7,40 +7,26 @@ action flags rather than sub-commands. Every failure becomes exit 2 with an
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
-import shutil
 import sys
-from collections.abc import Sequence
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
 
 from . import __version__
 from .errors import AutomatonError
-from .findings import SEVERITIES
 from .project import STATUS_SCRIPT, use_invocation
 
+# The edit-time hooks start here, so typing, json and the rest load on the full path only.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from .parser import Invocation
     from .views import Outcome
 
 SCHEMA_VERSION = 1
 PROG = "status.py"
-
-EPILOG = """\
-\b
-Examples:
-  status.py --create-task add-user-auth --project .
-  status.py --task add-user-auth
-  status.py --task add-user-auth --transition research
-  status.py --task add-user-auth --approve      # only after the user says APPROVED
-  status.py --list --json
-  status.py --validate-folder --task add-user-auth
-
-Exit codes: 0 done or clean, 1 refused by the workflow or violations found, 2 error.
-"""
 
 INTERRUPTED = 130  # what typer returns when Ctrl-C arrives while it parses
 
@@ -73,148 +59,9 @@ def _flag(name: str) -> str:
 
 def _build_command() -> Any:
     """The typer command, built only when a command actually needs parsing."""
-    import typer
+    from .parser import build_command
 
-    app = typer.Typer(
-        add_completion=False,
-        rich_markup_mode=None,
-        context_settings={"help_option_names": ["-h", "--help"]},
-    )
-
-    @app.command(
-        help="Where a task stands in its workflow, and the only legal way to move it.",
-        epilog=EPILOG,
-    )
-    def status(
-        task: Optional[str] = typer.Option(
-            None, "--task", metavar="NAME", help="Task name; parent/sub for a sub-task."
-        ),
-        project: Optional[Path] = typer.Option(
-            None,
-            "--project",
-            metavar="DIR",
-            help="Project folder (default: nearest folder above with .automaton/tasks/).",
-        ),
-        transition: Optional[str] = typer.Option(
-            None,
-            "--transition",
-            metavar="PHASE",
-            help="Move --task to PHASE along a legal transition.",
-        ),
-        approve: bool = typer.Option(
-            False, "--approve", help="Approve --task's artifact (from PHASE:awaiting_approval)."
-        ),
-        approver: str = typer.Option(
-            "user", "--approver", metavar="ID", help="Who approves: 'user' or an agent id."
-        ),
-        create_task: Optional[str] = typer.Option(
-            None,
-            "--create-task",
-            metavar="NAME",
-            help="Create a task (kebab-case; parent/sub for a sub-task).",
-        ),
-        list_: bool = typer.Option(
-            False, "--list", help="List every task with its phase and next step."
-        ),
-        validate_folder: bool = typer.Option(
-            False,
-            "--validate-folder",
-            help="Check --task (or every task) for out-of-order artifacts.",
-        ),
-        upgrade: bool = typer.Option(
-            False, "--upgrade", help="Bootstrap .state for task folders made by hand."
-        ),
-        audit: bool = typer.Option(
-            False,
-            "--audit",
-            help="Audit every task: all rules, grouped report, exit 1 on violations.",
-        ),
-        output_format: str = typer.Option(
-            "text",
-            "--format",
-            metavar="FORMAT",
-            help="Audit report format: text, json, sarif, github.",
-        ),
-        select: Optional[str] = typer.Option(
-            None,
-            "--select",
-            metavar="CODES",
-            help="Audit only these rule codes or prefixes (comma-separated).",
-        ),
-        ignore: Optional[str] = typer.Option(
-            None,
-            "--ignore",
-            metavar="CODES",
-            help="Skip these rule codes or prefixes (comma-separated).",
-        ),
-        fail_on: Optional[str] = typer.Option(
-            None,
-            "--fail-on",
-            metavar="SEVERITY",
-            help="Exit 1 on findings at or above: error, warning, note.",
-        ),
-        claim: bool = typer.Option(
-            False, "--claim", help="Multi-agent mode: claim --task for --agent (30 minutes)."
-        ),
-        release: bool = typer.Option(
-            False, "--release", help="Multi-agent mode: give back --agent's claim on --task."
-        ),
-        follow_up: bool = typer.Option(
-            False,
-            "--follow-up",
-            help="After a FAIL or NEEDS_REVIEW verdict of --task: create the fix or review task.",
-        ),
-        name: Optional[str] = typer.Option(
-            None, "--name", metavar="NAME", help="Name of the --follow-up task (default TASK-fix)."
-        ),
-        agent: Optional[str] = typer.Option(
-            None,
-            "--agent",
-            metavar="ID",
-            envvar="AUTOMATON_AGENT",
-            help="The agent running the command (multi-agent mode; default $AUTOMATON_AGENT).",
-        ),
-        can_edit: bool = typer.Option(
-            False, "--can-edit", help="Hook: may code be edited now? ALLOWED (0) or DENIED (1)."
-        ),
-        scope_check: bool = typer.Option(
-            False,
-            "--scope-check",
-            help="Hook: is --file inside the project? IN_SCOPE or OUT_OF_SCOPE.",
-        ),
-        can_create_task: bool = typer.Option(
-            False, "--can-create-task", help="Hook: may a task be created? Always ALLOWED."
-        ),
-        same_session: bool = typer.Option(
-            False, "--same-session", help="Hook: was --task created within the last 30 minutes?"
-        ),
-        file: Optional[str] = typer.Option(
-            None, "--file", metavar="PATH", help="The file an edit hook asks about."
-        ),
-        list_rules: bool = typer.Option(
-            False, "--list-rules", help="List every registered rule with its plugin."
-        ),
-        config: Optional[Path] = typer.Option(
-            None,
-            "--config",
-            metavar="FILE",
-            help="automaton.toml to use (default: the nearest one above the project).",
-        ),
-        as_json: bool = typer.Option(
-            False, "--json", help="Print one JSON object instead of text."
-        ),
-        version: bool = typer.Option(False, "--version", help="Print the version and exit."),
-    ) -> Invocation:
-        return Invocation(dict(locals()))
-
-    return typer.main.get_command(app)
-
-
-@dataclass(frozen=True)
-class Invocation:
-    """The parsed flags; run outside typer so its own exception handling never applies."""
-
-    options: dict[str, Any]
+    return build_command()
 
 
 def _execute(parsed: Invocation) -> int:
@@ -277,6 +124,8 @@ def _execute(parsed: Invocation) -> int:
             raise AutomatonError("usage", f"{_flag(name)} goes with --audit.")
     if opts["output_format"] != "text" and action != "audit":
         raise AutomatonError("usage", "--format goes with --audit (use --json elsewhere).")
+    from .findings import SEVERITIES
+
     if opts["fail_on"] is not None and opts["fail_on"] not in SEVERITIES:
         raise AutomatonError(
             "usage", f"Unknown severity '{opts['fail_on']}'; choose {', '.join(SEVERITIES)}."
@@ -321,6 +170,8 @@ def _print(text: str, stream: Any) -> None:
 
 
 def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
+    import json
+
     if outcome.raw:
         _print(outcome.text, sys.stdout)
     elif as_json:
@@ -344,6 +195,8 @@ def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
 
 def _fail(error: AutomatonError, command: str, as_json: bool) -> int:
     if as_json:
+        import json
+
         body = {
             "schema_version": SCHEMA_VERSION,
             "tool": "automaton-rules",
@@ -375,12 +228,16 @@ def _is_usage_error(exc: BaseException) -> bool:
 
 def _invocation(argv0: str) -> str:
     """The command line that started this process, for the commands the output suggests."""
+    import shlex
+
     path = Path(argv0)
     if path.suffix == ".py":
         script = path.resolve()
         if script == (Path.home() / ".automaton" / "scripts" / "status.py").resolve():
             return STATUS_SCRIPT
         return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    import shutil
+
     found = shutil.which(path.name)
     if found and Path(found).resolve() == path.resolve():
         return path.name
@@ -413,6 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if quick is not None:
             return hooks.run(quick)
     try:
+        from .parser import Invocation
+
         parsed = _build_command().main(args=args, prog_name=prog, standalone_mode=False)
         if parsed == INTERRUPTED:
             raise KeyboardInterrupt

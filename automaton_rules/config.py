@@ -6,35 +6,85 @@ An unknown key or a wrong type is an error, so a typo never switches a guard off
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .errors import AutomatonError
-from .findings import SEVERITIES
+from .record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 CONFIG_FILE = "automaton.toml"
 PYPROJECT = "pyproject.toml"
+# Defined here rather than in findings, which the edit-time hooks do not load.
+SEVERITIES: tuple[str, ...] = ("error", "warning", "note")
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Record):
     """Settings with their documented defaults; `path` is None when no file was found."""
 
-    path: Path | None = None
-    plugins: tuple[str, ...] = ()
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    severity: Mapping[str, str] = field(default_factory=dict)
-    fail_on: str = "error"
-    source: tuple[str, ...] = ("*",)
-    source_exclude: tuple[str, ...] = (".automaton/*", "*.md")
-    source_untracked: bool = False
-    mode: str = "single"
-    claim_timeout_minutes: float = 30
-    untracked: str = "refuse"
-    same_session_minutes: float = 30
+    _fields = (
+        "path",
+        "plugins",
+        "select",
+        "ignore",
+        "severity",
+        "fail_on",
+        "source",
+        "source_exclude",
+        "source_untracked",
+        "mode",
+        "claim_timeout_minutes",
+        "untracked",
+        "same_session_minutes",
+    )
+    path: Path | None
+    plugins: tuple[str, ...]
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    severity: Mapping[str, str]
+    fail_on: str
+    source: tuple[str, ...]
+    source_exclude: tuple[str, ...]
+    source_untracked: bool
+    mode: str
+    claim_timeout_minutes: float
+    untracked: str
+    same_session_minutes: float
+
+    def __init__(
+        self,
+        path: Path | None = None,
+        plugins: tuple[str, ...] = (),
+        select: tuple[str, ...] = (),
+        ignore: tuple[str, ...] = (),
+        severity: Mapping[str, str] | None = None,
+        fail_on: str = "error",
+        source: tuple[str, ...] = ("*",),
+        source_exclude: tuple[str, ...] = (".automaton/*", "*.md"),
+        source_untracked: bool = False,
+        mode: str = "single",
+        claim_timeout_minutes: float = 30,
+        untracked: str = "refuse",
+        same_session_minutes: float = 30,
+    ) -> None:
+        self._init(
+            path,
+            plugins,
+            select,
+            ignore,
+            {} if severity is None else severity,
+            fail_on,
+            source,
+            source_exclude,
+            source_untracked,
+            mode,
+            claim_timeout_minutes,
+            untracked,
+            same_session_minutes,
+        )
 
     @property
     def base(self) -> Path | None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the edit-time hooks; annotations need it only here
+    from collections.abc import Mapping
+    from typing import Any
 
 
 class AutomatonError(Exception):

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
+from .config import SEVERITIES as SEVERITIES
+
 Severity = Literal["error", "warning", "note"]
-SEVERITIES: tuple[str, ...] = ("error", "warning", "note")
 
 OUT_OF_ORDER = "Out-of-order Artifacts"
 INCONSISTENCY = "State-Artifact Inconsistency"

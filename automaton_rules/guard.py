@@ -8,26 +8,36 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from . import machine, store
 from .errors import AutomatonError, printable
 from .project import Project, Task, framework_home, untracked_error
+from .record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .config import Config
 
 EDIT_PHASES_TEXT = "implement or doc_review"
 DEFAULT_SESSION_MINUTES = 30
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Record):
     """One answer of an edit-time hook: the exact line to print and its exit code."""
 
+    _fields = ("allowed", "text", "code", "details")
     allowed: bool
     text: str
     code: str
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any]
+
+    def __init__(
+        self, allowed: bool, text: str, code: str, details: dict[str, Any] | None = None
+    ) -> None:
+        self._init(allowed, text, code, {} if details is None else details)
 
     @property
     def exit_code(self) -> int:
@@ -57,14 +67,33 @@ def _deny_phase(task: Task) -> Decision:
     )
 
 
+def _with_state(project: Project, name: str) -> Task | None:
+    """The task with its state, read cheaply (no artifact listing); None if untracked."""
+    path = project.task_dir(name)
+    state = store.read_state(path)
+    if state is None or not machine.is_state(state):
+        return None
+    return Task(name, path, state, frozenset())
+
+
 def task_states(project: Project) -> list[Task]:
     """Every tracked task with its state, read cheaply (no artifact listing)."""
-    found = []
-    for name in project.names():
-        state = store.read_state(project.task_dir(name))
-        if state is not None and machine.is_state(state):
-            found.append(Task(name, project.task_dir(name), state, frozenset()))
-    return found
+    found = (_with_state(project, name) for name in project.names())
+    return [task for task in found if task is not None]
+
+
+def _first_editing(project: Project) -> tuple[Task | None, list[Task]]:
+    """The first task found in an edit phase, reading `.state` files only until there is
+    one; without one, every tracked task in `names()` order, for the refusal to list."""
+    tracked = []
+    for name in project.iter_names():
+        task = _with_state(project, name)
+        if task is None:
+            continue
+        if machine.is_edit_phase(task.state or ""):
+            return task, []
+        tracked.append(task)
+    return None, sorted(tracked, key=lambda task: task.name.split("/"))
 
 
 def resolve(file: str | Path, cwd: Path | None = None) -> Path:
@@ -114,8 +143,14 @@ def can_edit(
     task: str | None = None,
     file: str | Path | None = None,
     cwd: Path | None = None,
+    *,
+    first: bool = False,
 ) -> Decision:
-    """The pre-edit hook: the task's phase (or any task's), the file's scope and kind."""
+    """The pre-edit hook: the task's phase (or any task's), the file's scope and kind.
+
+    Without a task, `first` allows on the first task found in an edit phase instead
+    of naming them all: the adapter's answer, which prints no list of tasks.
+    """
     if file is not None:
         scope = scope_check(project, file, cwd)
         if not scope.allowed:
@@ -137,7 +172,12 @@ def can_edit(
         if machine.is_edit_phase(current.state or ""):
             return _allowed(task=current.name, state=current.state)
         return _deny_phase(current)
-    tasks = task_states(project)
+    if first:
+        found, tasks = _first_editing(project)
+        if found is not None:
+            return _allowed(tasks=[found.name])
+    else:
+        tasks = task_states(project)
     editing = [t for t in tasks if machine.is_edit_phase(t.state or "")]
     if editing:
         return _allowed(tasks=[t.name for t in editing])
@@ -151,6 +191,50 @@ def can_edit(
         f"Code edits require {EDIT_PHASES_TEXT} phase.",
         "no-edit-phase",
         {"project": str(project.root), "tasks": {t.name: t.state for t in active}},
+    )
+
+
+def edit_rules(
+    decision: Decision,
+    project: Project,
+    settings: Config,
+    file: str | Path | None = None,
+    cwd: Path | None = None,
+) -> Decision:
+    """Let the project's own `when="edit"` rules deny an edit the workflow allows.
+
+    They are looked for only when the configuration lists plugins, so a project without
+    plugins never loads the plugin manager here; only those plugins load, neither entry
+    points nor the built-in rules (none has a say on edits). A rule's error finding
+    denies; a plugin that fails to load or a rule that fails raises `plugin-error`,
+    which denies too.
+    """
+    if not decision.allowed or not settings.plugins:
+        return decision
+    from .rule import Edit
+    from .runner import Engine
+
+    engine = Engine.create(settings.plugins, base=settings.base, entry_points=False, builtins=False)
+    named = decision.details.get("task")
+    name = named if isinstance(named, str) else None
+    tasks = [project.load(name)] if name is not None else []
+    target = resolve(file, cwd) if file is not None else None
+    root = project.root.resolve()
+    path = target.relative_to(root).as_posix() if target and _inside(target, root) else None
+    edit = Edit(target, path, name)
+    result = engine.run("edit", project, tasks, edit=edit, config=settings, whole_project=True)
+    if result.errors:
+        raise AutomatonError(
+            "plugin-error", "; ".join(f"plugin {e.plugin}: {e.message}" for e in result.errors)
+        )
+    if not result.violations:
+        return decision
+    first = result.violations[0]
+    return Decision(
+        False,
+        f"DENIED: {printable(first.message, None)} ({first.code})",
+        "edit-rule",
+        {"rule": first.code, "task": name, "file": None if target is None else str(target)},
     )
 
 

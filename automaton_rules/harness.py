@@ -10,18 +10,19 @@ commands that write files in a non-edit phase. An internal error denies too.
 from __future__ import annotations
 
 import json
-import re
-import shlex
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from . import guard
 from .config import load_config
 from .errors import AutomatonError
 from .project import Project, find_project
+from .record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 HARNESSES: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "opencode")
 
@@ -45,57 +46,46 @@ EDIT_TOOLS = frozenset(
 SHELL_TOOLS = frozenset({"bash", "shell", "run_shell_command", "local_shell", "exec_command"})
 PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "target_file", "absolute_path")
 
-_WRITE_COMMANDS = re.compile(
-    r"(^|[;&|(`\n]\s*|\$\(\s*)((sudo|env|command|nohup|xargs|exec)\s+(-\S+\s+)*)*"
-    r"(\\|\S*/)?"
-    r"(tee|cp|mv|rm|rmdir|mkdir|touch|truncate|dd|install|ln|chmod|chown|unlink|rsync|patch|"
-    r"shred|curl\s+[^|;&]*-o|wget)\b",
-    re.MULTILINE,
-)
-_IN_PLACE = re.compile(r"\b(sed|perl|ruby)\b[^;&|\n]*(\s-[a-zA-Z]*i(\s|\.|$)|--in-place)")
-_GIT_WRITES = re.compile(
-    r"\bgit\s+(-C\s+\S+\s+|-c\s+\S+\s+)*"
-    r"(apply|checkout(?!\s+-b\b)|restore|reset|stash(?!\s+(list|show)\b)|merge|rebase|am|mv|rm)\b"
-)
-_FIND_WRITES = re.compile(r"\bfind\b[^|;&\n]*\s-(delete|exec)\b")
-_INTERPRETER_WRITES = re.compile(
-    r"\b(python[\d.]*|perl|ruby|node)\s+(-\S+\s+)*-[ce]\b.*"
-    r"(open\(|write|unlink|remove|rename|rmtree|replace\()"
-)
-_REDIRECT = re.compile(r"(?<![<>])(\d*>>?\|?|&>>?)\s*(?!&)(\S+)")
-_NO_VERIFY = re.compile(r"\bgit\b[^|;&\n]*\b(commit|merge|push)\b[^|;&\n]*(--no-verify|\s-n\b)")
-_APPROVE = re.compile(r"--approve\b")
-_STATE_FILE = re.compile(r"\.st[\w*?\[\]]*")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
+
+def __getattr__(name: str) -> object:
+    """The shell analysis lives in `shell`, loaded only when a shell command is judged."""
+    if name in ("shell_writes", "redirect_targets"):
+        from . import shell
+
+        return getattr(shell, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _unquoted(command: str) -> str:
-    """The command with quote characters taken out, so `--appr""ove` reads as written."""
-    return command.replace('"', "").replace("'", "").replace("\\", "")
-
-
-def _outside_quotes(command: str) -> str:
-    """The command with quoted strings blanked, so `grep "a>b"` is not a redirection."""
-    return re.sub(r"'[^']*'|\"(?:\\.|[^\"\\])*\"", "''", command)
-
-
-@dataclass(frozen=True)
-class Action:
+class Action(Record):
     """What the agent is about to do, in harness-neutral terms."""
 
+    _fields = ("kind", "paths", "command", "cwd", "details")
     kind: str  # "edit", "shell" or "other"
-    paths: tuple[str, ...] = ()
-    command: str = ""
-    cwd: Path | None = None
-    details: dict[str, Any] = field(default_factory=dict)
+    paths: tuple[str, ...]
+    command: str
+    cwd: Path | None
+    details: dict[str, Any]
+
+    def __init__(
+        self,
+        kind: str,
+        paths: tuple[str, ...] = (),
+        command: str = "",
+        cwd: Path | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        self._init(kind, paths, command, cwd, {} if details is None else details)
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Record):
     """Allow, or deny with the reason the agent will read."""
 
+    _fields = ("allowed", "reason")
     allowed: bool
-    reason: str = ""
+    reason: str
+
+    def __init__(self, allowed: bool, reason: str = "") -> None:
+        self._init(allowed, reason)
 
 
 def _paths(tool_input: Any) -> list[str]:
@@ -110,7 +100,9 @@ def _paths(tool_input: Any) -> list[str]:
         texts = value if isinstance(value, list) else [value]
         for text in texts:
             if isinstance(text, str) and "*** Begin Patch" in text:
-                found += [m.strip() for m in _PATCH_FILE.findall(text)]
+                from .shell import patch_files
+
+                found += patch_files(text)
     return found
 
 
@@ -134,6 +126,8 @@ def read_action(payload: Any, harness: str) -> Action:
         if isinstance(tool_input, dict):
             command = tool_input.get("command") or tool_input.get("cmd") or ""
         if isinstance(command, list):
+            import shlex
+
             command = shlex.join(str(part) for part in command)
         if paths:  # Codex sends apply_patch through its shell tool
             return Action("edit", tuple(paths), cwd=where, details={"tool": tool})
@@ -141,35 +135,6 @@ def read_action(payload: Any, harness: str) -> Action:
     if name in EDIT_TOOLS or (paths and name.startswith(("write", "edit"))):
         return Action("edit", tuple(paths), cwd=where, details={"tool": tool})
     return Action("other", cwd=where, details={"tool": tool})
-
-
-def redirect_targets(command: str) -> list[str]:
-    """Files a command's output redirections write to (`/dev/null` and fds excluded)."""
-    return [
-        target
-        for _, target in _REDIRECT.findall(_outside_quotes(command))
-        if target != "/dev/null" and not target.startswith("&")
-    ]
-
-
-def shell_writes(command: str, inside: Any = None) -> bool:
-    """Best effort: does this shell line write files? Reads and status.py calls do not.
-
-    `inside(path)` tells whether a redirection target is in the project; writes to
-    scratch files elsewhere (`git diff > /tmp/x.diff`) are not the project's business.
-    """
-    bare = _outside_quotes(command)
-    targets = redirect_targets(command)
-    if inside is not None:
-        targets = [t for t in targets if inside(t)]
-    return bool(
-        _WRITE_COMMANDS.search(bare)
-        or _IN_PLACE.search(command)
-        or _GIT_WRITES.search(bare)
-        or _FIND_WRITES.search(bare)
-        or _INTERPRETER_WRITES.search(command)
-        or targets
-    )
 
 
 def _project(action: Action, explicit: str | None) -> Project | None:
@@ -185,35 +150,43 @@ def decide(action: Action, *, project: str | None = None, task: str | None = Non
     """The same answers as `status.py --can-edit`, applied to what the tool is about to do."""
     if action.kind == "other":
         return Verdict(True)
+    if action.kind == "edit":
+        return _decide_edits(action, project, task)
+    return _decide_shell(action, project, task)
+
+
+def _decide_shell(action: Action, project: str | None, task: str | None) -> Verdict:
+    """A shell line: never approval or --no-verify; writes only where an edit could."""
+    from . import shell
+
     command = action.command
-    plain = _unquoted(command)
-    if action.kind == "shell" and _APPROVE.search(plain):
+    plain = shell.unquoted(command)
+    if shell.approves(plain):
         return Verdict(
             False,
             "DENIED: Approval is the user's decision. Ask the user to approve; "
             "agents never run status.py --approve.",
         )
-    if action.kind == "shell" and _NO_VERIFY.search(plain):
+    if shell.skips_hooks(plain):
         return Verdict(False, "DENIED: Commits skip the workflow's git hooks with --no-verify.")
-    if action.kind == "edit":
-        return _decide_edits(action, project, task)
     proj = _project(action, project)
     if proj is None:
         return Verdict(True)
-    load_config(proj.root)
+    settings = load_config(proj.root)
 
     def inside(target: str) -> bool:
         return guard.scope_check(proj, target, action.cwd).allowed
 
-    if not shell_writes(command, inside):
+    if not shell.shell_writes(command, inside):
         return Verdict(True)
-    if _STATE_FILE.search(plain):
+    if shell.names_state_file(plain):
         return Verdict(
             False,
             "DENIED: This command would write workflow state (.state files); only "
             "status.py writes them. Use status.py --transition.",
         )
-    decision = guard.can_edit(proj, task, cwd=action.cwd)
+    decision = guard.can_edit(proj, task, cwd=action.cwd, first=True)
+    decision = guard.edit_rules(decision, proj, settings, cwd=action.cwd)
     if decision.allowed:
         return Verdict(True)
     return Verdict(False, f"{decision.text} This shell command writes files.")
@@ -225,7 +198,9 @@ def _decide_edits(action: Action, project: str | None, task: str | None) -> Verd
         proj = _project(action, project)
         if proj is None:
             return Verdict(True)
-        decision = guard.can_edit(proj, task, cwd=action.cwd)
+        settings = load_config(proj.root)
+        decision = guard.can_edit(proj, task, cwd=action.cwd, first=True)
+        decision = guard.edit_rules(decision, proj, settings, cwd=action.cwd)
         return Verdict(decision.allowed, "" if decision.allowed else decision.text)
     for path in action.paths:
         target = guard.resolve(path, action.cwd)
@@ -233,8 +208,9 @@ def _decide_edits(action: Action, project: str | None, task: str | None) -> Verd
         proj = _project(where, project) or _project(action, None)
         if proj is None:
             continue
-        load_config(proj.root)
-        decision = guard.can_edit(proj, task, path, cwd=action.cwd)
+        settings = load_config(proj.root)
+        decision = guard.can_edit(proj, task, path, cwd=action.cwd, first=True)
+        decision = guard.edit_rules(decision, proj, settings, path, action.cwd)
         if not decision.allowed:
             return Verdict(False, decision.text)
     return Verdict(True)

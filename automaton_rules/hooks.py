@@ -2,22 +2,24 @@
 
 `--can-edit`, `--scope-check`, `--can-create-task` and `--same-session` run before
 edits, so `status.py` answers them from here without loading the command-line
-framework or the plugin manager.
+framework, the plugin manager, typing, json (unless `--json` asks for it) or the
+workflow's writing side (unless `untracked = "infer"` needs it).
 """
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from . import guard
 from .config import load_config
 from .errors import AutomatonError
 from .project import find_project
-from .workflow import infer_untracked
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 GUARDS: tuple[str, ...] = ("--can-edit", "--scope-check", "--can-create-task", "--same-session")
 _VALUED = ("--task", "--project", "--file", "--config")
@@ -54,10 +56,12 @@ def decide(
         return guard.can_create_task()
     proj = find_project(Path(project) if project is not None else None)
     settings = load_config(proj.root, Path(config) if config is not None else None)
-    if task is not None:
+    if task is not None and settings.untracked == "infer":
+        from .workflow import infer_untracked
+
         infer_untracked(proj, task, settings.untracked)
     if hook == "--can-edit":
-        return guard.can_edit(proj, task, file)
+        return guard.edit_rules(guard.can_edit(proj, task, file), proj, settings, file)
     if hook == "--scope-check":
         if file is None:
             raise AutomatonError("usage", "--scope-check needs --file PATH.")
@@ -88,6 +92,8 @@ def emit(hook: str, outcome: guard.Decision | AutomatonError, as_json: bool) -> 
         }
         code, text, stream = outcome.exit_code, outcome.text, sys.stdout
     if as_json:
+        import json
+
         envelope = {"schema_version": SCHEMA_VERSION, "tool": "automaton-rules"}
         envelope.update(command=command, ok=code == 0, exit_code=code, **body)
         text, stream = json.dumps(envelope, indent=2, ensure_ascii=False), sys.stdout

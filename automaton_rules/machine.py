@@ -6,8 +6,11 @@ workflow allows, so the rules of the game live in exactly one place.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from .record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 PHASES: tuple[str, ...] = (
     "new",
@@ -181,15 +184,25 @@ def infer_phase(artifact_names: Iterable[str]) -> str:
     return latest
 
 
-@dataclass(frozen=True)
-class Guidance:
+class Guidance(Record):
     """What an agent may do in a state and how the task moves on from it."""
 
+    _fields = ("allowed", "forbidden", "next_artifact", "next_states", "via_approve")
     allowed: tuple[str, ...]
     forbidden: tuple[str, ...]
     next_artifact: str | None
     next_states: tuple[str, ...]
     via_approve: bool
+
+    def __init__(
+        self,
+        allowed: tuple[str, ...],
+        forbidden: tuple[str, ...],
+        next_artifact: str | None,
+        next_states: tuple[str, ...],
+        via_approve: bool,
+    ) -> None:
+        self._init(allowed, forbidden, next_artifact, next_states, via_approve)
 
 
 _ALLOWED: dict[str, tuple[str, ...]] = {

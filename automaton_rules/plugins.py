@@ -98,12 +98,13 @@ def plugin_manager(
     *,
     base: Path | None = None,
     entry_points: bool = True,
+    builtins: bool = True,
 ) -> tuple[pluggy.PluginManager, list[PluginError]]:
     """The manager with every plugin that loaded, and an error for each that did not."""
     pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
     errors: list[PluginError] = []
-    for name in BUILTIN_PLUGINS:
+    for name in BUILTIN_PLUGINS if builtins else ():
         _register(pm, name, importlib.import_module(name), errors)
     if entry_points:
         for ep in _entry_points():

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from . import machine, store
 from .errors import AutomatonError, printable
+from .record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME_LENGTH = 64
@@ -31,6 +33,8 @@ def use_invocation(command: str) -> None:
 
 def status_command(*args: str | Path) -> str:
     """A status.py command line an agent can paste, with every argument quoted."""
+    import shlex
+
     return " ".join([_invocation[0], *(shlex.quote(str(arg)) for arg in args)])
 
 
@@ -51,15 +55,20 @@ def _valid_segment(segment: str) -> bool:
     return len(segment) <= MAX_NAME_LENGTH and NAME_PATTERN.fullmatch(segment) is not None
 
 
-@dataclass(frozen=True)
-class Task:
+class Task(Record):
     """A read-only view of one task folder, handed to rules as the `task` argument."""
 
+    _fields = ("name", "path", "state", "files", "rel")
     name: str
     path: Path
     state: str | None
     files: frozenset[str]
-    rel: str = ""
+    rel: str
+
+    def __init__(
+        self, name: str, path: Path, state: str | None, files: frozenset[str], rel: str = ""
+    ) -> None:
+        self._init(name, path, state, files, rel)
 
     @property
     def parent(self) -> str | None:
@@ -168,12 +177,15 @@ class Task:
         return cache[filename]
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(Record):
     """A project root and the folder its tasks live in."""
 
+    _fields = ("root", "tasks_dir")
     root: Path
     tasks_dir: Path
+
+    def __init__(self, root: Path, tasks_dir: Path) -> None:
+        self._init(root, tasks_dir)
 
     @property
     def tasks_label(self) -> str:
@@ -275,6 +287,15 @@ class Project:
             )
         return names
 
+    def iter_names(self) -> Iterator[str]:
+        """Every task name, each parent followed by its sub-tasks, in the order the file
+        system lists them: for a caller that may stop at the first task it needs, where
+        sorting would mean listing every folder first."""
+        for parent in _scan_dirs(self.tasks_dir):
+            yield parent
+            for sub in _scan_dirs(self.tasks_dir / parent / machine.SUBTASKS_DIR):
+                yield f"{parent}/{sub}"
+
     def stray_folders(self) -> list[str]:
         """Folders where tasks live whose names no task can have: made by hand, never seen."""
         stray = [name for name in _folders(self.tasks_dir) if not _valid_segment(name)]
@@ -317,6 +338,18 @@ def _task_entries(folder: Path) -> list[os.DirEntry[str]]:
     """The folders below `folder` that have a task's name, sorted."""
     found = [e for e in _listing(folder) or () if _valid_segment(e.name) and e.is_dir()]
     return sorted(found, key=lambda e: e.name)
+
+
+def _scan_dirs(folder: Path) -> Iterator[str]:
+    """Task folders below `folder`, unsorted, listed only as far as the caller reads."""
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return
+    with entries:
+        for entry in entries:
+            if _valid_segment(entry.name) and entry.is_dir():
+                yield entry.name
 
 
 def _child_dirs(folder: Path) -> Iterator[str]:

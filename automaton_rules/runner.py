@@ -9,15 +9,18 @@ from typing import Any
 
 import pluggy
 
-from . import gitlog, machine
+from . import machine
 from .errors import AutomatonError
 from .findings import BUILTIN_CATEGORIES, Finding
-from .gitlog import GitHistory
 from .plugins import PLUGIN_FAILURES, PluginError, _describe, plugin_manager
 from .project import Project, Task
-from .rule import Rule, Skip, Transition
+from .rule import Edit, Rule, Skip, Transition
 
-FIXTURES: tuple[str, ...] = ("task", "tasks", "project", "transition", "config", "git")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .gitlog import GitHistory
+
+FIXTURES: tuple[str, ...] = ("task", "tasks", "project", "transition", "edit", "config", "git")
 
 
 @dataclass(frozen=True)
@@ -102,10 +105,17 @@ class Engine:
 
     @classmethod
     def create(
-        cls, plugins: Sequence[str] = (), *, base: Path | None = None, entry_points: bool = True
+        cls,
+        plugins: Sequence[str] = (),
+        *,
+        base: Path | None = None,
+        entry_points: bool = True,
+        builtins: bool = True,
     ) -> Engine:
         """An engine with the built-in rules, entry-point plugins and configured plugins."""
-        pm, errors = plugin_manager(plugins, base=base, entry_points=entry_points)
+        pm, errors = plugin_manager(
+            plugins, base=base, entry_points=entry_points, builtins=builtins
+        )
         return cls(pm, errors)
 
     @property
@@ -166,6 +176,7 @@ class Engine:
         tasks: Iterable[Task],
         transition: Transition | None = None,
         *,
+        edit: Edit | None = None,
         config: Any = None,
         selection: Selection | None = None,
         whole_project: bool | None = None,
@@ -174,15 +185,18 @@ class Engine:
         """Run every selected rule registered for `when`; broken plugins are errors too.
 
         Rules that do not name `task` look at the whole project, so they run only when
-        the whole project is being checked: always in the audit, and in --validate-folder
-        without --task. Task rules run task by task, so each task's records are read
-        once for all of them and then let go; `git` is a history already being read.
+        the whole project is being checked: always in the audit and at edits, and in
+        --validate-folder without --task. Task rules run task by task, so each task's
+        records are read once for all of them and then let go; `git` is a history
+        already being read.
         """
         if whole_project is None:
             whole_project = when == "audit"
         result = RunResult(errors=list(self.errors))
         selection = selection or Selection()
-        fixtures = _Fixtures(project, list(tasks), git, transition=transition, config=config)
+        fixtures = _Fixtures(
+            project, list(tasks), git, transition=transition, edit=edit, config=config
+        )
         per_task, per_project = [], []
         for plugin, item in self.rules:
             if when not in item.when or not selection.enabled(item.code):
@@ -249,6 +263,8 @@ class Engine:
 def start_git(root: Path, config: Any) -> Callable[[], GitHistory]:
     """Start reading the git history the `git` argument will hold; a failure surfaces
     when a rule asks for it, as that rule's error, and the other rules still report."""
+    from . import gitlog
+
     try:
         return gitlog.start(root, untracked=bool(getattr(config, "source_untracked", False)))
     except AutomatonError as exc:

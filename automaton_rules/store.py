@@ -8,21 +8,22 @@ appear in one rename. Read-modify-write sequences run under a per-task lock.
 from __future__ import annotations
 
 import errno
-import hashlib
-import json
 import os
 import re
-import secrets
-import shutil
 import stat
-from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, BinaryIO
 
 from .errors import AutomatonError, Refusal, printable
+from .record import Record
+
+# The edit-time hooks read `.state` through this module and nothing else of it, so
+# json, hashlib, datetime, secrets and shutil load in the functions that use them.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
+    from datetime import datetime
+    from typing import Any, BinaryIO
 
 STATE = ".state"
 STATE_TMP = ".state.tmp"
@@ -39,6 +40,8 @@ _TIME_SHAPE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", re.ASCII)
 
 def utc_now() -> str:
     """Timestamps are UTC to the second with a Z, as the approval log writes them."""
+    from datetime import datetime, timezone
+
     return datetime.now(timezone.utc).strftime(TIME_FORMAT)
 
 
@@ -50,6 +53,8 @@ def parse_time(value: str) -> datetime | None:
     """
     if not isinstance(value, str) or _TIME_SHAPE.fullmatch(value) is None:
         return None
+    from datetime import datetime, timezone
+
     try:
         return datetime(
             int(value[0:4]),
@@ -216,13 +221,16 @@ def _read_lines(path: Path) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
-@dataclass(frozen=True)
-class Approval:
+class Approval(Record):
     """One line of `.state.approvals`: `{phase}:approved|{time}|{approver}`."""
 
+    _fields = ("state", "time", "approver")
     state: str
     time: str
     approver: str
+
+    def __init__(self, state: str, time: str, approver: str) -> None:
+        self._init(state, time, approver)
 
     @classmethod
     def parse(cls, line: str) -> Approval | None:
@@ -297,7 +305,9 @@ def parse_history(lines: Iterable[str]) -> list[dict[str, Any]]:
     The decoder's scanner is called directly, which is what `json.loads` does after two
     layers of checks; a line it does not consume whole goes through `json.loads` itself.
     """
-    scan = _DECODER.scan_once
+    import json
+
+    scan = json.JSONDecoder().scan_once
     entries = []
     for line in lines:
         try:
@@ -313,9 +323,6 @@ def parse_history(lines: Iterable[str]) -> list[dict[str, Any]]:
     return entries
 
 
-_DECODER = json.JSONDecoder()
-
-
 def history_lines(task_dir: Path) -> list[str]:
     """The raw history lines, for checking the digest chain."""
     return _read_lines(task_dir / HISTORY)
@@ -323,11 +330,15 @@ def history_lines(task_dir: Path) -> list[str]:
 
 def line_digest(line: str) -> str:
     """SHA-256 of one history line, which the next line records to chain the log."""
+    import hashlib
+
     return hashlib.sha256(line.encode()).hexdigest()
 
 
 def append_history(task_dir: Path, entry: Mapping[str, Any]) -> dict[str, Any]:
     """Append an entry chained to the line before it, and return what was written."""
+    import json
+
     lines = _read_lines(task_dir / HISTORY)
     record = dict(entry)
     record["prev"] = line_digest(lines[-1]) if lines else None
@@ -381,11 +392,15 @@ def commit(
 
 def bytes_digest(data: bytes) -> str:
     """SHA-256 of bytes already read, the same digest `file_digest` gives for the file."""
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()
 
 
 def file_digest(path: Path) -> str | None:
     """SHA-256 of a file's bytes, or None when it does not exist."""
+    import hashlib
+
     digest = hashlib.sha256()
     try:
         with open_regular(path) as handle:
@@ -428,6 +443,9 @@ def create_task_dir(
     files: Mapping[str, bytes] | None = None,
 ) -> None:
     """Make a complete task folder appear in one rename, so no half-made task is ever seen."""
+    import secrets
+    import shutil
+
     if final.exists() or final.is_symlink():
         raise Refusal("task-exists", f"Task '{printable(name)}' already exists in {where}")
     final.parent.mkdir(parents=True, exist_ok=True)

@@ -1,12 +1,14 @@
 """Measure status.py's speed as paired ratios, and print a Markdown table.
 
 Usage: python benchmarks/run.py [--tasks 10000] [--commits 20000] [--files 1000] [--runs 7]
+                                [--only hooks]
 
 Builds two projects with benchmarks/generate.py (N tasks and C commits, then 2N and 2C),
 then times each command against its baseline in the same run on the same machine:
 the edit-time hooks against `python -c pass`, the audit against `git log --name-only`
 plus `python -c pass`, all in rounds (each command once per round, in turn). Medians of
 --runs runs; peak memory from rusage, and status.py's own peak without its git child.
+`--only hooks` builds one project and times only the edit-time hooks, in a few seconds.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 STATUS = [sys.executable, str(ROOT / "status.py")]
 HOOK = [str(Path(sys.executable).parent / "automaton-hook"), "--harness", "claude"]
+TASK = "task-00001"
 
 
 def timed(command: list[str], cwd: Path, stdin: str | None = None) -> tuple[float, int]:
@@ -109,28 +112,44 @@ def build(folder: Path, tasks: int, commits: int, files: int) -> Path:
     return folder
 
 
-def measure(project: Path, runs: int) -> dict[str, tuple[float, int]]:
-    """Every figure on the project, the baselines measured in the same rounds."""
-    task = "task-00001"
-    edit = json.dumps(
+HOOK_ROWS = ("--can-edit --task", "--scope-check", "automaton-hook (one edit)")
+
+
+def _edit(project: Path) -> str:
+    return json.dumps(
         {
             "cwd": str(project),
             "tool_name": "Edit",
             "tool_input": {"file_path": str(project / "src" / "module_0001.py")},
         }
     )
+
+
+def _hook_commands(project: Path, runs: int) -> dict[str, tuple[list[str], str | None, int]]:
+    return {
+        "python -c pass": ([sys.executable, "-c", "pass"], None, runs),
+        "--can-edit --task": ([*STATUS, "--can-edit", "--task", TASK], None, runs),
+        "--scope-check": (
+            [*STATUS, "--scope-check", "--file", "src/module_0001.py"],
+            None,
+            runs,
+        ),
+        "automaton-hook (one edit)": (HOOK, _edit(project), runs),
+    }
+
+
+def measure_hooks(project: Path, runs: int) -> dict[str, tuple[float, int]]:
+    """The edit-time hooks and their baseline, in rounds."""
+    return rounds(_hook_commands(project, runs), project)
+
+
+def measure(project: Path, runs: int) -> dict[str, tuple[float, int]]:
+    """Every figure on the project, the baselines measured in the same rounds."""
     audit_runs = max(3, runs // 2)
     return rounds(
         {
-            "python -c pass": ([sys.executable, "-c", "pass"], None, runs),
-            "--can-edit --task": ([*STATUS, "--can-edit", "--task", task], None, runs),
-            "--scope-check": (
-                [*STATUS, "--scope-check", "--file", "src/module_0001.py"],
-                None,
-                runs,
-            ),
-            "automaton-hook (one edit)": (HOOK, edit, runs),
-            "--task": ([*STATUS, "--task", task], None, runs),
+            **_hook_commands(project, runs),
+            "--task": ([*STATUS, "--task", TASK], None, runs),
             "--list": ([*STATUS, "--list"], None, runs),
             "git log --name-only": (
                 ["git", "log", "--name-only", "--format=%H %ct"],
@@ -149,7 +168,10 @@ def main() -> int:
     parser.add_argument("--commits", type=int, default=20_000)
     parser.add_argument("--files", type=int, default=1_000)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--only", choices=("hooks",), help="time only the edit-time hooks")
     args = parser.parse_args()
+    if args.only == "hooks":
+        return hooks_only(args.tasks, args.commits, args.files, args.runs)
     with tempfile.TemporaryDirectory(prefix="automaton-bench-") as tmp:
         started = time.perf_counter()
         small = build(Path(tmp) / "n", args.tasks, args.commits, args.files)
@@ -208,6 +230,21 @@ def main() -> int:
         f"\nstatus.py --audit's own peak memory: {memory['--audit'] / 1024:.0f} MB "
         f"(2N, 2C: {memory['--audit (2N, 2C)'] / 1024:.0f} MB)."
     )
+    return 0
+
+
+def hooks_only(tasks: int, commits: int, files: int, runs: int) -> int:
+    """`--only hooks`: one project, the three edit-time hooks against `python -c pass`."""
+    with tempfile.TemporaryDirectory(prefix="automaton-bench-") as tmp:
+        one = measure_hooks(build(Path(tmp) / "n", tasks, commits, files), runs)
+    base = one["python -c pass"][0]
+    print(f"Project: {tasks} tasks, {commits} commits, {files} files; medians of {runs} runs.\n")
+    print("| command | median seconds | ratio to python -c pass | met (≤ 3.0) |")
+    print("| --- | --- | --- | --- |")
+    for name, (seconds, _) in one.items():
+        ratio = seconds / base
+        met = "" if name == "python -c pass" else ("yes" if ratio <= 3.0 else "NO")
+        print(f"| {name} | {seconds:.3f} | {ratio:.2f} | {met} |")
     return 0
 
 

@@ -400,7 +400,7 @@ def test_duplicate_rule_code_between_plugins(write_plugin) -> None:
         {"code": "XT"},
         {"code": "1XT"},
         {"severity": "fatal"},
-        {"when": ("edit",)},
+        {"when": ("sometime",)},
         {"when": ()},
     ],
 )

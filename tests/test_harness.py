@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, Project
 
-from automaton_rules import harness
+from automaton_rules import harness, store
 
 FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
 HOOK = Path(sys.executable).parent / "automaton-hook"
@@ -349,3 +349,75 @@ def test_writes_outside_the_project_from_the_shell_are_not_its_business(guarded)
         }
     )
     assert denied("claude", hook("claude", payload)) is None
+
+
+# --------------------------------------------------------------------------------------
+# Without --task the adapter stops at the first task in an edit phase (issue 5)
+# --------------------------------------------------------------------------------------
+
+
+def put_state(project: Project, name: str, state: str) -> None:
+    """A task folder with only a `.state`: enough for the edit-time answer."""
+    folder = project.task_dir(name)
+    folder.mkdir(parents=True)
+    (folder / ".state").write_text(f"{state}\n")
+
+
+def edit_payload(project: Project) -> dict[str, object]:
+    return {
+        "cwd": str(project.root),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(project.root / "src" / "app.py")},
+    }
+
+
+def test_the_adapter_reads_states_only_until_a_task_may_edit(project, monkeypatch) -> None:
+    for index in range(30):
+        put_state(project, f"task-{index:02}", "implement")
+    reads: list[Path] = []
+    real = store.read_state
+
+    def counting(task_dir: Path) -> str | None:
+        reads.append(task_dir)
+        return real(task_dir)
+
+    monkeypatch.setattr(store, "read_state", counting)
+    action = harness.read_action(edit_payload(project), "claude")
+    assert harness.decide(action) == harness.Verdict(True)
+    assert len(reads) == 1
+    reads.clear()
+    assert project.run("--can-edit").out == "ALLOWED\n"  # status.py still names them all
+    assert len(reads) == 30
+
+
+def test_the_adapter_finds_an_editing_subtask_among_many_tasks(project) -> None:
+    for index in range(20):
+        put_state(project, f"task-{index:02}", "research")
+    put_state(project, "task-07/part-b", "doc_review")
+    action = harness.read_action(edit_payload(project), "claude")
+    assert harness.decide(action) == harness.Verdict(True)
+
+
+def test_the_adapters_refusal_lists_tasks_as_status_py_does(project) -> None:
+    for name in ("zeta", "alpha", "alpha-b", "alpha/sub-2", "alpha/sub-1", "mid", "done"):
+        put_state(project, name, "complete" if name == "done" else "research")
+    put_state(project, "untracked-by-hand", "not-a-phase")
+    expected = project.run("--can-edit")
+    assert expected.rc == 1
+    assert "(alpha: research, alpha/sub-1: research, alpha/sub-2: research, alpha-b: " in (
+        expected.out
+    )
+    action = harness.read_action(edit_payload(project), "claude")
+    assert harness.decide(action) == harness.Verdict(False, expected.out.strip())
+
+
+def test_a_task_folder_leading_outside_still_fails_closed(project, tmp_path) -> None:
+    outside = tmp_path / "elsewhere" / "sneaky"
+    outside.mkdir(parents=True)
+    (outside / ".state").write_text("implement\n")
+    project.tasks.mkdir(parents=True)
+    (project.tasks / "sneaky").symlink_to(outside)
+    reason = denied("claude", hook("claude", json.dumps(edit_payload(project))))
+    assert reason is not None
+    assert reason.startswith("DENIED: automaton-rules could not check this action")
+    assert "outside" in reason

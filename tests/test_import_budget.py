@@ -1,0 +1,242 @@
+"""The edit-time commands' import budget: what they may import, not how many seconds.
+
+Harnesses run these before every edit, so their time is the interpreter's start-up plus
+imports. Each command runs under `python -X importtime`; the modules it imports beyond
+a baseline interpreter that has loaded the standard modules any path-handling program
+loads (pathlib, re, os, ...) must be on an explicit allow-list, and the heavy ones
+(typer, click, pluggy, importlib.metadata, rich, pydantic, filelock, json, hashlib,
+typing, dataclasses, ...) must be absent. The controls at the end show that every
+forbidden name is seen when it is imported, so each assertion here can fail.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, STATUS_PY, Project
+
+HOOK = Path(sys.executable).parent / "automaton-hook"
+IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|(?P<name>\s*\S+)\s*$")
+
+# Loaded by any program that handles paths; the budget counts what comes on top.
+BASELINE = "import collections.abc, contextlib, errno, functools, os, pathlib, re, stat, sys, time"
+
+CORE = {
+    "__future__",  # every module of the package starts with `from __future__ import`
+    "automaton_rules",
+    "automaton_rules.config",
+    "automaton_rules.errors",
+    "automaton_rules.guard",
+    "automaton_rules.machine",
+    "automaton_rules.project",
+    "automaton_rules.record",
+    "automaton_rules.rule",
+    "automaton_rules.store",
+}
+# status.py: the command line answers hooks first; shlex quotes the suggested commands.
+STATUS_BUDGET = CORE | {"automaton_rules.cli", "automaton_rules.hooks", "shlex"}
+# The adapter reads JSON on stdin, so json is in its budget.
+HOOK_BUDGET = CORE | {
+    "automaton_rules.harness",
+    "json",
+    "json.decoder",
+    "json.encoder",
+    "json.scanner",
+    "_json",
+}
+
+FORBIDDEN = (
+    "typer",
+    "click",
+    "pluggy",
+    "importlib.metadata",
+    "importlib_metadata",
+    "rich",
+    "pydantic",
+    "filelock",
+    "hashlib",
+    "_hashlib",
+    "dataclasses",
+    "inspect",
+    "typing",
+    "datetime",
+    "secrets",
+    "shutil",
+    "subprocess",
+    "tomllib",
+    "tomli",
+    "automaton_rules.runner",
+    "automaton_rules.plugins",
+    "automaton_rules.workflow",
+    "automaton_rules.findings",
+    "automaton_rules.parser",
+)
+FORBIDDEN_IN_STATUS = (*FORBIDDEN, "json", "automaton_rules.harness", "automaton_rules.shell")
+FORBIDDEN_IN_HOOK = (*FORBIDDEN, "automaton_rules.shell", "automaton_rules.cli", "shlex")
+
+
+def imports(command: list[str], cwd: Path, stdin: str = "") -> tuple[int, str, set[str]]:
+    """Run `python -X importtime COMMAND`; its exit code, stdout and every module imported."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", *command],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    names = set()
+    for line in proc.stderr.splitlines():
+        match = IMPORT_LINE.match(line)
+        if match:
+            names.add(match.group("name").strip())
+    assert names, proc.stderr[:2000]
+    return proc.returncode, proc.stdout, names
+
+
+def baseline(cwd: Path) -> set[str]:
+    return imports(["-c", BASELINE], cwd)[2]
+
+
+def over_budget(names: set[str], budget: set[str]) -> list[str]:
+    return sorted(names - budget)
+
+
+def forbidden_in(names: set[str], forbidden: tuple[str, ...]) -> list[str]:
+    """Forbidden modules imported, a package's submodules counting as the package."""
+    return sorted(
+        name for name in names for bad in forbidden if name == bad or name.startswith(bad + ".")
+    )
+
+
+def put(project: Project, name: str, state: str) -> None:
+    folder = project.task_dir(name)
+    folder.mkdir(parents=True)
+    (folder / ".state").write_text(f"{state}\n")
+
+
+@pytest.fixture
+def bench(project: Project) -> Project:
+    """A project with tasks in several phases, one of them editing, and a source file."""
+    for index, state in enumerate(("research", "design", "implement", "complete")):
+        put(project, f"task-{index}", state)
+    put(project, "task-0/part-a", "doc_review")
+    (project.root / "src").mkdir()
+    (project.root / "src" / "app.py").write_text("x = 1\n")
+    return project
+
+
+STATUS_COMMANDS = {
+    "can-edit --task (denied)": ("--can-edit", "--task", "task-0"),
+    "can-edit --task (allowed)": ("--can-edit", "--task", "task-2"),
+    "can-edit --task --file": ("--can-edit", "--task", "task-2", "--file", "src/app.py"),
+    "can-edit (project)": ("--can-edit",),
+    "scope-check": ("--scope-check", "--file", "src/app.py"),
+    "scope-check (outside)": ("--scope-check", "--file", "/etc/passwd"),
+}
+
+
+@pytest.mark.parametrize("args", STATUS_COMMANDS.values(), ids=STATUS_COMMANDS.keys())
+def test_status_hooks_stay_within_their_import_budget(bench: Project, args) -> None:
+    code, out, names = imports([str(STATUS_PY), *args], bench.root)
+    assert code in (0, 1), out
+    assert out.split(":")[0].strip() in ("ALLOWED", "DENIED", "IN_SCOPE", "OUT_OF_SCOPE")
+    extra = names - baseline(bench.root)
+    assert over_budget(extra, STATUS_BUDGET) == []
+    assert forbidden_in(extra, FORBIDDEN_IN_STATUS) == []
+
+
+def edit_event(project: Project, relative: str) -> str:
+    return json.dumps(
+        {
+            "cwd": str(project.root),
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(project.root / relative)},
+        }
+    )
+
+
+@pytest.mark.parametrize("relative", ["src/app.py", ".automaton/tasks/task-2/IMPLEMENTATION.md"])
+def test_the_adapter_on_one_edit_stays_within_its_import_budget(bench, relative) -> None:
+    code, out, names = imports(
+        [str(HOOK), "--harness", "claude"], bench.root, edit_event(bench, relative)
+    )
+    assert (code, out) == (0, ""), out
+    extra = names - baseline(bench.root)
+    assert over_budget(extra, HOOK_BUDGET) == []
+    assert forbidden_in(extra, FORBIDDEN_IN_HOOK) == []
+
+
+def test_a_denied_edit_stays_within_the_adapters_budget(bench: Project) -> None:
+    code, out, names = imports(
+        [str(HOOK), "--harness", "claude", "--task", "task-0"],
+        bench.root,
+        edit_event(bench, "src/app.py"),
+    )
+    assert code == 0 and "permissionDecision" in out, out
+    extra = names - baseline(bench.root)
+    assert over_budget(extra, HOOK_BUDGET) == []
+    assert forbidden_in(extra, FORBIDDEN_IN_HOOK) == []
+
+
+def test_a_configuration_without_plugins_loads_its_reader_and_nothing_heavy(bench: Project) -> None:
+    (bench.root / "automaton.toml").write_text('untracked = "refuse"\n')
+    code, _, names = imports([str(STATUS_PY), "--can-edit", "--task", "task-2"], bench.root)
+    assert code == 0
+    extra = names - baseline(bench.root)
+    reader = "tomllib" if sys.version_info >= (3, 11) else "tomli"
+    assert reader in extra
+    heavy = ("typer", "click", "pluggy", "importlib.metadata", "rich", "pydantic", "filelock")
+    assert forbidden_in(extra, (*heavy, "json", "hashlib", "dataclasses", "inspect")) == []
+
+
+# --------------------------------------------------------------------------------------
+# Controls: the checks above see what they forbid
+# --------------------------------------------------------------------------------------
+
+
+def test_every_forbidden_module_is_seen_when_imported(tmp_path: Path) -> None:
+    present = [
+        name
+        for name in sorted(set(FORBIDDEN_IN_STATUS + FORBIDDEN_IN_HOOK))
+        if importlib.util.find_spec(name.split(".")[0]) is not None
+    ]
+    code = "import " + ", ".join(present)
+    _, _, names = imports(["-c", code], tmp_path)
+    extra = names - baseline(tmp_path)
+    missing = [name for name in present if not forbidden_in(extra, (name,))]
+    assert missing == []
+    assert over_budget(extra, STATUS_BUDGET)
+
+
+def test_the_full_command_line_is_over_budget(bench: Project) -> None:
+    """`--task` needs typer and the rule engine: the same checks must flag them."""
+    code, _, names = imports([str(STATUS_PY), "--task", "task-0"], bench.root)
+    assert code == 0
+    extra = names - baseline(bench.root)
+    flagged = forbidden_in(extra, FORBIDDEN_IN_STATUS)
+    for name in ("typer", "pluggy", "dataclasses", "automaton_rules.runner"):
+        assert name in flagged, name
+    assert over_budget(extra, STATUS_BUDGET)
+
+
+def test_listing_plugins_brings_pluggy_onto_the_edit_path(bench: Project) -> None:
+    """A project that lists plugins pays for them, and only then: pluggy is seen."""
+    (bench.root / "rules.py").write_text(
+        "from automaton_rules import hookimpl\n\n\n"
+        "@hookimpl\ndef register_rules(register):\n    pass\n"
+    )
+    (bench.root / "automaton.toml").write_text('plugins = ["rules.py"]\n')
+    code, out, names = imports([str(STATUS_PY), "--can-edit", "--task", "task-2"], bench.root)
+    assert (code, out) == (0, "ALLOWED\n")
+    extra = names - baseline(bench.root)
+    assert "pluggy" in forbidden_in(extra, FORBIDDEN_IN_STATUS)
+    assert forbidden_in(extra, ("importlib.metadata", "automaton_rules.builtin")) == []
