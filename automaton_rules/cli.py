@@ -7,7 +7,6 @@ action flags rather than sub-commands. Every failure becomes exit 2 with an
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import shutil
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from . import __version__
-from .errors import AutomatonError
+from .errors import AutomatonError, json_text, printable
 from .findings import SEVERITIES
 from .project import STATUS_SCRIPT, use_invocation
 
@@ -334,11 +333,11 @@ def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
         }
         if outcome.errors:
             body.setdefault("errors", outcome.errors)
-        _print(json.dumps(body, indent=2, ensure_ascii=False), sys.stdout)
+        _print(json_text(body), sys.stdout)
     else:
         _print(outcome.text, sys.stdout)
         for error in outcome.errors:
-            _print(f"ERROR: {error}", sys.stderr)
+            _print(f"ERROR: {printable(error, None)}", sys.stderr)
     return outcome.exit_code
 
 
@@ -353,7 +352,7 @@ def _fail(error: AutomatonError, command: str, as_json: bool) -> int:
             "error": {"code": error.code, "message": error.message, "text": error.text},
             "next": error.next_steps,
         }
-        _print(json.dumps(body, indent=2, ensure_ascii=False), sys.stdout)
+        _print(json_text(body), sys.stdout)
     else:
         _print(error.text, sys.stderr)
     return error.exit_code

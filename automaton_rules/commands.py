@@ -6,7 +6,7 @@ from pathlib import Path
 
 from . import store, views, workflow
 from .config import Config, load_config, multi_agent
-from .errors import AutomatonError
+from .errors import AutomatonError, printable
 from .project import Project, Task, find_project, untracked_error
 from .runner import Engine, Selection, start_git
 from .views import Outcome
@@ -35,7 +35,7 @@ def _selection(
         raise AutomatonError(
             "unknown-rule",
             f"Unknown rule code or prefix in {settings.path} (keys select, ignore, severity): "
-            f"{', '.join(typos)} (see --list-rules)",
+            f"{printable(', '.join(typos), None)} (see --list-rules)",
         )
     chosen = Selection(
         select=_codes(select) if select is not None else settings.select,
@@ -46,7 +46,8 @@ def _selection(
     if unknown:
         raise AutomatonError(
             "unknown-rule",
-            f"Unknown rule code or prefix: {', '.join(unknown)} (see --list-rules)",
+            f"Unknown rule code or prefix: {printable(', '.join(unknown), None)} "
+            "(see --list-rules)",
         )
     return chosen
 

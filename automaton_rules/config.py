@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import AutomatonError
+from .errors import AutomatonError, printable
 from .findings import SEVERITIES
 
 CONFIG_FILE = "automaton.toml"
@@ -125,7 +125,8 @@ def parse(settings: Mapping[str, Any], path: Path) -> Config:
         if key not in _KEYS:
             known = ", ".join(sorted(_KEYS))
             raise AutomatonError(
-                "config-unknown-key", f"Unknown key '{key}' in {path} (known keys: {known})"
+                "config-unknown-key",
+                f"Unknown key '{printable(key)}' in {path} (known keys: {known})",
             )
         check, description = _KEYS[key]
         if not check(value):

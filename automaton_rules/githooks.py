@@ -17,7 +17,7 @@ from pathlib import Path
 from . import machine, store
 from .builtin.unauthorized import is_source
 from .config import load_config
-from .errors import AutomatonError
+from .errors import AutomatonError, printable
 from .gitlog import TASK_TRAILER
 from .guard import task_states
 from .project import Project, find_project
@@ -61,7 +61,9 @@ def hand_edited_states(root: Path, paths: Sequence[str]) -> list[str]:
         except (ValueError, AttributeError):
             recorded = None
         if state != recorded:
-            problems.append(f"{path} says '{state}' but its history ends at '{recorded}'")
+            problems.append(
+                printable(f"{path} says '{state}' but its history ends at '{recorded}'", None)
+            )
     return problems
 
 
@@ -97,7 +99,8 @@ def pre_commit(project: Project) -> tuple[int, str]:
     listed = ", ".join(f"{t.name} ({t.state})" for t in tasks if t.state != "complete") or "none"
     return 1, (
         "automaton-rules: refusing to commit source files while no task is in implement or "
-        f"doc_review phase (tasks: {listed}):\n" + "\n".join(f"  - {p}" for p in source[:20])
+        f"doc_review phase (tasks: {listed}):\n"
+        + "\n".join(f"  - {printable(p, None)}" for p in source[:20])
     )
 
 
@@ -114,7 +117,7 @@ def commit_msg(project: Project, message_file: Path) -> tuple[int, str]:
         return (
             1,
             "automaton-rules: the Task trailer names no task of this project: "
-            + ", ".join(unknown),
+            + ", ".join(printable(name) for name in unknown),
         )
     if named:
         return 0, ""

@@ -7,7 +7,6 @@ framework or the plugin manager.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 
 from . import guard
 from .config import load_config
-from .errors import AutomatonError
+from .errors import AutomatonError, json_text
 from .project import find_project
 from .workflow import infer_untracked
 
@@ -90,7 +89,7 @@ def emit(hook: str, outcome: guard.Decision | AutomatonError, as_json: bool) -> 
     if as_json:
         envelope = {"schema_version": SCHEMA_VERSION, "tool": "automaton-rules"}
         envelope.update(command=command, ok=code == 0, exit_code=code, **body)
-        text, stream = json.dumps(envelope, indent=2, ensure_ascii=False), sys.stdout
+        text, stream = json_text(envelope), sys.stdout
     try:
         stream.write(text + "\n")
         stream.flush()

@@ -199,7 +199,9 @@ def _refuse_illegal(project: Project, task: Task, target: str) -> None:
 def _refuse_open_subtasks(project: Project, task: Task, target: str) -> None:
     subtasks = [project.load(name, strict=False) for name in project.subtask_names(task.name)]
     open_ones = [
-        f"{sub.name} ({sub.state or 'untracked'})" for sub in subtasks if sub.state != "complete"
+        f"{sub.name} ({printable(sub.state or 'untracked')})"
+        for sub in subtasks
+        if sub.state != "complete"
     ]
     if subtasks and not open_ones:
         return
@@ -233,7 +235,7 @@ def transition_problems(
             artifact not in machine.forbidden_artifacts(current)
         )
         if finding.category != OUT_OF_ORDER or not artifact:
-            problems.append(f"{prefix} {finding.message} ({finding.code})")
+            problems.append(f"{prefix} {printable(f'{finding.message} ({finding.code})', None)}")
         elif not resuming:
             problems.append(
                 f"{prefix} Found forbidden artifact '{artifact}' in task folder. "
@@ -257,7 +259,7 @@ def _consult_rules(
     if result.errors:
         raise AutomatonError(
             "plugin-error",
-            "; ".join(f"plugin {e.plugin}: {e.message}" for e in result.errors),
+            printable("; ".join(f"plugin {e.plugin}: {e.message}" for e in result.errors), None),
         )
     problems = transition_problems(task, target, result.violations, required=required)
     if problems:
@@ -296,8 +298,8 @@ def _held_by_other(name: str, claim: dict[str, str] | None, agent: str | None) -
     if claim is not None and not _expired(claim) and claim.get("agent") != agent:
         raise Refusal(
             "claimed",
-            f"Task '{name}' is claimed by agent '{claim.get('agent')}' until "
-            f"{claim.get('expires')}.",
+            f"Task '{name}' is claimed by agent '{printable(str(claim.get('agent')))}' until "
+            f"{printable(str(claim.get('expires')))}.",
             next_steps={"holder": claim.get("agent"), "expires": claim.get("expires")},
         )
 
