@@ -21,7 +21,9 @@ def _open(
 
 
 def _engine(settings: Config) -> Engine:
-    return Engine.create(settings.plugins, base=settings.base)
+    return Engine.create(
+        settings.plugins, base=settings.base, timeout=settings.plugin_timeout_seconds
+    )
 
 
 def _selection(

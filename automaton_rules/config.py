@@ -16,6 +16,7 @@ from .findings import SEVERITIES
 
 CONFIG_FILE = "automaton.toml"
 PYPROJECT = "pyproject.toml"
+PLUGIN_TIMEOUT_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Config:
     claim_timeout_minutes: float = 30
     untracked: str = "refuse"
     same_session_minutes: float = 30
+    plugin_timeout_seconds: float = PLUGIN_TIMEOUT_SECONDS
 
     @property
     def base(self) -> Path | None:
@@ -69,6 +71,10 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "same-session-minutes": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
         "a positive number of minutes",
+    ),
+    "plugin-timeout-seconds": (
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
+        "a positive number of seconds",
     ),
 }
 
