@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -20,6 +22,8 @@ from .project import framework_home
 
 MARKER = "# installed by automaton-install"
 HOOK = "automaton-hook --harness"
+# Our hook command, also when its path had to be quoted for the shell ('/my venv/...').
+_OUR_HOOK = re.compile(r"automaton-hook'?\s+--harness")
 
 # The configuration each harness reads, as integrations/ ships it.
 HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -112,7 +116,7 @@ sys.exit(main())
 
 
 def _ours(entry: Any) -> bool:
-    return HOOK in json.dumps(entry)
+    return _OUR_HOOK.search(json.dumps(entry)) is not None
 
 
 def merge_hooks(current: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
@@ -178,7 +182,9 @@ def _bound(config: dict[str, Any]) -> dict[str, Any]:
     for script in ("automaton-hook",):
         path = Path(sys.executable).parent / script
         if path.exists():
-            text = text.replace(f'"{script} ', f'"{path} ')
+            # Harnesses run the command through a shell: the path is quoted for it.
+            quoted = json.dumps(shlex.quote(str(path)))[1:-1]
+            text = text.replace(f'"{script} ', f'"{quoted} ')
     return json.loads(text)
 
 
@@ -216,7 +222,9 @@ def install(
                 continue
             script = Path(sys.executable).parent / "automaton-git-hook"
             bound = (
-                command.replace("automaton-git-hook", str(script)) if script.exists() else command
+                command.replace("automaton-git-hook", shlex.quote(str(script)))
+                if script.exists()
+                else command
             )
             if _write(hook, f"#!/bin/sh\n{MARKER}\nexec {bound}\n", 0o755):
                 done.append(f"wrote {hook}")
