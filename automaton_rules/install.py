@@ -6,6 +6,7 @@ Idempotent (running it twice changes nothing the second time) and reversible
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -82,9 +83,13 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
 }
 OPENCODE_PLUGIN = ".opencode/plugin/automaton-guard.js"
+OPENCODE_MARKER = "// installed by automaton-install"
+KEPT_PLUGIN = "(changed since automaton-install wrote it, or not written by it)"
+_OPENCODE_FIRST_LINE = re.compile(re.escape(OPENCODE_MARKER) + r" \(sha256 ([0-9a-f]{64})\)")
 HARNESSES = (*HARNESS_CONFIGS, "opencode")
 GIT_HOOKS = {
     "pre-commit": "automaton-git-hook pre-commit",
+    "pre-merge-commit": "automaton-git-hook pre-merge-commit",
     "commit-msg": 'automaton-git-hook commit-msg "$1"',
 }
 
@@ -113,6 +118,21 @@ except ImportError:
 
 sys.exit(main())
 """
+
+
+def opencode_plugin() -> str:
+    """The packaged plugin under a first line recording its digest, so a copy the user
+    changed afterwards is recognised as theirs and never overwritten or removed."""
+    body = resources.files("automaton_rules").joinpath("opencode_plugin.js").read_text("utf-8")
+    digest = hashlib.sha256(body.encode()).hexdigest()
+    return f"{OPENCODE_MARKER} (sha256 {digest}); a changed copy is kept\n{body}"
+
+
+def _unchanged_opencode_plugin(path: Path) -> bool:
+    """Whether the file is a plugin automaton-install wrote, as it wrote it."""
+    first, _, body = path.read_text(encoding="utf-8", errors="replace").partition("\n")
+    found = _OPENCODE_FIRST_LINE.match(first)
+    return found is not None and hashlib.sha256(body.encode()).hexdigest() == found.group(1)
 
 
 def _ours(entry: Any) -> bool:
@@ -202,9 +222,11 @@ def install(
         if project is None:
             raise AutomatonError("usage", "--harness needs --project DIR.")
         if harness == "opencode":
-            plugin = resources.files("automaton_rules").joinpath("opencode_plugin.js")
-            if _write(project / OPENCODE_PLUGIN, plugin.read_text(encoding="utf-8")):
-                done.append(f"wrote {project / OPENCODE_PLUGIN}")
+            plugin = project / OPENCODE_PLUGIN
+            if plugin.exists() and not _unchanged_opencode_plugin(plugin):
+                done.append(f"kept {plugin} {KEPT_PLUGIN}")
+            elif _write(plugin, opencode_plugin()):
+                done.append(f"wrote {plugin}")
             continue
         relative, ours = HARNESS_CONFIGS[harness]
         path = project / relative
@@ -246,7 +268,9 @@ def uninstall(
             raise AutomatonError("usage", "--harness needs --project DIR.")
         if harness == "opencode":
             plugin = project / OPENCODE_PLUGIN
-            if plugin.exists():
+            if plugin.exists() and not _unchanged_opencode_plugin(plugin):
+                done.append(f"kept {plugin} {KEPT_PLUGIN}")
+            elif plugin.exists():
                 plugin.unlink()
                 _prune(plugin.parent, project)
                 done.append(f"removed {plugin}")

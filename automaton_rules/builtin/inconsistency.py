@@ -185,13 +185,23 @@ def _same_approval(line: store.Approval, entry: dict[str, Any]) -> bool:
 )
 def approvals_tampered(task: Task) -> Iterator[Finding]:
     """Forged, edited and deleted approval lines: the log must match the history."""
-    if task.state is None:
+    if task.state is None or not task.history:
         return
-    entries = task.history
-    if not entries:
-        return
+    for problem in approval_log_problems(task.approvals, task.history):
+        yield Finding(
+            problem,
+            path=task.relpath(store.APPROVALS),
+            data={"detail": "approval log does not match the history"},
+        )
+
+
+def approval_log_problems(
+    approvals: Sequence[store.Approval | None], entries: Sequence[dict[str, Any]]
+) -> list[str]:
+    """How an approval log differs from its history; shared with the git pre-commit hook,
+    which holds the staged copies of both to the same standard."""
     adopted = sum(int(e.get("adopted_approvals") or 0) for e in entries)
-    lines = task.approvals[adopted:]
+    lines = approvals[adopted:]
     problems = [
         f".state.approvals line {number} is not in the log's format"
         for number, line in enumerate(lines, start=adopted + 1)
@@ -212,12 +222,7 @@ def approvals_tampered(task: Task) -> Iterator[Finding]:
         else:
             continue
         problems.append(problem)
-    for problem in problems:
-        yield Finding(
-            problem,
-            path=task.relpath(store.APPROVALS),
-            data={"detail": "approval log does not match the history"},
-        )
+    return problems
 
 
 @rule(
