@@ -11,6 +11,7 @@ import importlib.util
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -46,20 +47,25 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     """Stop the plugin code run inside after `seconds`, so a hung plugin cannot hang the
     command (and hold the task's lock); where no timer signal exists it runs unbounded."""
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not seconds or not usable:
-        yield
+    pending, interval = signal.getitimer(signal.ITIMER_REAL) if usable else (0.0, 0.0)
+    if not seconds or not usable or 0 < pending <= seconds:
+        yield  # no timer here, or the caller's own alarm (pytest-timeout's) comes first
         return
 
     def expire(signum: int, frame: FrameType | None) -> None:
         raise PluginTimeout(f"did not finish within {seconds:g} seconds")
 
     previous = signal.signal(signal.SIGALRM, expire) or signal.SIG_DFL
+    started = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if pending:  # the caller's alarm, put back with the time that is left of it
+            left = max(pending - (time.monotonic() - started), 0.001)
+            signal.setitimer(signal.ITIMER_REAL, left, interval)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -21,6 +22,7 @@ import pytest
 from conftest import ROOT, STATUS_PY, Project
 
 from automaton_rules import store
+from automaton_rules.plugins import PluginTimeout, time_limit
 
 
 def snapshot(folder: Path) -> dict[str, bytes | str]:
@@ -357,6 +359,27 @@ def test_a_hanging_plugin_ends_the_real_command(project: Project, task_in) -> No
     assert proc.returncode == 2, proc
     assert "did not finish within 0.5 seconds" in one_error(proc.stderr)
     assert project.state(name) == "research\n"
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs POSIX interval timers")
+def test_the_time_limit_leaves_the_callers_own_alarm_in_place() -> None:
+    """pytest-timeout and the like keep their alarm: a shorter one is left alone, a longer
+    one comes back with the time left of it."""
+    fired: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 100)
+        with pytest.raises(PluginTimeout), time_limit(0.05):
+            time.sleep(5)
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 90 < left <= 100
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with time_limit(10):
+            time.sleep(0.2)
+        assert fired == [signal.SIGALRM]  # the caller's alarm rang, not a PluginTimeout
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_plugin_timeout_must_be_a_positive_number(project: Project) -> None:
