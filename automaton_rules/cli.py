@@ -13,7 +13,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from . import __version__
-from .errors import AutomatonError
+from .errors import AutomatonError, json_text, printable
 from .project import STATUS_SCRIPT, use_invocation
 
 # The edit-time hooks start here, so typing, json and the rest load on the full path only.
@@ -170,7 +170,6 @@ def _print(text: str, stream: Any) -> None:
 
 
 def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
-    import json
 
     if outcome.raw:
         _print(outcome.text, sys.stdout)
@@ -185,18 +184,16 @@ def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
         }
         if outcome.errors:
             body.setdefault("errors", outcome.errors)
-        _print(json.dumps(body, indent=2, ensure_ascii=False), sys.stdout)
+        _print(json_text(body), sys.stdout)
     else:
         _print(outcome.text, sys.stdout)
         for error in outcome.errors:
-            _print(f"ERROR: {error}", sys.stderr)
+            _print(f"ERROR: {printable(error, None)}", sys.stderr)
     return outcome.exit_code
 
 
 def _fail(error: AutomatonError, command: str, as_json: bool) -> int:
     if as_json:
-        import json
-
         body = {
             "schema_version": SCHEMA_VERSION,
             "tool": "automaton-rules",
@@ -206,7 +203,7 @@ def _fail(error: AutomatonError, command: str, as_json: bool) -> int:
             "error": {"code": error.code, "message": error.message, "text": error.text},
             "next": error.next_steps,
         }
-        _print(json.dumps(body, indent=2, ensure_ascii=False), sys.stdout)
+        _print(json_text(body), sys.stdout)
     else:
         _print(error.text, sys.stderr)
     return error.exit_code

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from . import store, views, workflow
 from .config import Config, load_config, multi_agent
-from .errors import AutomatonError
+from .errors import AutomatonError, printable
 from .project import Project, Task, find_project, untracked_error
 from .runner import Engine, Selection, start_git
 from .views import Outcome
@@ -21,7 +21,9 @@ def _open(
 
 
 def _engine(settings: Config) -> Engine:
-    return Engine.create(settings.plugins, base=settings.base)
+    return Engine.create(
+        settings.plugins, base=settings.base, timeout=settings.plugin_timeout_seconds
+    )
 
 
 def _selection(
@@ -35,7 +37,7 @@ def _selection(
         raise AutomatonError(
             "unknown-rule",
             f"Unknown rule code or prefix in {settings.path} (keys select, ignore, severity): "
-            f"{', '.join(typos)} (see --list-rules)",
+            f"{printable(', '.join(typos), None)} (see --list-rules)",
         )
     chosen = Selection(
         select=_codes(select) if select is not None else settings.select,
@@ -46,7 +48,8 @@ def _selection(
     if unknown:
         raise AutomatonError(
             "unknown-rule",
-            f"Unknown rule code or prefix: {', '.join(unknown)} (see --list-rules)",
+            f"Unknown rule code or prefix: {printable(', '.join(unknown), None)} "
+            "(see --list-rules)",
         )
     return chosen
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .errors import AutomatonError
+from .errors import AutomatonError, printable
 from .record import Record
 
 TYPE_CHECKING = False
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 CONFIG_FILE = "automaton.toml"
 PYPROJECT = "pyproject.toml"
+PLUGIN_TIMEOUT_SECONDS = 60.0
 # Defined here rather than in findings, which the edit-time hooks do not load.
 SEVERITIES: tuple[str, ...] = ("error", "warning", "note")
 
@@ -39,6 +40,7 @@ class Config(Record):
         "claim_timeout_minutes",
         "untracked",
         "same_session_minutes",
+        "plugin_timeout_seconds",
     )
     path: Path | None
     plugins: tuple[str, ...]
@@ -53,6 +55,7 @@ class Config(Record):
     claim_timeout_minutes: float
     untracked: str
     same_session_minutes: float
+    plugin_timeout_seconds: float
 
     def __init__(
         self,
@@ -69,6 +72,7 @@ class Config(Record):
         claim_timeout_minutes: float = 30,
         untracked: str = "refuse",
         same_session_minutes: float = 30,
+        plugin_timeout_seconds: float = PLUGIN_TIMEOUT_SECONDS,
     ) -> None:
         self._init(
             path,
@@ -84,6 +88,7 @@ class Config(Record):
             claim_timeout_minutes,
             untracked,
             same_session_minutes,
+            plugin_timeout_seconds,
         )
 
     @property
@@ -119,6 +124,10 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "same-session-minutes": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
         "a positive number of minutes",
+    ),
+    "plugin-timeout-seconds": (
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
+        "a positive number of seconds",
     ),
 }
 
@@ -175,7 +184,8 @@ def parse(settings: Mapping[str, Any], path: Path) -> Config:
         if key not in _KEYS:
             known = ", ".join(sorted(_KEYS))
             raise AutomatonError(
-                "config-unknown-key", f"Unknown key '{key}' in {path} (known keys: {known})"
+                "config-unknown-key",
+                f"Unknown key '{printable(key)}' in {path} (known keys: {known})",
             )
         check, description = _KEYS[key]
         if not check(value):

@@ -1,8 +1,10 @@
-"""Git hooks: no source commit while no task may edit, no hand-edited `.state`, a Task trailer.
+"""Git hooks: no source commit while no task may edit, no hand-edited `.state` or approval
+log, a Task trailer.
 
-`automaton-git-hook pre-commit` and `automaton-git-hook commit-msg FILE` are what the
-scripts in `githooks/` (for `core.hooksPath`) and `.pre-commit-hooks.yaml` (for the
-pre-commit framework) run. Git is called with argument lists, never through a shell.
+`automaton-git-hook pre-commit` (and `pre-merge-commit`, the same checks for a merge
+commit) and `automaton-git-hook commit-msg FILE` are what the scripts in `githooks/` (for
+`core.hooksPath`) and `.pre-commit-hooks.yaml` (for the pre-commit framework) run. Git is
+called with argument lists, never through a shell.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import machine, store
+from .builtin.inconsistency import approval_log_problems
 from .builtin.unauthorized import is_source
 from .config import load_config
-from .errors import AutomatonError
+from .errors import AutomatonError, printable
 from .gitlog import TASK_TRAILER
 from .guard import task_states
 from .project import Project, find_project
@@ -61,7 +64,28 @@ def hand_edited_states(root: Path, paths: Sequence[str]) -> list[str]:
         except (ValueError, AttributeError):
             recorded = None
         if state != recorded:
-            problems.append(f"{path} says '{state}' but its history ends at '{recorded}'")
+            problems.append(
+                printable(f"{path} says '{state}' but its history ends at '{recorded}'", None)
+            )
+    return problems
+
+
+def forged_approvals(root: Path, paths: Sequence[str]) -> list[str]:
+    """Staged approval logs that the staged history does not account for, line by line."""
+    logs = (store.APPROVALS, store.HISTORY)
+    folders = sorted({Path(path).parent for path in paths if Path(path).name in logs})
+    problems = []
+    for folder in folders:
+        approvals = _staged_text(root, (folder / store.APPROVALS).as_posix()) or ""
+        history = _staged_text(root, (folder / store.HISTORY).as_posix()) or ""
+        entries = store.parse_history(line for line in history.splitlines() if line.strip())
+        if not entries:
+            continue  # a task from before histories: nothing to hold the log to
+        lines = [store.Approval.parse(line) for line in approvals.splitlines() if line.strip()]
+        problems += [
+            printable(f"{(folder / store.APPROVALS).as_posix()}: {problem}", None)
+            for problem in approval_log_problems(lines, entries)
+        ]
     return problems
 
 
@@ -82,6 +106,13 @@ def pre_commit(project: Project) -> tuple[int, str]:
             "automaton-rules: refusing to commit hand-edited workflow state "
             "(only status.py writes .state):\n" + "\n".join(f"  - {p}" for p in edited)
         )
+    forged = forged_approvals(project.root, paths)
+    if forged:
+        return 1, (
+            "automaton-rules: refusing to commit an approval log its history does not record "
+            "(only status.py --approve writes .state.approvals; stage .state.history with it):\n"
+            + "\n".join(f"  - {p}" for p in forged)
+        )
     source = [p for p in paths if is_source(p, settings)]
     if not source:
         return 0, ""
@@ -97,7 +128,8 @@ def pre_commit(project: Project) -> tuple[int, str]:
     listed = ", ".join(f"{t.name} ({t.state})" for t in tasks if t.state != "complete") or "none"
     return 1, (
         "automaton-rules: refusing to commit source files while no task is in implement or "
-        f"doc_review phase (tasks: {listed}):\n" + "\n".join(f"  - {p}" for p in source[:20])
+        f"doc_review phase (tasks: {listed}):\n"
+        + "\n".join(f"  - {printable(p, None)}" for p in source[:20])
     )
 
 
@@ -114,7 +146,7 @@ def commit_msg(project: Project, message_file: Path) -> tuple[int, str]:
         return (
             1,
             "automaton-rules: the Task trailer names no task of this project: "
-            + ", ".join(unknown),
+            + ", ".join(printable(name) for name in unknown),
         )
     if named:
         return 0, ""
@@ -137,7 +169,11 @@ def commit_msg(project: Project, message_file: Path) -> tuple[int, str]:
     )
 
 
-USAGE = "usage: automaton-git-hook pre-commit | commit-msg MESSAGE_FILE [--project DIR]\n"
+USAGE = (
+    "usage: automaton-git-hook pre-commit | pre-merge-commit | commit-msg MESSAGE_FILE "
+    "[--project DIR]\n"
+)
+CHECKS = ("pre-commit", "pre-merge-commit")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -149,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         project_dir = Path(args[index + 1]) if index + 1 < len(args) else None
         del args[index : index + 2]
     try:
-        if not args or args[0] not in ("pre-commit", "commit-msg"):
+        if not args or args[0] not in (*CHECKS, "commit-msg"):
             sys.stderr.write(USAGE)
             return 2
         try:
@@ -158,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if exc.code == "no-project" and project_dir is None:
                 return 0  # a repository without automaton tasks: nothing to guard
             raise
-        if args[0] == "pre-commit":
+        if args[0] in CHECKS:
             code, text = pre_commit(project)
         elif len(args) < 2:
             sys.stderr.write(USAGE)

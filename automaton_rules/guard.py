@@ -245,7 +245,8 @@ def _artifact_edit(project: Project, name: str, filename: str, shown: str) -> De
     except AutomatonError:
         return Decision(
             False,
-            f"DENIED: File '{printable(shown, None)}' is in task folder '{name}', which is not "
+            f"DENIED: File '{printable(shown, None)}' is in task folder '{printable(name, None)}', "
+            "which is not "
             "a task made with --create-task.",
             "untracked-task",
         )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import guard
 from .config import load_config
-from .errors import AutomatonError
+from .errors import AutomatonError, json_text
 from .project import find_project
 
 TYPE_CHECKING = False
@@ -92,11 +92,9 @@ def emit(hook: str, outcome: guard.Decision | AutomatonError, as_json: bool) -> 
         }
         code, text, stream = outcome.exit_code, outcome.text, sys.stdout
     if as_json:
-        import json
-
         envelope = {"schema_version": SCHEMA_VERSION, "tool": "automaton-rules"}
         envelope.update(command=command, ok=code == 0, exit_code=code, **body)
-        text, stream = json.dumps(envelope, indent=2, ensure_ascii=False), sys.stdout
+        text, stream = json_text(envelope), sys.stdout
     try:
         stream.write(text + "\n")
         stream.flush()

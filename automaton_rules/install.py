@@ -6,8 +6,11 @@ Idempotent (running it twice changes nothing the second time) and reversible
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -20,6 +23,8 @@ from .project import framework_home
 
 MARKER = "# installed by automaton-install"
 HOOK = "automaton-hook --harness"
+# Our hook command, also when its path had to be quoted for the shell ('/my venv/...').
+_OUR_HOOK = re.compile(r"automaton-hook'?\s+--harness")
 
 # The configuration each harness reads, as integrations/ ships it.
 HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -78,9 +83,13 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
 }
 OPENCODE_PLUGIN = ".opencode/plugin/automaton-guard.js"
+OPENCODE_MARKER = "// installed by automaton-install"
+KEPT_PLUGIN = "(changed since automaton-install wrote it, or not written by it)"
+_OPENCODE_FIRST_LINE = re.compile(re.escape(OPENCODE_MARKER) + r" \(sha256 ([0-9a-f]{64})\)")
 HARNESSES = (*HARNESS_CONFIGS, "opencode")
 GIT_HOOKS = {
     "pre-commit": "automaton-git-hook pre-commit",
+    "pre-merge-commit": "automaton-git-hook pre-merge-commit",
     "commit-msg": 'automaton-git-hook commit-msg "$1"',
 }
 
@@ -111,8 +120,23 @@ sys.exit(main())
 """
 
 
+def opencode_plugin() -> str:
+    """The packaged plugin under a first line recording its digest, so a copy the user
+    changed afterwards is recognised as theirs and never overwritten or removed."""
+    body = resources.files("automaton_rules").joinpath("opencode_plugin.js").read_text("utf-8")
+    digest = hashlib.sha256(body.encode()).hexdigest()
+    return f"{OPENCODE_MARKER} (sha256 {digest}); a changed copy is kept\n{body}"
+
+
+def _unchanged_opencode_plugin(path: Path) -> bool:
+    """Whether the file is a plugin automaton-install wrote, as it wrote it."""
+    first, _, body = path.read_text(encoding="utf-8", errors="replace").partition("\n")
+    found = _OPENCODE_FIRST_LINE.match(first)
+    return found is not None and hashlib.sha256(body.encode()).hexdigest() == found.group(1)
+
+
 def _ours(entry: Any) -> bool:
-    return HOOK in json.dumps(entry)
+    return _OUR_HOOK.search(json.dumps(entry)) is not None
 
 
 def merge_hooks(current: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
@@ -178,7 +202,9 @@ def _bound(config: dict[str, Any]) -> dict[str, Any]:
     for script in ("automaton-hook",):
         path = Path(sys.executable).parent / script
         if path.exists():
-            text = text.replace(f'"{script} ', f'"{path} ')
+            # Harnesses run the command through a shell: the path is quoted for it.
+            quoted = json.dumps(shlex.quote(str(path)))[1:-1]
+            text = text.replace(f'"{script} ', f'"{quoted} ')
     return json.loads(text)
 
 
@@ -196,9 +222,11 @@ def install(
         if project is None:
             raise AutomatonError("usage", "--harness needs --project DIR.")
         if harness == "opencode":
-            plugin = resources.files("automaton_rules").joinpath("opencode_plugin.js")
-            if _write(project / OPENCODE_PLUGIN, plugin.read_text(encoding="utf-8")):
-                done.append(f"wrote {project / OPENCODE_PLUGIN}")
+            plugin = project / OPENCODE_PLUGIN
+            if plugin.exists() and not _unchanged_opencode_plugin(plugin):
+                done.append(f"kept {plugin} {KEPT_PLUGIN}")
+            elif _write(plugin, opencode_plugin()):
+                done.append(f"wrote {plugin}")
             continue
         relative, ours = HARNESS_CONFIGS[harness]
         path = project / relative
@@ -216,7 +244,9 @@ def install(
                 continue
             script = Path(sys.executable).parent / "automaton-git-hook"
             bound = (
-                command.replace("automaton-git-hook", str(script)) if script.exists() else command
+                command.replace("automaton-git-hook", shlex.quote(str(script)))
+                if script.exists()
+                else command
             )
             if _write(hook, f"#!/bin/sh\n{MARKER}\nexec {bound}\n", 0o755):
                 done.append(f"wrote {hook}")
@@ -238,7 +268,9 @@ def uninstall(
             raise AutomatonError("usage", "--harness needs --project DIR.")
         if harness == "opencode":
             plugin = project / OPENCODE_PLUGIN
-            if plugin.exists():
+            if plugin.exists() and not _unchanged_opencode_plugin(plugin):
+                done.append(f"kept {plugin} {KEPT_PLUGIN}")
+            elif plugin.exists():
                 plugin.unlink()
                 _prune(plugin.parent, project)
                 done.append(f"removed {plugin}")

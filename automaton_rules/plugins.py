@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import signal
 import sys
-from collections.abc import Iterable, Sequence
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, ModuleType
 
 import pluggy
 
 from . import hookspecs
+from .config import PLUGIN_TIMEOUT_SECONDS
 
 BUILTIN_PLUGINS: tuple[str, ...] = (
     "automaton_rules.builtin.out_of_order",
@@ -25,8 +30,42 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "automaton_rules.builtin.manual_folders",
 )
 ENTRY_POINT_GROUP = "automaton_rules"
+DEFAULT_TIMEOUT = PLUGIN_TIMEOUT_SECONDS
+
+
+class PluginTimeout(BaseException):
+    """A plugin ran past its time; a BaseException, so the plugin's `except Exception`
+    cannot swallow it."""
+
+
 # What a plugin may raise that must be reported, not obeyed: sys.exit() included.
-PLUGIN_FAILURES = (Exception, SystemExit)
+PLUGIN_FAILURES = (Exception, SystemExit, PluginTimeout)
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Stop the plugin code run inside after `seconds`, so a hung plugin cannot hang the
+    command (and hold the task's lock); where no timer signal exists it runs unbounded."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    pending, interval = signal.getitimer(signal.ITIMER_REAL) if usable else (0.0, 0.0)
+    if not seconds or not usable or 0 < pending <= seconds:
+        yield  # no timer here, or the caller's own alarm (pytest-timeout's) comes first
+        return
+
+    def expire(signum: int, frame: FrameType | None) -> None:
+        raise PluginTimeout(f"did not finish within {seconds:g} seconds")
+
+    previous = signal.signal(signal.SIGALRM, expire) or signal.SIG_DFL
+    started = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if pending:  # the caller's alarm, put back with the time that is left of it
+            left = max(pending - (time.monotonic() - started), 0.001)
+            signal.setitimer(signal.ITIMER_REAL, left, interval)
 
 
 @dataclass(frozen=True)
@@ -99,6 +138,7 @@ def plugin_manager(
     base: Path | None = None,
     entry_points: bool = True,
     builtins: bool = True,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> tuple[pluggy.PluginManager, list[PluginError]]:
     """The manager with every plugin that loaded, and an error for each that did not."""
     pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
@@ -109,14 +149,16 @@ def plugin_manager(
     if entry_points:
         for ep in _entry_points():
             try:
-                module = ep.load()
+                with time_limit(timeout):
+                    module = ep.load()
             except PLUGIN_FAILURES as exc:
                 errors.append(PluginError(ep.name, f"failed to import: {_describe(exc)}"))
                 continue
             _register(pm, ep.name, module, errors)
     for spec in plugins:
         try:
-            name, module = load_plugin(spec, base)
+            with time_limit(timeout):
+                name, module = load_plugin(spec, base)
         except PLUGIN_FAILURES as exc:
             name = str(plugin_path(spec, base) or spec)
             errors.append(PluginError(name, f"failed to import: {_describe(exc)}"))

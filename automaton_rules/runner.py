@@ -12,7 +12,15 @@ import pluggy
 from . import machine
 from .errors import AutomatonError
 from .findings import BUILTIN_CATEGORIES, Finding
-from .plugins import PLUGIN_FAILURES, PluginError, _describe, plugin_manager
+from .plugins import (
+    BUILTIN_PLUGINS,
+    DEFAULT_TIMEOUT,
+    PLUGIN_FAILURES,
+    PluginError,
+    _describe,
+    plugin_manager,
+    time_limit,
+)
 from .project import Project, Task
 from .rule import Edit, Rule, Skip, Transition
 
@@ -97,9 +105,15 @@ class _Fixtures:
 class Engine:
     """Holds the plugin manager and the rules it registered, collected once, lazily."""
 
-    def __init__(self, pm: pluggy.PluginManager, load_errors: Sequence[PluginError] = ()) -> None:
+    def __init__(
+        self,
+        pm: pluggy.PluginManager,
+        load_errors: Sequence[PluginError] = (),
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> None:
         self.pm = pm
         self.load_errors = list(load_errors)
+        self.timeout = timeout
         self._rules: list[tuple[str, Rule]] | None = None
         self._register_errors: list[PluginError] = []
 
@@ -111,12 +125,17 @@ class Engine:
         base: Path | None = None,
         entry_points: bool = True,
         builtins: bool = True,
+        timeout: float | None = DEFAULT_TIMEOUT,
     ) -> Engine:
         """An engine with the built-in rules, entry-point plugins and configured plugins."""
         pm, errors = plugin_manager(
-            plugins, base=base, entry_points=entry_points, builtins=builtins
+            plugins, base=base, entry_points=entry_points, builtins=builtins, timeout=timeout
         )
-        return cls(pm, errors)
+        return cls(pm, errors, timeout)
+
+    def _limit(self, plugin: str) -> float | None:
+        """Plugins from outside the package run under the time limit; built-ins do not."""
+        return None if plugin in BUILTIN_PLUGINS else self.timeout
 
     @property
     def rules(self) -> list[tuple[str, Rule]]:
@@ -154,7 +173,8 @@ class Engine:
                 collected.append((plugin, item))
 
             try:
-                impl.function(register=register)
+                with time_limit(self._limit(plugin)):
+                    impl.function(register=register)
             except PLUGIN_FAILURES as exc:
                 self._register_errors.append(
                     PluginError(plugin, f"register_rules failed: {_describe(exc)}")
@@ -228,11 +248,15 @@ class Engine:
         task: Task | None,
     ) -> None:
         try:
-            if item.argnames == ("task",):
-                produced = item.func(task=task)  # most rules: skip building the arguments
+            limit = self._limit(plugin)
+            if limit is None and item.argnames == ("task",):
+                produced = item.func(task=task)  # built-in task rules: the quick road
+                found = list(produced) if produced is not None else []
             else:
-                produced = item.func(**{name: fixtures.get(name, task) for name in item.argnames})
-            found = list(produced) if produced is not None else []
+                kwargs = {name: fixtures.get(name, task) for name in item.argnames}
+                with time_limit(limit):
+                    produced = item.func(**kwargs)
+                    found = list(produced) if produced is not None else []
             for finding in found:
                 if not isinstance(finding, Finding):
                     raise TypeError(f"yielded {type(finding).__name__}, not a Finding")

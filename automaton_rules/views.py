@@ -104,9 +104,16 @@ def approval_status(task: Task, approvals: Sequence[store.Approval | None]) -> s
 def folder_validation(task: Task, result: RunResult) -> str:
     """One line of --validate-folder's verdict, so --task warns before a transition fails."""
     if result.errors:
-        return f"ERROR — {'; '.join(f'plugin {e.plugin}: {e.message}' for e in result.errors)}"
-    skipped = [f.artifact or "" for f in result.findings if f.category == OUT_OF_ORDER]
-    others = [f"{f.code}: {f.message}" for f in result.findings if f.category != OUT_OF_ORDER]
+        failed = "; ".join(f"plugin {e.plugin}: {e.message}" for e in result.errors)
+        return f"ERROR — {printable(failed, None)}"
+    skipped = [
+        printable(f.artifact or "", None) for f in result.findings if f.category == OUT_OF_ORDER
+    ]
+    others = [
+        printable(f"{f.code}: {f.message}", None)
+        for f in result.findings
+        if f.category != OUT_OF_ORDER
+    ]
     if skipped:
         text = f"FAIL — found out-of-order artifacts: {', '.join(skipped)} (see --validate-folder)"
     else:
@@ -138,10 +145,12 @@ def task_view(
             f"(VERDICT.md said {printable(str(origin.get('verdict')))}; see ORIGIN_VERDICT.md)"
         )
     if parent is not None:
-        lines.append(f"Parent task: {parent.name} (phase: {parent.state or 'untracked'})")
+        lines.append(
+            f"Parent task: {parent.name} (phase: {printable(parent.state or 'untracked')})"
+        )
     if subtasks:
         listed = ", ".join(
-            f"{sub.name.split('/')[1]} ({sub.state or 'untracked'})" for sub in subtasks
+            f"{sub.name.split('/')[1]} ({printable(sub.state or 'untracked')})" for sub in subtasks
         )
         lines.append(f"Sub-tasks: {listed}")
     lines.append("Allowed actions:")
@@ -204,9 +213,8 @@ def holder_text(claim: dict[str, str] | None) -> str | None:
         return None
     expires = store.parse_time(claim.get("expires", ""))
     expired = expires is None or expires < datetime.now(timezone.utc)
-    return f"{claim.get('agent', '?')} until {claim.get('expires', '?')}" + (
-        " (expired)" if expired else ""
-    )
+    shown = f"{claim.get('agent', '?')} until {claim.get('expires', '?')}"
+    return printable(shown, None) + (" (expired)" if expired else "")
 
 
 def list_view(project: Project, rows: Sequence[ListRow], *, holders: bool = False) -> Outcome:
@@ -260,7 +268,7 @@ def list_view(project: Project, rows: Sequence[ListRow], *, holders: bool = Fals
 
 def validate_block(task: Task, findings: Sequence[Finding]) -> list[str]:
     """One task's --validate-folder report, word for word as the specification gives it."""
-    lines = [f"Task: {task.name}"]
+    lines = [f"Task: {printable(task.name, None)}"]
     if task.state is None:
         lines += [
             "Phase: unknown (no .state file found)",
@@ -276,7 +284,11 @@ def validate_block(task: Task, findings: Sequence[Finding]) -> list[str]:
     else:
         lines.append("Folder validation: FAIL — found out-of-order artifacts:")
         lines += [
-            f"  - {f.artifact} (belongs to {f.data.get('phase', 'a later')} phase, not yet reached)"
+            printable(
+                f"  - {f.artifact} (belongs to {f.data.get('phase', 'a later')} phase, "
+                "not yet reached)",
+                None,
+            )
             for f in skipped
         ]
         lines += [
@@ -285,7 +297,7 @@ def validate_block(task: Task, findings: Sequence[Finding]) -> list[str]:
             "Remove the out-of-order artifacts or revert to the correct phase.",
         ]
     lines += [
-        f"[{_LABELS.get(f.severity, 'NOTE')}] {f.code}: {f.message}"
+        f"[{_LABELS.get(f.severity, 'NOTE')}] {printable(f'{f.code}: {f.message}', None)}"
         for f in findings
         if f not in skipped
     ]
@@ -302,7 +314,12 @@ def validate_view(
     names = {task.name for task in tasks}
     blocks = ["\n".join(validate_block(task, by_task.get(task.name, []))) for task in tasks]
     blocks += [
-        "\n".join([f"Folder: {name}", *(f"Folder validation: FAIL — {f.message}" for f in found)])
+        "\n".join(
+            [
+                f"Folder: {printable(name, None)}",
+                *(f"Folder validation: FAIL — {printable(f.message, None)}" for f in found),
+            ]
+        )
         for name, found in sorted(by_task.items())
         if name not in names
     ]

@@ -80,8 +80,9 @@ def _load_tracked(project: Project, name: str) -> Task:
     return task
 
 
-def _roll_forward(task_dir: Any) -> dict[str, Any] | None:
+def _roll_forward(project: Project, name: str) -> dict[str, Any] | None:
     """Finish a change whose history line was written but whose `.state` was not."""
+    task_dir = project.task_dir(name)
     history = store.read_history(task_dir)
     if not history:
         return None
@@ -90,14 +91,34 @@ def _roll_forward(task_dir: Any) -> dict[str, Any] | None:
     target = last.get("to")
     if state is None or last.get("from") != state or not isinstance(target, str):
         return None
-    if not machine.is_state(target) or target == state:
+    if not machine.is_state(state) or not machine.is_state(target) or target == state:
         return None
     written = store.parse_time(str(last.get("time")))
     mtime = store.state_mtime(task_dir)
     if written is None or mtime is None or mtime > written.timestamp() + ROLL_FORWARD_SLACK:
         return None
+    if not _journaled_move(project, project.load(name), last):
+        return None
     store.write_state(task_dir, target)
     return last
+
+
+def _journaled_move(project: Project, task: Task, last: dict[str, Any]) -> bool:
+    """Whether a journal line is a move a command makes: a line appended by hand to skip a
+    gate is never carried out (the audit reports it instead)."""
+    state, target, command = task.state or "", str(last.get("to")), last.get("command")
+    if command == "--approve":
+        approvals = store.read_approvals(task.path)
+        logged = approvals[-1] if approvals else None
+        # --approve writes its approval line before its history line.
+        return target == machine.approval_target(state) and bool(logged and logged.state == target)
+    if command != f"--transition {target}":
+        return False
+    try:
+        _refuse_illegal(project, task, target)
+    except Refusal:
+        return False
+    return True
 
 
 def _finished_by_recovery(recovered: dict[str, Any] | None, target: str, command: str) -> bool:
@@ -199,7 +220,9 @@ def _refuse_illegal(project: Project, task: Task, target: str) -> None:
 def _refuse_open_subtasks(project: Project, task: Task, target: str) -> None:
     subtasks = [project.load(name, strict=False) for name in project.subtask_names(task.name)]
     open_ones = [
-        f"{sub.name} ({sub.state or 'untracked'})" for sub in subtasks if sub.state != "complete"
+        f"{sub.name} ({printable(sub.state or 'untracked')})"
+        for sub in subtasks
+        if sub.state != "complete"
     ]
     if subtasks and not open_ones:
         return
@@ -233,7 +256,7 @@ def transition_problems(
             artifact not in machine.forbidden_artifacts(current)
         )
         if finding.category != OUT_OF_ORDER or not artifact:
-            problems.append(f"{prefix} {finding.message} ({finding.code})")
+            problems.append(f"{prefix} {printable(f'{finding.message} ({finding.code})', None)}")
         elif not resuming:
             problems.append(
                 f"{prefix} Found forbidden artifact '{artifact}' in task folder. "
@@ -257,7 +280,7 @@ def _consult_rules(
     if result.errors:
         raise AutomatonError(
             "plugin-error",
-            "; ".join(f"plugin {e.plugin}: {e.message}" for e in result.errors),
+            printable("; ".join(f"plugin {e.plugin}: {e.message}" for e in result.errors), None),
         )
     problems = transition_problems(task, target, result.violations, required=required)
     if problems:
@@ -296,8 +319,8 @@ def _held_by_other(name: str, claim: dict[str, str] | None, agent: str | None) -
     if claim is not None and not _expired(claim) and claim.get("agent") != agent:
         raise Refusal(
             "claimed",
-            f"Task '{name}' is claimed by agent '{claim.get('agent')}' until "
-            f"{claim.get('expires')}.",
+            f"Task '{name}' is claimed by agent '{printable(str(claim.get('agent')))}' until "
+            f"{printable(str(claim.get('expires')))}.",
             next_steps={"holder": claim.get("agent"), "expires": claim.get("expires")},
         )
 
@@ -390,7 +413,7 @@ def transition(
     command = f"--transition {target}"
     task_dir = _load_tracked(project, name).path
     with store.locked(task_dir):
-        recovered = _roll_forward(task_dir)
+        recovered = _roll_forward(project, name)
         task = _load_tracked(project, name)
         if _finished_by_recovery(recovered, target, command):
             return Change(name, recovered and recovered.get("from"), target, recovered=True)
@@ -450,7 +473,7 @@ def approve(
         )
     task_dir = _load_tracked(project, name).path
     with store.locked(task_dir):
-        recovered = _roll_forward(task_dir)
+        recovered = _roll_forward(project, name)
         task = _load_tracked(project, name)
         current = task.state or ""
         if (

@@ -40,13 +40,14 @@ BUILTIN_CODES = (
     "AR206",
     "AR207",
     "AR208",
+    "AR209",
     "AR301",
     "AR401",
     "AR402",
 )
 BUILTIN_PLUGIN = {
     "AR101": "automaton_rules.builtin.out_of_order",
-    **{f"AR20{n}": "automaton_rules.builtin.inconsistency" for n in range(1, 9)},
+    **{f"AR20{n}": "automaton_rules.builtin.inconsistency" for n in range(1, 10)},
     "AR301": "automaton_rules.builtin.unauthorized",
     "AR401": "automaton_rules.builtin.manual_folders",
     "AR402": "automaton_rules.builtin.manual_folders",
@@ -402,6 +403,84 @@ def test_ar205_history_truncated_and_rechained(automaton_project: AutomatonProje
     assert finding["message"] == (
         ".state.history line 1 does not start the task's history (earlier lines were removed)"
     )
+
+
+def _appended(source: str, target: str, command: str) -> dict[str, Any]:
+    return {"time": day(now()), "from": source, "to": target, "actor": "a", "command": command}
+
+
+@pytest.mark.parametrize(
+    ("state", "extra", "words"),
+    [
+        pytest.param(
+            "research",
+            _appended("research", "implement", "--transition implement"),
+            "'research' to 'implement' is not a legal transition",
+            id="skips-the-gates",
+        ),
+        pytest.param(
+            "design:awaiting_approval",
+            _appended(
+                "design:awaiting_approval", "design:approved", "--transition design:approved"
+            ),
+            "'design:awaiting_approval' to 'design:approved' is not a legal transition",
+            id="approval-as-a-transition",
+        ),
+        pytest.param(
+            "research",
+            _appended("research", "research:approved", "--approve"),
+            "approves 'research:approved' from 'research'",
+            id="approval-of-a-gate-not-reached",
+        ),
+        pytest.param(
+            "research",
+            _appended("implement", "bug_find", "--transition bug_find"),
+            "starts at 'implement' but the line before ends at 'research'",
+            id="does-not-follow",
+        ),
+        pytest.param(
+            "research",
+            _appended("research", "research:awaiting_approval", "--edit"),
+            "command '--edit' does not change a task's state",
+            id="unknown-command",
+        ),
+    ],
+)
+def test_ar209_a_rechained_line_that_is_no_move(
+    automaton_project: AutomatonProject, state: str, extra: dict[str, Any], words: str
+) -> None:
+    """A line appended by hand with a correct digest passes AR205, and not AR209."""
+    folder = automaton_project.task("forged", state)
+    assert_clean(automaton_project.audit())
+    entries = history(folder)
+    rewrite_history(folder, [*entries, extra])
+    (folder / ".state").write_text(f"{extra['to']}\n")  # and .state to match: AR204 is silent
+    audit = automaton_project.audit()
+    assert "AR205" not in audit.codes and "AR204" not in audit.codes, audit.text
+    (finding,) = with_code(audit, "AR209")
+    assert finding["message"] == (
+        f".state.history line {len(entries) + 1} is not a move status.py makes: {words}"
+    )
+    assert audit.exit_code == 1
+
+
+def test_ar209_every_move_status_py_makes_is_one(automaton_project: AutomatonProject) -> None:
+    """Approvals, transitions back from human_intervention, sub-tasks, restores: all clean."""
+    automaton_project.task("whole", "complete")
+    folder = automaton_project.task("back", "human_intervention")
+    for artifact in ("DESIGN.md", "TEST_PLAN.md", "IMPLEMENTATION.md", "BUG_REPORT.md"):
+        (folder / artifact).rename(folder / artifact.replace(".md", ".v1.md"))
+    for artifact in ("ADVERSARIAL_BUG_REPORT.md", "DOC_REVIEW.md", "VERDICT.md"):
+        (folder / artifact).rename(folder / artifact.replace(".md", ".v1.md"))
+    assert automaton_project.run("--task", "back", "--transition", "design").exit_code == 0
+    automaton_project.task("parent", "decomposition:approved")
+    automaton_project.task("parent/sub", "implement")
+    restored = automaton_project.task("restored", "design")
+    (restored / ".state").write_text("garbage\n")
+    assert automaton_project.run("--upgrade").exit_code == 0
+    audit = automaton_project.audit()
+    assert "AR209" not in audit.codes, audit.text
+    assert_clean(audit)
 
 
 def test_ar205_history_line_that_is_not_json(automaton_project: AutomatonProject) -> None:
@@ -1076,7 +1155,7 @@ def test_sarif_report(warned: AutomatonProject) -> None:
 def test_sarif_rules_are_the_enabled_rules(warned: AutomatonProject) -> None:
     _, log = _sarif(warned, "--select", "AR2", "--ignore", "AR208")
     ids = [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
-    assert ids == [f"AR20{n}" for n in range(1, 8)]
+    assert ids == [*(f"AR20{n}" for n in range(1, 8)), "AR209"]
     (result,) = log["runs"][0]["results"]
     assert ids[result["ruleIndex"]] == result["ruleId"] == "AR202"
 

@@ -211,6 +211,41 @@ def test_killed_create_task_leaves_no_visible_task(project, monkeypatch) -> None
     assert len(history(project.task_dir("half-made"))) == 1
 
 
+def forge_journal_line(task_dir: Path, source: str, target: str, command: str) -> None:
+    """Append a history line as a killed command would leave it, digest and all."""
+    lines = (task_dir / store.HISTORY).read_text().splitlines()
+    entry = {"time": store.utc_now(), "from": source, "to": target, "actor": "agent"}
+    entry |= {"command": command, "prev": store.line_digest(lines[-1])}
+    store.append_line(task_dir / store.HISTORY, json.dumps(entry, separators=(",", ":")))
+
+
+@pytest.mark.parametrize(
+    ("start", "target", "command"),
+    [
+        ("research", "implement", "--transition implement"),
+        ("research:awaiting_approval", "research:approved", "--approve"),  # no approval line
+        ("research:awaiting_approval", "research:approved", "--transition research:approved"),
+        ("research", "research:awaiting_approval", "--transition design"),
+    ],
+    ids=["illegal-transition", "approval-without-its-line", "approval-as-transition", "mismatch"],
+)
+def test_a_journal_line_that_is_no_move_is_never_carried_out(
+    project, task_in, start: str, target: str, command: str
+) -> None:
+    name = task_in(start)
+    project.write(name, "SPEC.md")
+    task_dir = project.task_dir(name)
+    forge_journal_line(task_dir, start, target, command)
+    # Any command that changes the task finishes the journal first: this one would.
+    result = project.run("--task", name, "--transition", "complete")
+    assert result.rc == 1, result
+    assert f"Cannot transition from '{start}' to 'complete'" in result.err
+    assert project.state(name) == f"{start}\n"
+    audit = project.run("--audit", "--json")
+    codes = {f["code"] for f in audit.json["findings"]}
+    assert codes & {"AR204", "AR209"}, audit.json["findings"]
+
+
 def test_interrupt_exits_2_with_a_message(project, task_in, monkeypatch) -> None:
     """Ctrl-C in the middle of a command: exit 2 and an ERROR line, never another code."""
     name = task_in("research:awaiting_approval")

@@ -66,7 +66,7 @@ def core(project):
 # The built-in rules in registration order: one plugin per audit category.
 BUILTIN_CODES = (
     "AR101",
-    *(f"AR20{n}" for n in range(1, 9)),
+    *(f"AR20{n}" for n in range(1, 10)),
     "AR301",
     "AR401",
     "AR402",

@@ -116,3 +116,84 @@ def test_an_unstaged_hand_edit_of_state_does_not_open_the_gate(repo: Project) ->
     proc = git(repo.root, "commit", "-m", "code", check=False)
     assert proc.returncode != 0
     assert "changed outside status.py: guarded" in proc.stderr
+
+
+def test_a_merge_that_brings_code_during_research_is_refused(repo: Project) -> None:
+    git(repo.root, "checkout", "-q", "-b", "feature")
+    (repo.root / "src" / "app.py").write_text("x = 2\n")
+    git(repo.root, "commit", "-q", "--no-verify", "-am", "code on a branch")
+    git(repo.root, "checkout", "-q", "-")
+    (repo.root / "NOTES.md").write_text("notes\n")
+    git(repo.root, "add", "NOTES.md")
+    git(repo.root, "commit", "-q", "-m", "notes on the main line")
+    proc = git(repo.root, "merge", "--no-edit", "feature", check=False)
+    assert proc.returncode != 0
+    assert "refusing to commit source files while no task is in implement" in proc.stderr
+    assert "src/app.py" in proc.stderr
+    assert (repo.root / "src" / "app.py").read_text() == "x = 2\n"  # merged, not committed
+    assert git(repo.root, "rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).returncode == 0
+
+
+def test_a_merge_without_code_goes_through(repo: Project) -> None:
+    git(repo.root, "checkout", "-q", "-b", "docs")
+    (repo.root / "GUIDE.md").write_text("guide\n")
+    git(repo.root, "add", "GUIDE.md")
+    git(repo.root, "commit", "-q", "-m", "guide")
+    git(repo.root, "checkout", "-q", "-")
+    (repo.root / "NOTES.md").write_text("notes\n")
+    git(repo.root, "add", "NOTES.md")
+    git(repo.root, "commit", "-q", "-m", "notes")
+    git(repo.root, "merge", "--no-edit", "docs")
+    assert git(repo.root, "log", "-1", "--format=%P").stdout.count(" ") == 1  # a merge commit
+
+
+@pytest.mark.parametrize(
+    ("tamper", "words"),
+    [
+        (
+            lambda text: text + "research:approved|2030-01-01T00:00:00Z|mallory\n",
+            "was not written by --approve",
+        ),
+        (lambda text: text.replace("|user", "|mallory"), "differs from the approval"),
+        (lambda text: "", "is missing from .state.approvals"),
+    ],
+    ids=["forged", "edited", "deleted"],
+)
+def test_a_staged_approval_log_the_history_does_not_record_is_refused(
+    repo: Project, tamper, words: str
+) -> None:
+    repo.write("guarded", "SPEC.md", "# Spec\n")
+    repo.advance("guarded", ["research:awaiting_approval", "research:approved"])
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-q", "-m", "approved")
+    log = repo.task_dir("guarded") / ".state.approvals"
+    log.write_text(tamper(log.read_text()))
+    git(repo.root, "add", "-A")
+    proc = git(repo.root, "commit", "-m", "tamper", check=False)
+    assert proc.returncode != 0
+    assert "refusing to commit an approval log its history does not record" in proc.stderr
+    assert ".automaton/tasks/guarded/.state.approvals: " in proc.stderr
+    assert words in proc.stderr
+
+
+def test_approvals_staged_with_their_history_commit_fine(repo: Project) -> None:
+    repo.write("guarded", "SPEC.md", "# Spec\n")
+    repo.advance("guarded", ["research:awaiting_approval", "research:approved"])
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-q", "-m", "approved")
+
+
+def test_an_approval_staged_without_its_history_is_refused(repo: Project) -> None:
+    repo.write("guarded", "SPEC.md", "# Spec\n")
+    repo.advance("guarded", ["research:awaiting_approval", "research:approved"])
+    git(repo.root, "add", str(repo.task_dir("guarded") / ".state.approvals"))
+    proc = git(repo.root, "commit", "-m", "half", check=False)
+    assert proc.returncode != 0
+    assert "stage .state.history with it" in proc.stderr
+
+
+def test_the_merge_hook_is_in_githooks_and_the_framework_manifest() -> None:
+    script = ROOT / "githooks" / "pre-merge-commit"
+    assert os.access(script, os.X_OK)
+    assert script.read_text().rstrip().endswith("exec automaton-git-hook pre-merge-commit")
+    assert "stages: [pre-commit, pre-merge-commit]" in (ROOT / ".pre-commit-hooks.yaml").read_text()

@@ -8,6 +8,7 @@ real home is never touched. Idempotent (a second run changes no byte) and revers
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
 import re
@@ -290,12 +291,15 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
         assert json.loads((repo / relative).read_text()) == install._bound(ours), harness
 
     plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
-    packaged = resources.files("automaton_rules").joinpath("opencode_plugin.js").read_bytes()
-    assert plugin.read_bytes() == packaged
+    packaged = resources.files("automaton_rules").joinpath("opencode_plugin.js").read_text()
+    first, _, body = plugin.read_text().partition("\n")
+    assert body == packaged
+    assert first.startswith("// installed by automaton-install (sha256 ")
 
     hooks = git_hooks_dir(repo)
     for name, command in (
         ("pre-commit", "automaton-git-hook pre-commit"),
+        ("pre-merge-commit", "automaton-git-hook pre-merge-commit"),
         ("commit-msg", 'automaton-git-hook commit-msg "$1"'),
     ):
         text = (hooks / name).read_text()
@@ -314,6 +318,7 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
         repo / ".cursor" / "hooks.json",
         plugin,
         hooks / "pre-commit",
+        hooks / "pre-merge-commit",
         hooks / "commit-msg",
     ):
         assert str(path) in proc.stdout, path
@@ -343,6 +348,7 @@ def test_uninstall_restores_the_users_settings(home: Path, repo: Path) -> None:
         repo / ".cursor" / "hooks.json",
         repo / ".opencode" / "plugin" / "automaton-guard.js",
         git_hooks_dir(repo) / "pre-commit",
+        git_hooks_dir(repo) / "pre-merge-commit",
         git_hooks_dir(repo) / "commit-msg",
     ):
         assert not created.exists(), created
@@ -475,3 +481,56 @@ def test_uninstall_without_a_project_removes_the_shared_script(tmp_path: Path) -
     )
     assert f"removed {script}" in proc.stdout
     assert not script.exists()
+
+
+# --------------------------------------------------------------------------------------
+# The opencode plugin: a changed copy is the user's
+# --------------------------------------------------------------------------------------
+
+
+def test_a_changed_opencode_plugin_is_never_overwritten_or_removed(home: Path, repo: Path) -> None:
+    args = ("--project", str(repo), "--harness", "opencode")
+    assert run_install(home, *args).returncode == 0
+    plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
+    changed = plugin.read_text().replace(
+        "automaton-hook --harness", "automaton-hook --debug --harness"
+    )
+    plugin.write_text(changed)
+    again = run_install(home, *args)
+    assert again.returncode == 0, again
+    assert f"kept {plugin}" in again.stdout
+    assert plugin.read_text() == changed
+    removed = run_install(home, *args, "--uninstall")
+    assert removed.returncode == 0, removed
+    assert f"kept {plugin}" in removed.stdout
+    assert plugin.read_text() == changed
+
+
+def test_an_opencode_plugin_of_the_users_own_is_kept(home: Path, repo: Path) -> None:
+    plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text("// my own guard\nexport default {};\n")
+    args = ("--project", str(repo), "--harness", "opencode")
+    for extra in ((), ("--uninstall",)):
+        proc = run_install(home, *args, *extra)
+        assert proc.returncode == 0, proc
+        assert f"kept {plugin}" in proc.stdout
+        assert plugin.read_text() == "// my own guard\nexport default {};\n"
+
+
+def test_an_unchanged_opencode_plugin_is_updated_and_removed(home: Path, repo: Path) -> None:
+    """A copy written by an older release, unchanged since, is ours to replace and remove."""
+    plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
+    plugin.parent.mkdir(parents=True)
+    old_body = "// an older release of the plugin\n"
+    digest = hashlib.sha256(old_body.encode()).hexdigest()
+    plugin.write_text(
+        f"{install.OPENCODE_MARKER} (sha256 {digest}); a changed copy is kept\n{old_body}"
+    )
+    args = ("--project", str(repo), "--harness", "opencode")
+    proc = run_install(home, *args)
+    assert proc.returncode == 0, proc
+    assert plugin.read_text() == install.opencode_plugin()
+    assert run_install(home, *args, "--uninstall").returncode == 0
+    assert not plugin.exists()
+    assert not (repo / ".opencode").exists()

@@ -185,13 +185,23 @@ def _same_approval(line: store.Approval, entry: dict[str, Any]) -> bool:
 )
 def approvals_tampered(task: Task) -> Iterator[Finding]:
     """Forged, edited and deleted approval lines: the log must match the history."""
-    if task.state is None:
+    if task.state is None or not task.history:
         return
-    entries = task.history
-    if not entries:
-        return
+    for problem in approval_log_problems(task.approvals, task.history):
+        yield Finding(
+            problem,
+            path=task.relpath(store.APPROVALS),
+            data={"detail": "approval log does not match the history"},
+        )
+
+
+def approval_log_problems(
+    approvals: Sequence[store.Approval | None], entries: Sequence[dict[str, Any]]
+) -> list[str]:
+    """How an approval log differs from its history; shared with the git pre-commit hook,
+    which holds the staged copies of both to the same standard."""
     adopted = sum(int(e.get("adopted_approvals") or 0) for e in entries)
-    lines = task.approvals[adopted:]
+    lines = approvals[adopted:]
     problems = [
         f".state.approvals line {number} is not in the log's format"
         for number, line in enumerate(lines, start=adopted + 1)
@@ -212,12 +222,7 @@ def approvals_tampered(task: Task) -> Iterator[Finding]:
         else:
             continue
         problems.append(problem)
-    for problem in problems:
-        yield Finding(
-            problem,
-            path=task.relpath(store.APPROVALS),
-            data={"detail": "approval log does not match the history"},
-        )
+    return problems
 
 
 @rule(
@@ -283,6 +288,49 @@ def no_history(task: Task) -> Iterator[Finding]:
     )
 
 
+@rule(
+    "AR209",
+    summary="Every line of .state.history is a move status.py makes",
+    category=INCONSISTENCY,
+)
+def history_moves(task: Task) -> Iterator[Finding]:
+    """The digest chain shows lines edited or removed; a line appended by hand with a
+    correct digest still has to be a move the workflow allows, or it skipped a gate."""
+    if task.state is None:
+        return
+    entries = task.history
+    subtask = task.parent is not None
+    for number, (before, entry) in enumerate(zip(entries, entries[1:]), start=2):
+        problem = _move_problem(before.get("to"), entry, subtask) if entry else None
+        if problem is not None:
+            yield Finding(
+                f".state.history line {number} is not a move status.py makes: {problem}",
+                path=task.relpath(store.HISTORY),
+                data={"detail": f".state.history line {number} not a workflow move"},
+            )
+            return
+
+
+def _move_problem(previous: Any, entry: dict[str, Any], subtask: bool) -> str | None:
+    """Why one history line (not the first) is no change a command writes, or None."""
+    command, source, target = entry.get("command"), entry.get("from"), entry.get("to")
+    if command == "--upgrade" and entry.get("restored"):
+        # --upgrade restores a lost or garbled .state to the state recorded last.
+        return None if target == previous else f"restores '{target}', not '{previous}'"
+    if source != previous:
+        return f"starts at '{source}' but the line before ends at '{previous}'"
+    if not isinstance(source, str) or not machine.is_state(source):
+        return f"starts at unknown state '{source}'"
+    if command == "--approve":
+        expected = machine.approval_target(source)
+        return None if target == expected else f"approves '{target}' from '{source}'"
+    if command == f"--transition {target}":
+        if target in machine.legal_targets(source, subtask=subtask):
+            return None
+        return f"'{source}' to '{target}' is not a legal transition"
+    return f"command {command!r} does not change a task's state"
+
+
 RULES = (
     state_without_artifacts,
     artifacts_ahead_of_state,
@@ -292,6 +340,7 @@ RULES = (
     approvals_tampered,
     approved_artifact_changed,
     no_history,
+    history_moves,
 )
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from ..errors import printable
 from . import AuditReport
 
 COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
 
 
 def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """One workflow command: GitHub's encoding for `%` and line breaks, the rest escaped."""
+    encoded = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(encoded, None)
 
 
 def _property(text: str) -> str:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 
 from .. import __version__
+from ..errors import json_text
 from . import AuditReport
 
 SCHEMA_VERSION = 1
@@ -55,4 +55,4 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
 
 def render(report: AuditReport) -> str:
     """Pretty-printed, keys in a stable order."""
-    return json.dumps(as_dict(report), indent=2, ensure_ascii=False)
+    return json_text(as_dict(report))

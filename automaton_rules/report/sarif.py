@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
+from ..errors import json_text
 from . import AuditReport
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -80,4 +80,4 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
 
 def render(report: AuditReport) -> str:
     """Pretty-printed SARIF."""
-    return json.dumps(as_dict(report), indent=2, ensure_ascii=False)
+    return json_text(as_dict(report))

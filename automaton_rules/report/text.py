@@ -39,8 +39,8 @@ def finding_line(finding: Finding, task: Task | None) -> str:
     name = printable(finding.task or "(project)", None)
     phase = finding.data.get("phase")
     if finding.category == OUT_OF_ORDER and finding.artifact and phase and task is not None:
-        artifact = finding.artifact
-        return f"[{label}] {name} (phase: {task.state}): found {artifact} ({phase} phase artifact)"
+        found = printable(f"{finding.artifact} ({phase} phase artifact)", None)
+        return f"[{label}] {name} (phase: {task.state}): found {found}"
     line = f"[{label}] {name}: {printable(finding.message, None)}"
     if finding.correction:
         line += f" — suggested correction: {printable(finding.correction, None)}"
@@ -99,5 +99,5 @@ def render(report: AuditReport) -> str:
         *(summary_line(f) for f in listed),
     ]
     if report.errors:
-        out += ["", "=== Errors ===", *(f"ERROR: {e}" for e in report.errors)]
+        out += ["", "=== Errors ===", *(f"ERROR: {printable(e, None)}" for e in report.errors)]
     return "\n".join(out)

@@ -1,0 +1,392 @@
+"""Hostile input, the items of issue 6 not covered elsewhere: every case ends in exit 0, 1
+or 2 with one clear message, no traceback, and no file written outside the tasks folder.
+
+Covered elsewhere: empty, binary, huge, two-line and CRLF `.state` (test_store.py); names
+with `..`, `/` and spaces (test_status.py); malformed and mistyped configuration
+(test_config.py, test_hardening.py); plugins that fail to import, raise or return
+garbage (test_engine.py, test_audit.py); links and pipes as task files
+(test_hardening.py). Arbitrary bytes and arguments: test_fuzz.py.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, STATUS_PY, Project
+
+from automaton_rules import store
+from automaton_rules.plugins import PluginTimeout, time_limit
+
+
+def snapshot(folder: Path) -> dict[str, bytes | str]:
+    """Every entry below a folder: file bytes, link targets, folders, to prove nothing changed."""
+    found: dict[str, bytes | str] = {}
+    for path in sorted(folder.rglob("*")):
+        key = str(path.relative_to(folder))
+        if path.is_symlink():
+            found[key] = f"-> {os.readlink(path)}"
+        elif path.is_file():
+            found[key] = path.read_bytes()
+        else:
+            found[key] = "dir"
+    return found
+
+
+def one_error(text: str) -> str:
+    """The single ERROR line a failed command prints."""
+    lines = text.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ERROR: "), text
+    assert "Traceback" not in text
+    return lines[0]
+
+
+# --------------------------------------------------------------- .state contents
+
+STATES = {
+    "bom": b"\xef\xbb\xbfresearch\n",
+    "nul-inside": b"rese\x00arch\n",
+    "nul-after": b"research\x00\n",
+    "a-path": b"/etc/passwd\n",
+    "a-relative-path": b"../../research\n",
+    "same-line-twice": b"research\nresearch\n",
+    "utf-16": "research\n".encode("utf-16"),
+}
+
+
+@pytest.mark.parametrize("content", STATES.values(), ids=STATES.keys())
+def test_hostile_state_is_exit_2_and_changes_nothing(
+    project: Project, task_in, content: bytes
+) -> None:
+    name = task_in("research")
+    project.write(name, "SPEC.md")
+    (project.task_dir(name) / store.STATE).write_bytes(content)
+    before = snapshot(project.root)
+    for args in (
+        ("--task", name),
+        ("--task", name, "--transition", "research:awaiting_approval"),
+        ("--task", name, "--approve"),
+        ("--can-edit", "--task", name),
+        ("--validate-folder", "--task", name),
+    ):
+        result = project.run(*args)
+        assert result.rc == 2, (args, result)
+        assert "Unknown phase '" in one_error(result.err)
+        assert len(result.err) < 300
+    listed = project.run("--list")
+    assert listed.rc == 2
+    assert f"{name}: Unknown phase '" in one_error(listed.err)
+    assert snapshot(project.root) == before
+
+
+# -------------------------------------------------------------------- task names
+
+BAD_NAMES = [
+    "..",
+    "../../etc",
+    "a/../../b",
+    "/etc/passwd",
+    "a b",
+    " a",
+    "café",
+    "задача",
+    "a\u0301",
+    "ａｂｃ",
+    "a" * 65,
+    "a" * 300,
+    "a;touch pwned",
+    "$(touch pwned)",
+    "`touch pwned`",
+    "a|touch pwned",
+    "a&&touch pwned",
+    "a>pwned",
+    "*",
+    "~",
+    "a'b",
+    'a"b',
+    "a\\b",
+    "a\nb",
+    "a\x00b",
+    "a/b/c",
+    "p/",
+    "/p",
+]
+
+
+@pytest.mark.parametrize("bad", BAD_NAMES, ids=ascii)
+def test_hostile_task_names_are_refused_before_any_path_is_built(
+    project: Project, task_in, bad: str
+) -> None:
+    task_in("decomposition:approved", name="p")
+    before = snapshot(project.root.parent)
+    for args in (
+        ("--create-task", bad),
+        ("--task", bad),
+        ("--task", bad, "--transition", "research"),
+        ("--task", bad, "--approve"),
+        ("--validate-folder", "--task", bad),
+        ("--can-edit", "--task", bad),
+        ("--same-session", "--task", bad),
+        ("--task", "p", "--follow-up", "--name", bad),
+    ):
+        result = project.run(*args)
+        assert result.rc in (1, 2), (args, result)
+        message = one_error(result.err)
+        if "--follow-up" not in args:
+            assert result.rc == 2 and "Invalid task name" in message, (args, message)
+        assert "\n" not in message and "\x00" not in message
+    assert snapshot(project.root.parent) == before
+    assert not list(project.root.parent.rglob("pwned"))
+
+
+def test_longest_name_is_accepted(project: Project) -> None:
+    name = "a" * 64
+    project.create(name)
+    assert project.state(name) == "new\n"
+    assert project.run("--create-task", f"{name}/{'b' * 64}").rc == 1  # parent not decomposed
+
+
+def test_shell_metacharacters_through_the_real_script(project: Project) -> None:
+    """The name reaches no shell: nothing named pwned appears, wherever the command runs."""
+    for bad in ("$(touch pwned)", "a;touch pwned", "`touch pwned`"):
+        result = project.script("--create-task", bad, "--project", str(project.root))
+        assert result.rc == 2, result
+        assert "Invalid task name" in one_error(result.err)
+    assert not list(project.root.parent.rglob("pwned"))
+
+
+# --------------------------------------------------- task folders linked outside
+
+
+@pytest.fixture
+def linked(project: Project, task_in, tmp_path: Path) -> tuple[Project, Path]:
+    """A project whose task folder `linked` and sub-task `p/s` are links to folders outside."""
+    elsewhere = tmp_path / "elsewhere"
+    for folder in (elsewhere / "top", elsewhere / "sub"):
+        folder.mkdir(parents=True)
+        (folder / store.STATE).write_text("research\n")
+        (folder / "SPEC.md").write_text("# spec\n")
+    task_in("decomposition:approved", name="p")
+    project.tasks.joinpath("linked").symlink_to(elsewhere / "top", target_is_directory=True)
+    (project.task_dir("p") / "subtasks").mkdir()
+    (project.task_dir("p") / "subtasks" / "s").symlink_to(elsewhere / "sub")
+    return project, elsewhere
+
+
+@pytest.mark.parametrize("name", ["linked", "p/s"])
+def test_task_folder_linked_outside_is_refused_and_never_written(
+    linked: tuple[Project, Path], name: str
+) -> None:
+    project, elsewhere = linked
+    before = snapshot(elsewhere)
+    for args in (
+        ("--task", name),
+        ("--task", name, "--transition", "research:awaiting_approval"),
+        ("--task", name, "--approve"),
+        ("--validate-folder", "--task", name),
+        ("--can-edit", "--task", name),
+        ("--same-session", "--task", name),
+    ):
+        result = project.run(*args)
+        assert result.rc == 2, (args, result)
+        assert f"Task folder of '{name}' points outside" in one_error(result.err)
+    result = project.run("--create-task", name)
+    assert result.rc in (1, 2), result
+    one_error(result.err)
+    assert snapshot(elsewhere) == before
+
+
+def test_whole_project_commands_name_the_linked_folders_and_write_nothing_outside(
+    linked: tuple[Project, Path],
+) -> None:
+    project, elsewhere = linked
+    before = snapshot(elsewhere)
+    for args in (("--list",), ("--validate-folder",), ("--audit",), ("--upgrade",)):
+        result = project.run(*args)
+        assert result.rc == 2, (args, result)
+        text = result.out + result.err
+        assert "Traceback" not in text
+        assert "'linked' points outside" in text and "'p/s' points outside" in text, text
+    assert snapshot(elsewhere) == before
+
+
+def test_a_link_that_stays_inside_the_tasks_folder_is_followed(project: Project) -> None:
+    project.create("real")
+    project.tasks.joinpath("alias").symlink_to(project.task_dir("real"))
+    result = project.run("--task", "alias", "--transition", "research")
+    assert result.rc == 0, result
+    assert project.state("real") == "research\n"
+
+
+# ---------------------------------------------------------------- unreadable files
+
+UNREADABLE = [store.STATE, store.HISTORY, store.APPROVALS]
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0,
+    reason="running as root: chmod 000 does not deny reads (see the simulated test below)",
+)
+@pytest.mark.parametrize("filename", [*UNREADABLE, "", "automaton.toml"])
+def test_chmod_000_is_exit_2_naming_the_file(project: Project, task_in, filename: str) -> None:
+    name = task_in("research:awaiting_approval")
+    target = project.root / filename if filename == "automaton.toml" else None
+    if target is not None:
+        target.write_text("plugins = []\n")
+    else:
+        target = project.task_dir(name) / filename
+    before = snapshot(project.root)
+    target.chmod(0)
+    try:
+        for args in (("--task", name), ("--task", name, "--approve"), ("--audit",)):
+            result = project.run(*args)
+            assert result.rc == 2, (args, result)
+            text = result.out + result.err
+            assert "Traceback" not in text
+            assert "Permission denied" in text, (args, text)
+    finally:
+        target.chmod(0o755 if target.is_dir() else 0o644)
+    assert snapshot(project.root) == before
+
+
+@pytest.mark.parametrize("filename", UNREADABLE)
+def test_permission_denied_is_exit_2_naming_the_file(
+    project: Project, task_in, filename: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What chmod 000 does for a user who is not root, simulated so root runs it too."""
+    name = task_in("research:awaiting_approval")
+    denied = project.task_dir(name) / filename
+    real_open = os.open
+
+    def guarded_open(path: object, flags: int, *args: object, **kwargs: object) -> int:
+        if Path(os.fsdecode(path)) == denied:  # type: ignore[arg-type]
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    before = snapshot(project.root)
+    monkeypatch.setattr(os, "open", guarded_open)
+    for args in (("--task", name, "--approve"), ("--audit",)):
+        result = project.run(*args)
+        assert result.rc == 2, (args, result)
+        text = result.out + result.err
+        assert "Traceback" not in text
+        assert f"Cannot read {denied}: Permission denied" in text, (args, text)
+    monkeypatch.undo()
+    assert snapshot(project.root) == before
+
+
+# ------------------------------------------------------------------ hanging plugins
+
+HANGS = {
+    "at-import": "import time\ntime.sleep(3600)\n",
+    "in-register": (
+        "import time\nfrom automaton_rules import hookimpl\n"
+        "@hookimpl\ndef register_rules(register):\n    time.sleep(3600)\n"
+    ),
+    "in-rule": (
+        "import time\nfrom automaton_rules import hookimpl, rule\n"
+        "@rule('HANG1', summary='hangs', category='Hanging',"
+        " when=('audit', 'validate', 'transition'))\n"
+        "def hangs(task):\n    time.sleep(3600)\n    yield from ()\n"
+        "@hookimpl\ndef register_rules(register):\n    register(hangs)\n"
+    ),
+    "busy-and-deaf": (
+        "from automaton_rules import hookimpl, rule\n"
+        "@rule('HANG1', summary='hangs', category='Hanging',"
+        " when=('audit', 'validate', 'transition'))\n"
+        "def hangs(task):\n"
+        "    while True:\n"
+        "        try:\n"
+        "            sum(range(1000))\n"
+        "        except Exception:\n"
+        "            pass\n"
+        "    yield from ()\n"
+        "@hookimpl\ndef register_rules(register):\n    register(hangs)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("source", HANGS.values(), ids=HANGS.keys())
+def test_a_hanging_plugin_is_stopped_and_reported(project: Project, task_in, source: str) -> None:
+    name = task_in("research")
+    project.write(name, "SPEC.md")
+    (project.root / "hanging.py").write_text(source)
+    (project.root / "automaton.toml").write_text(
+        'plugins = ["hanging.py"]\nplugin-timeout-seconds = 0.3\n'
+    )
+    for args in (
+        ("--task", name, "--transition", "research:awaiting_approval"),
+        ("--validate-folder",),
+        ("--audit",),
+    ):
+        started = time.monotonic()
+        result = project.run(*args)
+        assert time.monotonic() - started < 10
+        assert result.rc == 2, (args, result)
+        text = result.out + result.err
+        assert "Traceback" not in text
+        assert "hanging.py" in text and "did not finish within 0.3 seconds" in text, text
+    assert project.state(name) == "research\n"  # a broken rule refuses the move
+    (project.root / "automaton.toml").unlink()
+    result = project.run("--task", name, "--transition", "research:awaiting_approval")
+    assert result.rc == 0, result  # the lock was given back
+
+
+def test_a_hanging_plugin_ends_the_real_command(project: Project, task_in) -> None:
+    name = task_in("research")
+    project.write(name, "SPEC.md")
+    (project.root / "hanging.py").write_text(HANGS["in-rule"])
+    (project.root / "automaton.toml").write_text(
+        'plugins = ["hanging.py"]\nplugin-timeout-seconds = 0.5\n'
+    )
+    target = "research:awaiting_approval"
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, str(STATUS_PY), "--task", name, "--transition", target],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=30,
+    )
+    assert time.monotonic() - started < 20
+    assert proc.returncode == 2, proc
+    assert "did not finish within 0.5 seconds" in one_error(proc.stderr)
+    assert project.state(name) == "research\n"
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs POSIX interval timers")
+def test_the_time_limit_leaves_the_callers_own_alarm_in_place() -> None:
+    """pytest-timeout and the like keep their alarm: a shorter one is left alone, a longer
+    one comes back with the time left of it."""
+    fired: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 100)
+        with pytest.raises(PluginTimeout), time_limit(0.05):
+            time.sleep(5)
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 90 < left <= 100
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with time_limit(10):
+            time.sleep(0.2)
+        assert fired == [signal.SIGALRM]  # the caller's alarm rang, not a PluginTimeout
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_plugin_timeout_must_be_a_positive_number(project: Project) -> None:
+    project.create("x")
+    for value in ("0", "-1", '"soon"', "true"):
+        (project.root / "automaton.toml").write_text(f"plugin-timeout-seconds = {value}\n")
+        result = project.run("--list")
+        assert result.rc == 2
+        assert "Key 'plugin-timeout-seconds'" in one_error(result.err)
+        assert "must be a positive number of seconds" in result.err
