@@ -560,6 +560,29 @@ def test_racing_approvals_exactly_one_line(project, task_in, tmp_path: Path) -> 
     assert entries[-1]["command"] == "--approve"
 
 
+def test_racing_commands_on_different_tasks_all_succeed(project, task_in, tmp_path: Path) -> None:
+    """Locks are per task: transitions, approvals and creations of other tasks never block
+    or refuse one another."""
+    movers = [task_in("new", name=f"mover-{n}") for n in range(3)]
+    gates = [task_in("research:awaiting_approval", name=f"gate-{n}") for n in range(3)]
+    root = ["--project", str(project.root)]
+    commands = (
+        [["--task", name, "--transition", "research", *root] for name in movers]
+        + [["--task", name, "--approve", *root] for name in gates]
+        + [["--create-task", f"fresh-{n}", *root] for n in range(2)]
+    )
+    results = race(tmp_path, commands)
+    assert [rc for rc, _ in results] == [0] * len(commands), results
+    for name in movers:
+        assert project.state(name) == "research\n"
+        assert [e["to"] for e in history_chain_ok(project.task_dir(name))] == ["new", "research"]
+    for name in gates:
+        assert project.state(name) == "research:approved\n"
+        assert len(project.approvals(name)) == 1
+    for n in range(2):
+        assert project.state(f"fresh-{n}") == "new\n"
+
+
 def _loads_or_empty(line: str) -> dict:
     try:
         entry = json.loads(line)
