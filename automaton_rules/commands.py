@@ -219,6 +219,7 @@ def validate_folder(
         config=settings,
         selection=_selection(engine, settings),
         whole_project=task is None,
+        jobs=settings.jobs,
     )
     return views.validate_view(tasks, result, errors, whole_project=task is None)
 
@@ -247,7 +248,14 @@ def audit(
     git = start_git(proj.root, settings) if engine.wants("git", "audit", selection) else None
     tasks, errors = _load_all(proj)
     result = engine.run(
-        "audit", proj, tasks, config=settings, selection=selection, whole_project=True, git=git
+        "audit",
+        proj,
+        tasks,
+        config=settings,
+        selection=selection,
+        whole_project=True,
+        git=git,
+        jobs=settings.jobs,
     )
     report = AuditReport(
         project=proj,

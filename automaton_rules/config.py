@@ -41,6 +41,7 @@ class Config(Record):
         "untracked",
         "same_session_minutes",
         "plugin_timeout_seconds",
+        "jobs",
     )
     path: Path | None
     plugins: tuple[str, ...]
@@ -56,6 +57,7 @@ class Config(Record):
     untracked: str
     same_session_minutes: float
     plugin_timeout_seconds: float
+    jobs: int | None
 
     def __init__(
         self,
@@ -73,6 +75,7 @@ class Config(Record):
         untracked: str = "refuse",
         same_session_minutes: float = 30,
         plugin_timeout_seconds: float = PLUGIN_TIMEOUT_SECONDS,
+        jobs: int | None = None,
     ) -> None:
         self._init(
             path,
@@ -89,6 +92,7 @@ class Config(Record):
             untracked,
             same_session_minutes,
             plugin_timeout_seconds,
+            jobs,
         )
 
     @property
@@ -128,6 +132,10 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "plugin-timeout-seconds": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
         "a positive number of seconds",
+    ),
+    "jobs": (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 64,
+        "a whole number of processes from 1 to 64",
     ),
 }
 

@@ -139,13 +139,28 @@ def start(root: Path, *, untracked: bool = False) -> Callable[[], GitHistory]:
     log = (
         _Running(
             root,
-            ["log", "--no-renames", "--name-only", "-z", f"--format={_LOG_FORMAT}", "--", "."],
+            ["log", "--no-renames", "--name-only", "-z", f"--format={_LOG_FORMAT}"]
+            # A path limit costs git half again as much time, so it is given only for a
+            # project below the repository's top (parse_log drops other paths anyway), with
+            # --full-history so that both cases list every commit, side branches included.
+            + (["--full-history", "--", "."] if prefix else []),
         )
         if head.returncode == 0
         else None
     )
     status = _Running(
-        root, ["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all", "--", "."]
+        root,
+        [
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--no-renames",
+            # Untracked files are listed only when they count: a project's task folders
+            # alone can be tens of thousands of them.
+            f"--untracked-files={'all' if untracked else 'no'}",
+            "--",
+            ".",
+        ],
     )
 
     def collect() -> GitHistory:

@@ -296,6 +296,7 @@ def _next_artifact(state: str, subtask: bool) -> str | None:
 
 
 _STATE_SET = frozenset(STATES)
+PHASE_RANK: dict[str, int] = {phase: rank for rank, phase in enumerate(PHASES)}
 # Each known state's one string object, so thousands of tasks' timelines share them.
 STATE_NAMES: dict[str, str] = {state: state for state in STATES}
 
@@ -313,6 +314,11 @@ MANDATORY_PHASES: tuple[str, ...] = (
 
 def expected_artifacts(state: str) -> tuple[str, ...]:
     """Artifacts a state presumes: the mandatory phases' before it, and its own past a gate."""
+    known = _EXPECTED.get(state)
+    return known if known is not None else _expected_artifacts(state)
+
+
+def _expected_artifacts(state: str) -> tuple[str, ...]:
     phase = base_phase(state)
     if phase in ("complete", "human_intervention"):
         before = MANDATORY_PHASES
@@ -324,6 +330,10 @@ def expected_artifacts(state: str) -> tuple[str, ...]:
     if is_awaiting(state) or is_approved(state):
         before += (phase,)
     return tuple(name for p, name in ARTIFACTS.items() if p in before)
+
+
+# Worked out once per state: the audit asks for every task.
+_EXPECTED: dict[str, tuple[str, ...]] = {state: _expected_artifacts(state) for state in STATES}
 
 
 # A decomposed parent completes through its sub-tasks, so it presumes only these.

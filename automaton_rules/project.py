@@ -172,7 +172,7 @@ class Task(Record):
         """A small file's bytes, read once for every rule that looks at it; None if large."""
         cache = self.__dict__.setdefault("_small_files", {})
         if filename not in cache:
-            data = store.read_bytes(f"{self.path}/{filename}", SMALL_FILE + 1)
+            data = store.read_bytes(os.path.join(self.path, filename), SMALL_FILE + 1)
             cache[filename] = data if len(data) <= SMALL_FILE else None
         return cache[filename]
 
@@ -253,9 +253,10 @@ class Project(Record):
         loaded: list[tuple[str, Task | AutomatonError]] = []
 
         def read(
-            name: str, entry: os.DirEntry[str], careful: bool
+            name: str, base: Path, entry: os.DirEntry[str], careful: bool
         ) -> list[os.DirEntry[str]] | None:
-            listing = None if careful or entry.is_symlink() else _listing(Path(entry.path))
+            folder = base / entry.name
+            listing = None if careful or entry.is_symlink() else _listing(folder)
             try:
                 if listing is None:
                     loaded.append((name, self.load(name)))
@@ -263,18 +264,19 @@ class Project(Record):
                     files = frozenset(
                         sys.intern(e.name) for e in listing if e.is_file(follow_symlinks=False)
                     )
-                    loaded.append((name, self._read(name, Path(entry.path), files, True)))
+                    loaded.append((name, self._read(name, folder, files, True)))
             except AutomatonError as exc:
                 loaded.append((name, exc))
             return listing
 
         for parent in _task_entries(self.tasks_dir):
-            listing = read(parent.name, parent, False)
+            listing = read(parent.name, self.tasks_dir, parent, False)
             found = [e for e in listing or () if e.name == machine.SUBTASKS_DIR and e.is_dir()]
             careful = listing is None or any(e.is_symlink() for e in found)
             if listing is None or found:
-                for sub in _task_entries(self.tasks_dir / parent.name / machine.SUBTASKS_DIR):
-                    read(f"{parent.name}/{sub.name}", sub, careful)
+                below = self.tasks_dir / parent.name / machine.SUBTASKS_DIR
+                for sub in _task_entries(below):
+                    read(f"{parent.name}/{sub.name}", below, sub, careful)
         return loaded
 
     def names(self) -> list[str]:
@@ -298,13 +300,16 @@ class Project(Record):
 
     def stray_folders(self) -> list[str]:
         """Folders where tasks live whose names no task can have: made by hand, never seen."""
-        stray = [name for name in _folders(self.tasks_dir) if not _valid_segment(name)]
-        for parent in _child_dirs(self.tasks_dir):
-            stray += [
-                f"{parent}/{machine.SUBTASKS_DIR}/{name}"
-                for name in _folders(self.tasks_dir / parent / machine.SUBTASKS_DIR)
-                if not _valid_segment(name)
-            ]
+        listed = _folders(self.tasks_dir)
+        stray = [name for name in listed if not _valid_segment(name)]
+        for parent in listed:
+            below = f"{self.tasks_dir}/{parent}/{machine.SUBTASKS_DIR}"
+            if _valid_segment(parent) and os.path.isdir(below):  # a stat, not a failed listing
+                stray += [
+                    f"{parent}/{machine.SUBTASKS_DIR}/{name}"
+                    for name in _folders(below)
+                    if not _valid_segment(name)
+                ]
         return stray
 
     def subtask_names(self, parent: str) -> list[str]:
@@ -317,7 +322,7 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def _folders(folder: Path) -> list[str]:
+def _folders(folder: str | Path) -> list[str]:
     """Sub-folders by name, sorted; hidden ones (staging folders of --create-task) skipped."""
     try:
         entries = list(os.scandir(folder))

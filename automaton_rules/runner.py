@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pluggy
 
-from . import machine
+from . import machine, parallel
 from .errors import AutomatonError
 from .findings import BUILTIN_CATEGORIES, Finding
 from .plugins import (
@@ -27,6 +28,8 @@ from .rule import Edit, Rule, Skip, Transition
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .gitlog import GitHistory
+
+_Scheduled = tuple[str, Rule, str]  # plugin, rule, severity
 
 FIXTURES: tuple[str, ...] = ("task", "tasks", "project", "transition", "edit", "config", "git")
 
@@ -201,6 +204,7 @@ class Engine:
         selection: Selection | None = None,
         whole_project: bool | None = None,
         git: Callable[[], GitHistory] | None = None,
+        jobs: int | None = None,
     ) -> RunResult:
         """Run every selected rule registered for `when`; broken plugins are errors too.
 
@@ -208,7 +212,8 @@ class Engine:
         the whole project is being checked: always in the audit and at edits, and in
         --validate-folder without --task. Task rules run task by task, so each task's
         records are read once for all of them and then let go; `git` is a history
-        already being read.
+        already being read. `jobs` caps the processes that share the task rules (None:
+        one per usable CPU, for large projects).
         """
         if whole_project is None:
             whole_project = when == "audit"
@@ -217,7 +222,8 @@ class Engine:
         fixtures = _Fixtures(
             project, list(tasks), git, transition=transition, edit=edit, config=config
         )
-        per_task, per_project = [], []
+        per_task: list[_Scheduled] = []
+        per_project: list[_Scheduled] = []
         for plugin, item in self.rules:
             if when not in item.when or not selection.enabled(item.code):
                 continue
@@ -229,14 +235,64 @@ class Engine:
             elif whole_project:
                 per_project.append((plugin, item, severity))
         if per_task:
-            for task in fixtures.tasks:
-                for plugin, item, severity in per_task:
-                    self._call(plugin, item, severity, result, fixtures, task)
-                task.release()
+            self._task_pass(per_task, result, fixtures, jobs)
         for plugin, item, severity in per_project:
             self._call(plugin, item, severity, result, fixtures, None)
         result.findings.sort(key=_sort_key)
         return result
+
+    def _task_pass(
+        self, rules: list[_Scheduled], result: RunResult, fixtures: _Fixtures, jobs: int | None
+    ) -> None:
+        """Every task rule on every task; helpers take slices of the built-in rules' work.
+
+        Built-in rules are pure functions of the task, so where they run does not matter.
+        A plugin's rule may keep state from one call to the next, so plugin rules run
+        here, on every task, in order.
+        """
+        shared = [r for r in rules if r[0] in BUILTIN_PLUGINS and "git" not in r[1].argnames]
+        kept = [r for r in rules if r not in shared]
+        parts = parallel.slices(fixtures.tasks, parallel.processes(jobs, len(fixtures.tasks)))
+        helpers = [
+            parallel.Helper(partial(self._share, shared, fixtures, part)) for part in parts[1:]
+        ]
+        self._each(parts[0], rules, result, fixtures)
+        for part, helper in zip(parts[1:], helpers):
+            sent = helper.result()
+            if sent is None:
+                self._each(part, shared, result, fixtures)
+            else:
+                findings, errors, skipped, entered = sent
+                result.findings.extend(findings)
+                result.errors.extend(errors)
+                for category, reason in skipped.items():
+                    result.skipped.setdefault(category, reason)
+                for task in part:
+                    if task.name in entered:
+                        task.__dict__["entered"] = entered[task.name]
+            if kept:
+                self._each(part, kept, result, fixtures)
+
+    def _share(
+        self, rules: list[_Scheduled], fixtures: _Fixtures, tasks: Sequence[Task]
+    ) -> tuple[list[Finding], list[PluginError], dict[str, str], dict[str, Any]]:
+        """A helper's work: its slice, and the timelines the project-wide rules will need."""
+        result = RunResult()
+        self._each(tasks, rules, result, fixtures)
+        entered = {t.name: t.__dict__["entered"] for t in tasks if "entered" in t.__dict__}
+        return result.findings, result.errors, result.skipped, entered
+
+    def _each(
+        self,
+        tasks: Sequence[Task],
+        rules: list[_Scheduled],
+        result: RunResult,
+        fixtures: _Fixtures,
+    ) -> None:
+        for task in tasks:
+            for plugin, item, severity in rules:
+                self._call(plugin, item, severity, result, fixtures, task)
+            task.release()
 
     def _call(
         self,

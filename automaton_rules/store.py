@@ -96,7 +96,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
-def _unreadable(path: Path, exc: OSError) -> AutomatonError:
+def _unreadable(path: str | Path, exc: OSError) -> AutomatonError:
     reason = "a symbolic link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
     return AutomatonError("unreadable", f"Cannot read {path}: {reason}")
 
@@ -120,10 +120,13 @@ def open_regular(path: Path) -> Iterator[BinaryIO]:
 def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
     """A regular file's bytes (at most `limit`), with no link followed and no file object:
     the audit reads several small files per task, and this halves the cost of each."""
-    fd = _regular(os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK), path)
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
     try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
         remaining = limit
-        want = os.fstat(fd).st_size + 1
+        want = info.st_size + 1
         chunks = []
         while True:
             if remaining is not None:
@@ -144,7 +147,7 @@ def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
 
 def read_state(task_dir: Path) -> str | None:
     """The raw phase in `.state`, or None when the folder has no `.state` at all."""
-    path = task_dir / STATE
+    path = f"{task_dir}/{STATE}"
     try:
         data = read_bytes(path, MAX_STATE_BYTES + 1)
     except FileNotFoundError:

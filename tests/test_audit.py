@@ -464,6 +464,24 @@ def test_ar209_a_rechained_line_that_is_no_move(
     assert audit.exit_code == 1
 
 
+def test_an_approval_line_of_no_phase_is_reported_not_a_crash(
+    automaton_project: AutomatonProject,
+) -> None:
+    """A forged `--approve` line naming no phase is a finding (AR209), never a rule error."""
+    folder = automaton_project.task("forged", "research:approved")
+    bogus = {
+        **history(folder)[-1],
+        "from": "research:approved",
+        "to": "bogus:approved",
+        "artifact_sha256": "0" * 64,
+    }
+    rewrite_history(folder, [*history(folder), bogus])
+    audit = automaton_project.audit()
+    assert audit.exit_code == 1, audit.text
+    assert "AR209" in audit.codes
+    assert json.loads(automaton_project.run("--audit", "--json").out)["errors"] == []
+
+
 def test_ar209_every_move_status_py_makes_is_one(automaton_project: AutomatonProject) -> None:
     """Approvals, transitions back from human_intervention, sub-tasks, restores: all clean."""
     automaton_project.task("whole", "complete")
@@ -1726,3 +1744,49 @@ def test_readme_has_a_ci_example() -> None:
     assert "--audit --json" in text
     assert "--format sarif" in text
     assert "upload-sarif" in text
+
+
+def _git_at(where: Path, *args: str, when: int | None = None) -> str:
+    env = dict(os.environ)
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{when} +0000"
+    proc = subprocess.run(
+        ["git", "-C", str(where), *args], env=env, capture_output=True, text=True, check=True
+    )
+    return proc.stdout
+
+
+@pytest.mark.parametrize("layout", ["project at the top", "project below the top"])
+def test_ar301_reads_side_branches_a_merge_left_out_wherever_the_project_sits(
+    automaton_project: AutomatonProject, layout: str
+) -> None:
+    """A research-phase commit on a branch merged with `-s ours` left no trace in the tree,
+    but it was made: the audit reports it whether the project is the repository or a
+    folder in one, and ignores commits outside the project's folder."""
+    below = layout == "project below the top"
+    repo = automaton_project.root.parent if below else automaton_project.root
+    inside = "project/" if below else ""
+    _git_at(repo, "init", "-q", "-b", "main")
+    _git_at(repo, "config", "user.email", "rules@example.com")
+    _git_at(repo, "config", "user.name", "Rule Author")
+    for path, text in {f"{inside}src/app.py": "x = 1\n", "other/lib.py": "y = 1\n"}.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    _git_at(repo, "add", "-A", "--", f"{inside}src", "other")
+    _git_at(repo, "commit", "-q", "-m", "init", when=now() - 3 * HOUR)
+    automaton_project.task("researching", "research", files=["SPEC.md"])
+    backdate(automaton_project)
+
+    _git_at(repo, "checkout", "-q", "-b", "side")
+    (repo / f"{inside}src/app.py").write_text("x = 2\n")
+    _git_at(repo, "commit", "-q", "-am", "sneaky\n\nTask: researching", when=now() - 900)
+    _git_at(repo, "checkout", "-q", "main")
+    (repo / "other/lib.py").write_text("y = 2\n")
+    _git_at(repo, "commit", "-q", "-am", "elsewhere\n\nTask: researching", when=now() - 800)
+    _git_at(repo, "merge", "-q", "-s", "ours", "side", "-m", "merge", when=now() - 700)
+
+    audit = automaton_project.audit()
+    expected = {"src/app.py"} if below else {"src/app.py", "other/lib.py"}
+    assert {f["path"] for f in audit.findings} == expected, audit.text
+    assert {(f["code"], f["task"]) for f in audit.findings} == {("AR301", "researching")}
+    assert audit.exit_code == 1

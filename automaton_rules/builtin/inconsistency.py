@@ -171,6 +171,8 @@ def _approval_pairs(
 
 
 def _same_approval(line: store.Approval, entry: dict[str, Any]) -> bool:
+    if line.time == entry.get("time") and store.timestamp(line.time) is not None:
+        return line.approver == entry.get("approver")
     logged, recorded = store.timestamp(line.time), store.timestamp(entry.get("time"))
     if logged is None or recorded is None:
         return False
@@ -241,10 +243,12 @@ def approved_artifact_changed(task: Task) -> Iterator[Finding]:
         target = str(entry.get("to"))
         if entry.get("command") == "--approve" and entry.get("artifact_sha256"):
             latest[machine.base_phase(target)] = (index, entry)
-        elif machine.is_state(target) and target == machine.base_phase(target):
-            entered.append((index, machine.PHASES.index(target)))
+        elif target in machine.PHASE_RANK:  # a phase itself, not one of its sub-states
+            entered.append((index, machine.PHASE_RANK[target]))
     for phase, (index, entry) in sorted(latest.items()):
-        rank = machine.PHASES.index(phase)
+        rank = machine.PHASE_RANK.get(phase)
+        if rank is None:
+            continue  # an approval of no phase at all: AR209 reports the line
         if any(later > index and reopened <= rank for later, reopened in entered):
             continue  # the task went back to this phase or before it: a new round
         artifact = str(entry.get("artifact") or machine.ARTIFACTS.get(phase))

@@ -40,7 +40,8 @@ class Timeline:
             mtime = store.state_mtime(task.path)
             if mtime is not None:
                 spans.append((mtime, task.state))
-        return cls(task.name, tuple(s for s, _ in spans), tuple(t for _, t in spans))
+        starts, states = zip(*spans) if spans else ((), ())
+        return cls(task.name, tuple(starts), tuple(states))
 
     def judged_state(self, *moments: float, named: bool = False) -> str | None:
         """The state to hold a change against, or None to give it the benefit of the doubt.
@@ -122,6 +123,15 @@ def unauthorized_modifications(
     settings = config or Config()
     now = time.time()
     timelines = {task.name: Timeline.of(task) for task in tasks if task.state is not None}
+    known: dict[str, bool] = {}
+
+    def source(path: str) -> bool:
+        """`is_source`, once per path: a long history names the same files again and again."""
+        found = known.get(path)
+        if found is None:
+            found = known[path] = is_source(path, settings)
+        return found
+
     coverage = EditCoverage(timelines.values(), now)
     seen: set[tuple[str, str]] = set()
 
@@ -138,7 +148,7 @@ def unauthorized_modifications(
         )
 
     for commit in git.commits:
-        files = [path for path in commit.files if is_source(path, settings)]
+        files = [path for path in commit.files if source(path)]
         if not files:
             continue
         how = f"commit: {commit.sha[:7]}, date: {_day(commit.time)}"
