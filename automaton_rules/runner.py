@@ -70,6 +70,10 @@ class RunResult:
         return [f for f in self.findings if f.severity == "error"]
 
 
+class _AlreadyReported(Exception):
+    """The git history could not be read, and the first rule that asked reported why."""
+
+
 class _Fixtures:
     """The arguments rules may name; the costly ones are computed once, on first use."""
 
@@ -85,6 +89,7 @@ class _Fixtures:
         self.values = values
         self._git: GitHistory | None = None
         self._pending_git = git
+        self._git_error: AutomatonError | None = None
 
     def get(self, name: str, task: Task | None) -> Any:
         if name == "task":
@@ -94,13 +99,19 @@ class _Fixtures:
         if name == "project":
             return self.project
         if name == "git":
+            if self._git_error is not None:
+                raise _AlreadyReported
             if self._git is None:
                 pending, self._pending_git = self._pending_git, None
-                self._git = (
-                    pending()
-                    if pending is not None
-                    else start_git(self.project.root, self.values.get("config"))()
-                )
+                try:
+                    self._git = (
+                        pending()
+                        if pending is not None
+                        else start_git(self.project.root, self.values.get("config"))()
+                    )
+                except AutomatonError as exc:
+                    self._git_error = exc
+                    raise
             return self._git
         return self.values.get(name)
 
@@ -318,6 +329,8 @@ class Engine:
                     raise TypeError(f"yielded {type(finding).__name__}, not a Finding")
         except Skip as skip:
             result.skipped.setdefault(item.category, str(skip))
+            return
+        except _AlreadyReported:
             return
         except AutomatonError as exc:
             result.errors.append(PluginError(plugin, f"rule {item.code}: {exc.message}", item.code))

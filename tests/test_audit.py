@@ -42,6 +42,7 @@ BUILTIN_CODES = (
     "AR208",
     "AR209",
     "AR301",
+    "AR302",
     "AR401",
     "AR402",
 )
@@ -49,6 +50,7 @@ BUILTIN_PLUGIN = {
     "AR101": "automaton_rules.builtin.out_of_order",
     **{f"AR20{n}": "automaton_rules.builtin.inconsistency" for n in range(1, 10)},
     "AR301": "automaton_rules.builtin.unauthorized",
+    "AR302": "automaton_rules.builtin.unauthorized",
     "AR401": "automaton_rules.builtin.manual_folders",
     "AR402": "automaton_rules.builtin.manual_folders",
 }
@@ -1790,3 +1792,62 @@ def test_ar301_reads_side_branches_a_merge_left_out_wherever_the_project_sits(
     assert {f["path"] for f in audit.findings} == expected, audit.text
     assert {(f["code"], f["task"]) for f in audit.findings} == {("AR301", "researching")}
     assert audit.exit_code == 1
+
+
+def test_ar302_future_artifact_committed_then_deleted_before_the_transition(
+    automaton_project: AutomatonProject,
+) -> None:
+    """Tamper: IMPLEMENTATION.md written during research, committed, then deleted so the
+    research gate passes; no file is left for AR101, the commit is."""
+    _git_project(automaton_project)
+    folder = automaton_project.task("sneaky", "research", files=["SPEC.md"])
+    backdate(automaton_project)
+    rel = ".automaton/tasks/sneaky"
+    (folder / "IMPLEMENTATION.md").write_text("# done already\n")
+    automaton_project.git("add", "-A", "--", rel)
+    automaton_project.git("commit", "-q", "-m", "ahead", when=now() - 900)
+    sha = automaton_project.git("rev-parse", "HEAD").strip()
+    (folder / "IMPLEMENTATION.md").unlink()
+    automaton_project.git("add", "-A", "--", rel)
+    automaton_project.git("commit", "-q", "-m", "hide it", when=now() - 800)
+    for step in ("research:awaiting_approval",):
+        assert automaton_project.run("--task", "sneaky", "--transition", step).exit_code == 0
+    assert automaton_project.run("--task", "sneaky", "--approve").exit_code == 0
+
+    audit = automaton_project.audit()
+    (finding,) = with_code(audit, "AR302")
+    assert (finding["task"], finding["path"]) == ("sneaky", f"{rel}/IMPLEMENTATION.md")
+    assert finding["message"] == (
+        f"IMPLEMENTATION.md was committed during research phase (state: research, commit: "
+        f"{sha[:7]}, date: {day(now() - 900)}); it belongs to the implement phase"
+    )
+    assert "AR101" not in audit.codes
+    assert audit.exit_code == 1
+
+
+def test_ar302_artifacts_committed_in_their_phase_are_fine(
+    automaton_project: AutomatonProject,
+) -> None:
+    _git_project(automaton_project)
+    automaton_project.task("parent", "decomposition:approved")
+    automaton_project.task("parent/part", "implement")
+    automaton_project.task("whole", "bug_find")
+    backdate(automaton_project)
+    automaton_project.git("add", "-A", "--", ".automaton")
+    automaton_project.git("commit", "-q", "-m", "tasks", when=now() - 60)
+    audit = automaton_project.audit()
+    assert "AR302" not in audit.codes, audit.text
+
+
+def test_ar302_a_subtask_artifact_ahead_of_its_phase(automaton_project: AutomatonProject) -> None:
+    _git_project(automaton_project)
+    automaton_project.task("parent", "decomposition:approved")
+    sub = automaton_project.task("parent/part", "design")
+    backdate(automaton_project)
+    (sub / "VERDICT.md").write_text("Verdict: PASS\n")
+    automaton_project.git("add", "-A", "--", ".automaton")
+    automaton_project.git("commit", "-q", "-m", "verdict first", when=now() + 30)
+    (finding,) = with_code(automaton_project.audit(), "AR302")
+    assert finding["task"] == "parent/part"
+    assert finding["path"] == ".automaton/tasks/parent/subtasks/part/VERDICT.md"
+    assert "during design phase" in finding["message"]

@@ -68,6 +68,7 @@ BUILTIN_CODES = (
     "AR101",
     *(f"AR20{n}" for n in range(1, 10)),
     "AR301",
+    "AR302",
     "AR401",
     "AR402",
 )

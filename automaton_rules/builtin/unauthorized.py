@@ -182,7 +182,77 @@ def _mtime(project: Project, path: str) -> float | None:
         return None
 
 
+@rule(
+    "AR302",
+    summary="No artifact was committed while its task was in an earlier phase",
+    category=UNAUTHORIZED,
+)
+def artifacts_committed_early(
+    project: Project, tasks: Sequence[Task], git: GitHistory
+) -> Iterator[Finding]:
+    """A phase's artifact written ahead of it and deleted before the next transition leaves
+    no file for AR101 to find, but its commit stays in the history."""
+    if not git.is_repo:
+        raise Skip("not a git repository")
+    folder = project.tasks_dir.relative_to(project.root).as_posix() + "/"
+    tracked = {task.name: task for task in tasks if task.state is not None}
+    reported: set[tuple[str, str]] = set()
+    for commit in git.commits:
+        for path in commit.files:
+            place = _artifact_of(path, folder)
+            if place is None or place in reported or place[0] not in tracked:
+                continue
+            name, artifact = place
+            state = _forbidding_state(tracked[name], commit.time, artifact)
+            if state is None:
+                continue
+            reported.add(place)
+            phase = machine.ARTIFACT_PHASE[artifact]
+            yield Finding(
+                f"{artifact} was committed during {machine.base_phase(state)} phase "
+                f"(state: {state}, commit: {commit.sha[:7]}, date: {_day(commit.time)}); "
+                f"it belongs to the {phase} phase",
+                path=path,
+                task=name,
+                data={
+                    "detail": f"{artifact} committed during {machine.base_phase(state)}",
+                    "artifact": artifact,
+                    "phase": phase,
+                    "commit": commit.sha,
+                },
+            )
+
+
+def _artifact_of(path: str, folder: str) -> tuple[str, str] | None:
+    """(task name, artifact) for the path of a task's artifact, else None."""
+    if not path.startswith(folder):
+        return None
+    parts = path[len(folder) :].split("/")
+    if len(parts) == 2:
+        name, artifact = parts
+    elif len(parts) == 4 and parts[1] == machine.SUBTASKS_DIR:
+        name, artifact = f"{parts[0]}/{parts[2]}", parts[3]
+    else:
+        return None
+    return (name, artifact) if machine.is_artifact(artifact) else None
+
+
+def _forbidding_state(task: Task, moment: float, artifact: str) -> str | None:
+    """The state the task held at `moment` when every state it held in that second forbids
+    `artifact`; None when one allowed it, or the task did not exist yet."""
+    starts = [start for start, _ in task.entered]
+    first = bisect.bisect_left(starts, moment) - 1
+    last = bisect.bisect_right(starts, moment) - 1
+    if first < 0:
+        return None
+    held = [state for _, state in task.entered[first : last + 1]]
+    if all(artifact in machine.forbidden_artifacts(state) for state in held):
+        return held[-1]
+    return None
+
+
 @hookimpl
 def register_rules(register: Callable[[Rule], None]) -> None:
-    """The unauthorized-modification check."""
+    """The unauthorized-modification checks."""
     register(unauthorized_modifications)
+    register(artifacts_committed_early)
