@@ -197,7 +197,11 @@ def list(*, project: Path | None, config: Path | None, **_: object) -> Outcome:
         if not isinstance(loaded, Task):
             rows.append(views.ListRow(name, None, problem=f"{name}: {loaded.message}"))
             continue
-        claim = store.read_claim(loaded.path) if holders else None
+        try:
+            claim = store.read_claim(loaded.path) if holders else None
+        except AutomatonError as exc:
+            rows.append(views.ListRow(name, None, problem=f"{name}: {exc.message}"))
+            continue
         rows.append(views.ListRow(name, loaded.state, holder=views.holder_text(claim)))
     return views.list_view(proj, rows, holders=holders)
 

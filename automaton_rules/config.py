@@ -5,6 +5,8 @@ An unknown key or a wrong type is an error, so a typo never switches a guard off
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from pathlib import Path
 
@@ -130,8 +132,8 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "a positive number of minutes",
     ),
     "plugin-timeout-seconds": (
-        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
-        "a positive number of seconds",
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 86400,
+        "a number of seconds above 0 and at most 86400 (a day)",
     ),
     "jobs": (
         lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 64,
@@ -173,16 +175,35 @@ def _settings_in(path: Path) -> Mapping[str, Any] | None:
 
 
 def find_config(start: Path) -> Path | None:
-    """The nearest `automaton.toml`, or `pyproject.toml` with `[tool.automaton]`, walking up."""
+    """The nearest `automaton.toml`, or `pyproject.toml` with `[tool.automaton]`, walking up.
+
+    The walk ends at the repository's top (the folder holding `.git`): a configuration
+    above it is not the project's. A folder anyone may write to (`/tmp`) or another
+    user's file is passed over, since `plugins` there would run someone else's code.
+    """
     folder = start.resolve()
     for candidate in (folder, *folder.parents):
         own = candidate / CONFIG_FILE
-        if own.is_file():
+        if own.is_file() and _trusted(own):
             return own
         pyproject = candidate / PYPROJECT
-        if pyproject.is_file() and _settings_in(pyproject) is not None:
+        if pyproject.is_file() and _trusted(pyproject) and _settings_in(pyproject) is not None:
             return pyproject
+        if (candidate / ".git").exists():
+            break
     return None
+
+
+def _trusted(path: Path) -> bool:
+    """Owned by this user (or root), in a folder others cannot write to."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return True  # no owners to compare on this system
+    try:
+        owner, folder = path.stat().st_uid, path.parent.stat().st_mode
+    except OSError:
+        return False
+    return owner in (0, getuid()) and not folder & stat.S_IWOTH
 
 
 def parse(settings: Mapping[str, Any], path: Path) -> Config:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -164,7 +165,12 @@ def start(root: Path, *, untracked: bool = False) -> Callable[[], GitHistory]:
     )
 
     def collect() -> GitHistory:
-        commits = parse_log(log.output(), prefix) if log is not None else []
+        try:
+            commits = parse_log(log.output(), prefix) if log is not None else []
+        except BaseException:
+            with suppress(AutomatonError):
+                status.output()  # waited for and closed even when the log failed
+            raise
         changed = parse_status(status.output(), prefix, untracked=untracked)
         return GitHistory(True, tuple(commits), tuple(changed))
 
@@ -176,8 +182,13 @@ class _Running:
 
     def __init__(self, root: Path, args: Sequence[str]) -> None:
         self.root, self.args = root, args
-        self.out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by output()
-        self.err = tempfile.TemporaryFile()  # noqa: SIM115 - closed by output()
+        try:
+            self.out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by output()
+            self.err = tempfile.TemporaryFile()  # noqa: SIM115 - closed by output()
+        except OSError as exc:
+            raise AutomatonError(
+                "git-failed", f"Cannot make a temporary file for git: {exc.strerror or exc}"
+            ) from None
         try:
             self.proc = subprocess.Popen(
                 _argv(root, args),

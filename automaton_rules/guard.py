@@ -119,7 +119,8 @@ def scope_check(project: Project, file: str | Path, cwd: Path | None = None) -> 
         return Decision(True, "IN_SCOPE", "in-scope", {"file": str(target)})
     return Decision(
         False,
-        f"OUT_OF_SCOPE: File '{printable(str(file), None)}' is outside project '{project.root}'.",
+        f"OUT_OF_SCOPE: File '{printable(str(file), None)}' is outside project "
+        f"'{printable(str(project.root), None)}'.",
         "out-of-scope",
         {"file": str(target), "project": str(project.root)},
     )
@@ -187,7 +188,8 @@ def can_edit(
     where = f" ({listed}{more})" if active else ""
     return Decision(
         False,
-        f"DENIED: No task in project '{project.root}' is in {EDIT_PHASES_TEXT} phase{where}. "
+        f"DENIED: No task in project '{printable(str(project.root), None)}' is in "
+        f"{EDIT_PHASES_TEXT} phase{where}. "
         f"Code edits require {EDIT_PHASES_TEXT} phase.",
         "no-edit-phase",
         {"project": str(project.root), "tasks": {t.name: t.state for t in active}},

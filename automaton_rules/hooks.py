@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import guard
 from .config import load_config
-from .errors import AutomatonError, json_text
+from .errors import AutomatonError, json_text, printable
 from .project import find_project
 
 TYPE_CHECKING = False
@@ -116,4 +116,9 @@ def run(options: dict[str, Any]) -> int:
         )
     except AutomatonError as exc:
         outcome = exc
+    except RecursionError:
+        outcome = AutomatonError("unreadable", "A file is nested too deeply to read.")
+    except Exception as exc:  # never a traceback, and never an answer that reads as allowed
+        reason = printable(f"{type(exc).__name__}: {exc}", None)
+        outcome = AutomatonError("internal-error", f"Internal error: {reason}")
     return emit(hook, outcome, options["json"])

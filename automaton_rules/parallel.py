@@ -47,8 +47,17 @@ class Helper:
     """One forked process computing `work()`; `result()` is None if it failed."""
 
     def __init__(self, work: Callable[[], Any]) -> None:
-        read, write = os.pipe()
-        pid = os.fork()
+        self.pid, self._read = 0, -1
+        try:
+            read, write = os.pipe()
+        except OSError:
+            return  # no pipe, no helper: the command does the work
+        try:
+            pid = os.fork()
+        except OSError:  # a process limit, or no memory for one more
+            os.close(read)
+            os.close(write)
+            return
         if pid == 0:
             os.close(read)
             code = 1
@@ -64,6 +73,8 @@ class Helper:
 
     def result(self) -> Any | None:
         """What the helper sent, once it has exited; None when it did not finish its work."""
+        if not self.pid:
+            return None
         with os.fdopen(self._read, "rb") as pipe:
             data = pipe.read()
         _, status = os.waitpid(self.pid, 0)

@@ -109,9 +109,18 @@ class Task(Record):
 
     @cached_property
     def entered(self) -> tuple[tuple[float, str], ...]:
-        """When the task entered each known state, as the history dates it, oldest first."""
+        """When the task entered each known state, as the history dates it, oldest first.
+
+        The history read for it is let go again unless a rule had read it already: the
+        project-wide rules ask this of every task, and must not keep every history.
+        """
+        kept = "history" in self.__dict__
+        entries = self.history
+        if not kept:
+            self.__dict__.pop("history", None)
+            self.__dict__.pop("history_lines", None)
         moments = []
-        for entry in self.history:
+        for entry in entries:
             moment, target = store.timestamp(entry.get("time")), entry.get("to")
             state = machine.STATE_NAMES.get(target) if isinstance(target, str) else None
             if moment is not None and state is not None:
@@ -189,8 +198,9 @@ class Project(Record):
 
     @property
     def tasks_label(self) -> str:
-        """How messages name the tasks folder: `{project}/.automaton/tasks/`."""
-        return f"{self.tasks_dir}/"
+        """How messages name the tasks folder: `{project}/.automaton/tasks/`, escaped so a
+        folder name with a line break cannot forge a line of output."""
+        return printable(f"{self.tasks_dir}/", None)
 
     def task_dir(self, name: str) -> Path:
         """The folder of a task, refusing any name or link that leads outside the tasks folder."""
@@ -204,7 +214,8 @@ class Project(Record):
             if not _inside(resolved, self.real_tasks_dir):
                 raise AutomatonError(
                     "outside-tasks-folder",
-                    f"Task folder of '{name}' points outside {self.tasks_label} ({resolved}).",
+                    f"Task folder of '{printable(name)}' points outside {self.tasks_label} "
+                    f"({printable(str(resolved), None)}).",
                 )
         return path
 

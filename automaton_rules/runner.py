@@ -259,7 +259,8 @@ class Engine:
 
         Built-in rules are pure functions of the task, so where they run does not matter.
         A plugin's rule may keep state from one call to the next, so plugin rules run
-        here, on every task, in order.
+        here, on every task, in order. Errors are put back in the order a single process
+        meets them (task by task, built-in rules first), so the report is the same.
         """
         shared = [r for r in rules if r[0] in BUILTIN_PLUGINS and "git" not in r[1].argnames]
         kept = [r for r in rules if r not in shared]
@@ -271,27 +272,37 @@ class Engine:
         for part, helper in zip(parts[1:], helpers):
             sent = helper.result()
             if sent is None:
-                self._each(part, shared, result, fixtures)
-            else:
-                findings, errors, skipped, entered = sent
-                result.findings.extend(findings)
-                result.errors.extend(errors)
-                for category, reason in skipped.items():
-                    result.skipped.setdefault(category, reason)
-                for task in part:
-                    if task.name in entered:
-                        task.__dict__["entered"] = entered[task.name]
-            if kept:
-                self._each(part, kept, result, fixtures)
+                self._each(part, rules, result, fixtures)  # as if there had been no helper
+                continue
+            findings, errors, skipped, entered = sent
+            result.findings.extend(findings)
+            for category, reason in skipped.items():
+                result.skipped.setdefault(category, reason)
+            for task in part:
+                if task.name in entered:
+                    task.__dict__["entered"] = entered[task.name]
+            own = RunResult()
+            mine: list[tuple[int, PluginError]] = []
+            self._each(part, kept, own, fixtures, mine)
+            result.findings.extend(own.findings)
+            for category, reason in own.skipped.items():
+                result.skipped.setdefault(category, reason)
+            ordered = sorted(
+                [(index, 0, error) for index, error in errors]
+                + [(index, 1, error) for index, error in mine],
+                key=lambda item: item[:2],
+            )
+            result.errors.extend(error for _, _, error in ordered)
 
     def _share(
         self, rules: list[_Scheduled], fixtures: _Fixtures, tasks: Sequence[Task]
-    ) -> tuple[list[Finding], list[PluginError], dict[str, str], dict[str, Any]]:
+    ) -> tuple[list[Finding], list[tuple[int, PluginError]], dict[str, str], dict[str, Any]]:
         """A helper's work: its slice, and the timelines the project-wide rules will need."""
         result = RunResult()
-        self._each(tasks, rules, result, fixtures)
+        errors: list[tuple[int, PluginError]] = []
+        self._each(tasks, rules, result, fixtures, errors)
         entered = {t.name: t.__dict__["entered"] for t in tasks if "entered" in t.__dict__}
-        return result.findings, result.errors, result.skipped, entered
+        return result.findings, errors, result.skipped, entered
 
     def _each(
         self,
@@ -299,11 +310,18 @@ class Engine:
         rules: list[_Scheduled],
         result: RunResult,
         fixtures: _Fixtures,
+        errors: list[tuple[int, PluginError]] | None = None,
     ) -> None:
-        for task in tasks:
+        """The rules on each task in turn; with `errors`, their errors are kept there,
+        each with the position of its task."""
+        for index, task in enumerate(tasks):
+            before = len(result.errors)
             for plugin, item, severity in rules:
                 self._call(plugin, item, severity, result, fixtures, task)
             task.release()
+            if errors is not None and len(result.errors) > before:
+                errors.extend((index, error) for error in result.errors[before:])
+                del result.errors[before:]
 
     def _call(
         self,

@@ -317,10 +317,10 @@ def parse_history(lines: Iterable[str]) -> list[dict[str, Any]]:
             entry, end = scan(line, 0)
             if end != len(line):
                 entry = json.loads(line)
-        except (StopIteration, ValueError):
+        except (StopIteration, ValueError, RecursionError):
             try:
                 entry = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # nested too deep is no entry either
                 entry = {}
         entries.append(entry if isinstance(entry, dict) else {})
     return entries

@@ -111,3 +111,27 @@ def test_plugin_path_resolves_against_the_config_folder(project: Project) -> Non
         "SPEC.md still says TODO (TEAM001)\n"
     )
     assert project.state("demo") == "research\n"
+
+
+def test_the_walk_ends_at_the_repository_top(tmp_path: Path) -> None:
+    """A configuration above the repository is not the project's: its plugins never load."""
+    (tmp_path / "automaton.toml").write_text('plugins = ["evil.py"]\n')
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    project = repo / "app"
+    project.mkdir()
+    assert find_config(project) is None
+    (repo / "automaton.toml").write_text('plugins = ["team.py"]\n')
+    assert find_config(project) == repo / "automaton.toml"
+
+
+def test_a_configuration_in_a_folder_anyone_may_write_to_is_passed_over(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)  # like /tmp
+    (shared / "automaton.toml").write_text('plugins = ["evil.py"]\n')
+    project = shared / "proj"
+    project.mkdir()
+    assert find_config(project) is None
+    (project / "automaton.toml").write_text('plugins = ["mine.py"]\n')
+    assert find_config(project) == project / "automaton.toml"

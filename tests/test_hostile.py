@@ -389,4 +389,4 @@ def test_plugin_timeout_must_be_a_positive_number(project: Project) -> None:
         result = project.run("--list")
         assert result.rc == 2
         assert "Key 'plugin-timeout-seconds'" in one_error(result.err)
-        assert "must be a positive number of seconds" in result.err
+        assert "must be a number of seconds above 0 and at most 86400" in result.err

@@ -166,3 +166,60 @@ def test_slices_cover_every_item_once_in_order() -> None:
         assert len(parts) == count
         assert [x for part in parts for x in part] == items
         assert max(map(len, parts)) - min(map(len, parts)) <= 1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="helpers fork on Linux only")
+def test_a_fork_that_fails_leaves_the_work_to_the_command(
+    automaton_project: AutomatonProject, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _mixed_project(automaton_project)
+    write_config(automaton_project, "jobs = 1\n")
+    alone = _report(automaton_project)
+
+    def no_more_processes() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(parallel.os, "fork", no_more_processes)
+    write_config(automaton_project, "jobs = 2\n")
+    assert _report(automaton_project) == alone
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="helpers fork on Linux only")
+def test_errors_come_in_the_same_order_with_helpers(
+    automaton_project: AutomatonProject, forks: list[int]
+) -> None:
+    """Built-in rules failing in a helper and plugin rules failing in the command are
+    listed task by task, as one process lists them."""
+    import os as _os
+
+    for name in ("a-one", "a-two", "b-one", "b-two", "c-one", "c-two"):
+        automaton_project.task(name, "research")
+    for name in ("b-two", "c-two"):
+        history = automaton_project.task_dir(name) / ".state.history"
+        history.unlink()
+        _os.mkfifo(history)
+    (automaton_project.root / "picky.py").write_text(
+        textwrap.dedent(
+            """
+            from automaton_rules import hookimpl, rule
+
+            @rule("XP201", summary="picky", category="Team")
+            def picky(task):
+                if task.name.endswith("one"):
+                    raise ValueError(f"no {task.name}")
+                return iter(())
+
+            @hookimpl
+            def register_rules(register):
+                register(picky)
+            """
+        )
+    )
+    write_config(automaton_project, 'plugins = ["picky.py"]\njobs = 1\n')
+    alone = _report(automaton_project)
+    write_config(automaton_project, 'plugins = ["picky.py"]\njobs = 3\n')
+    shared = _report(automaton_project)
+    assert len(forks) == 4
+    assert shared == alone
+    messages = [e["message"] if isinstance(e, dict) else e for e in alone[1]["errors"]]
+    assert len(messages) >= 5, messages

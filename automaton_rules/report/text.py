@@ -64,11 +64,11 @@ def render(report: AuditReport) -> str:
     tasks = {task.name: task for task in report.tasks}
     codes = {rule.code: rule.category for _, rule in report.rules}
     failed = {codes[e.code]: e.code for e in report.result.errors if e.code in codes}
-    out = [f"Audit Report for {report.project.root}"]
+    out = [f"Audit Report for {printable(str(report.project.root), None)}"]
     for number, category in enumerate(report.categories, start=1):
-        out += ["", f"=== Category {number}: {category} ==="]
+        out += ["", f"=== Category {number}: {printable(category, None)} ==="]
         if category in report.result.skipped:
-            out.append(f"Skipped: {report.result.skipped[category]}")
+            out.append(f"Skipped: {printable(report.result.skipped[category], None)}")
             continue
         if category not in report.result.categories:
             out.append("Skipped: no rule of this category selected")
