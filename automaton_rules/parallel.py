@@ -32,12 +32,13 @@ def processes(jobs: int | None, tasks: int) -> int:
     return max(1, min(usable, MAX_PROCESSES, tasks // (MIN_TASKS // 2)))
 
 
-def slices(items: Sequence[T], count: int) -> list[Sequence[T]]:
-    """`count` contiguous slices of nearly equal length, in order."""
-    size, extra = divmod(len(items), count)
+def slices(items: Sequence[T], count: int, first: float = 1.0) -> list[Sequence[T]]:
+    """`count` contiguous slices in order, of nearly equal length but for the first, which
+    is `first` times as long as the others (the command's own, when it has more to do)."""
+    each = len(items) / (first + count - 1)
+    ends = [round(each * (first + index)) for index in range(count - 1)] + [len(items)]
     bounds, start = [], 0
-    for index in range(count):
-        end = start + size + (1 if index < extra else 0)
+    for end in ends:
         bounds.append(items[start:end])
         start = end
     return bounds

@@ -90,6 +90,7 @@ class _Fixtures:
         self._git: GitHistory | None = None
         self._pending_git = git
         self._git_error: AutomatonError | None = None
+        self._git_failure: AutomatonError | None = None
 
     def get(self, name: str, task: Task | None) -> Any:
         if name == "task":
@@ -101,19 +102,33 @@ class _Fixtures:
         if name == "git":
             if self._git_error is not None:
                 raise _AlreadyReported
+            if self._git_failure is not None:
+                self._git_error, self._git_failure = self._git_failure, None
+                raise self._git_error
             if self._git is None:
-                pending, self._pending_git = self._pending_git, None
                 try:
-                    self._git = (
-                        pending()
-                        if pending is not None
-                        else start_git(self.project.root, self.values.get("config"))()
-                    )
+                    self._read_git()
                 except AutomatonError as exc:
                     self._git_error = exc
                     raise
             return self._git
         return self.values.get(name)
+
+    def prefetch_git(self) -> None:
+        """Collect the git history while a helper finishes; a failure waits for the rule."""
+        if self._git is None and self._git_error is None and self._git_failure is None:
+            try:
+                self._read_git()
+            except AutomatonError as exc:
+                self._git_failure = exc
+
+    def _read_git(self) -> None:
+        pending, self._pending_git = self._pending_git, None
+        self._git = (
+            pending()
+            if pending is not None
+            else start_git(self.project.root, self.values.get("config"))()
+        )
 
 
 class Engine:
@@ -245,15 +260,32 @@ class Engine:
                 per_task.append((plugin, item, severity))
             elif whole_project:
                 per_project.append((plugin, item, severity))
+        # Rules that do not read the tasks run first, so they can overlap with helpers.
+        early = [r for r in per_project if "tasks" not in r[1].argnames]
+        late = [r for r in per_project if r not in early]
+
+        def meanwhile() -> None:
+            for plugin, item, severity in early:
+                self._call(plugin, item, severity, result, fixtures, None)
+            if any("git" in item.argnames for _, item, _ in late):
+                fixtures.prefetch_git()
+
         if per_task:
-            self._task_pass(per_task, result, fixtures, jobs)
-        for plugin, item, severity in per_project:
+            self._task_pass(per_task, result, fixtures, jobs, meanwhile)
+        else:
+            meanwhile()
+        for plugin, item, severity in late:
             self._call(plugin, item, severity, result, fixtures, None)
         result.findings.sort(key=_sort_key)
         return result
 
     def _task_pass(
-        self, rules: list[_Scheduled], result: RunResult, fixtures: _Fixtures, jobs: int | None
+        self,
+        rules: list[_Scheduled],
+        result: RunResult,
+        fixtures: _Fixtures,
+        jobs: int | None,
+        meanwhile: Callable[[], None],
     ) -> None:
         """Every task rule on every task; helpers take slices of the built-in rules' work.
 
@@ -264,11 +296,14 @@ class Engine:
         """
         shared = [r for r in rules if r[0] in BUILTIN_PLUGINS and "git" not in r[1].argnames]
         kept = [r for r in rules if r not in shared]
-        parts = parallel.slices(fixtures.tasks, parallel.processes(jobs, len(fixtures.tasks)))
+        count = parallel.processes(jobs, len(fixtures.tasks))
+        # With helpers, this process takes a smaller slice: `meanwhile` is its work too.
+        parts = parallel.slices(fixtures.tasks, count, first=0.8 if count > 1 else 1.0)
         helpers = [
             parallel.Helper(partial(self._share, shared, fixtures, part)) for part in parts[1:]
         ]
         self._each(parts[0], rules, result, fixtures)
+        meanwhile()
         for part, helper in zip(parts[1:], helpers):
             sent = helper.result()
             if sent is None:

@@ -223,3 +223,13 @@ def test_errors_come_in_the_same_order_with_helpers(
     assert shared == alone
     messages = [e["message"] if isinstance(e, dict) else e for e in alone[1]["errors"]]
     assert len(messages) >= 5, messages
+
+
+def test_the_first_slice_can_be_made_smaller() -> None:
+    """The command keeps a smaller slice when it also has the project-wide rules to run."""
+    items = list(range(1000))
+    for count in range(2, 9):
+        parts = parallel.slices(items, count, first=0.8)
+        assert [x for part in parts for x in part] == items
+        assert len(parts[0]) < min(len(part) for part in parts[1:])
+        assert abs(len(parts[0]) - 0.8 * len(parts[1])) <= 2
