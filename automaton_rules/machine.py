@@ -352,3 +352,36 @@ def carried_artifacts(start: str) -> tuple[str, ...]:
     """The artifacts a follow-up task starting in `start` takes over: those before it."""
     rank = PHASES.index(start)
     return tuple(a for p, a in ARTIFACTS.items() if PHASES.index(p) < rank)
+
+
+_ROUTE = (
+    "research",
+    "research:awaiting_approval",
+    "research:approved",
+    "design",
+    "design:awaiting_approval",
+    "design:approved",
+    "test_design",
+    "test_design:awaiting_approval",
+    "test_design:approved",
+    "implement",
+    "bug_find",
+    "adversarial_bug_find",
+    "doc_review",
+    "referee",
+)
+_DECOMPOSITION = ("decomposition", "decomposition:awaiting_approval", "decomposition:approved")
+
+
+def route_to(state: str) -> tuple[str, ...]:
+    """The usual states a task passes through from `new` to `state`, approvals included:
+    how tests and the benchmark's generator walk a task to any state."""
+    if not is_state(state):
+        raise ValueError(f"unknown state {state!r}")
+    if state == "new":
+        return ()
+    if state in _DECOMPOSITION:
+        return (*_ROUTE[:3], *_DECOMPOSITION[: _DECOMPOSITION.index(state) + 1])
+    if state in ("complete", "human_intervention"):
+        return (*_ROUTE, state)
+    return _ROUTE[: _ROUTE.index(state) + 1]

@@ -26,36 +26,7 @@ import pytest
 
 from . import cli, machine
 
-_ROUTE = (
-    "research",
-    "research:awaiting_approval",
-    "research:approved",
-    "design",
-    "design:awaiting_approval",
-    "design:approved",
-    "test_design",
-    "test_design:awaiting_approval",
-    "test_design:approved",
-    "implement",
-    "bug_find",
-    "adversarial_bug_find",
-    "doc_review",
-    "referee",
-)
-_DECOMPOSITION = ("decomposition", "decomposition:awaiting_approval", "decomposition:approved")
-
-
-def route_to(state: str) -> tuple[str, ...]:
-    """The states a task passes through from `new` to `state`, approvals included."""
-    if not machine.is_state(state):
-        raise ValueError(f"unknown state {state!r}")
-    if state == "new":
-        return ()
-    if state in _DECOMPOSITION:
-        return (*_ROUTE[:3], *_DECOMPOSITION[: _DECOMPOSITION.index(state) + 1])
-    if state in ("complete", "human_intervention"):
-        return (*_ROUTE, state)
-    return _ROUTE[: _ROUTE.index(state) + 1]
+route_to = machine.route_to  # the walk `task()` makes, public for rule authors' tests
 
 
 @dataclass

@@ -35,39 +35,14 @@ SPAN = 3600 * 24 * 300  # tasks start within these 300 days
 ARTIFACT_TEXT = "# {name}\n\nbenchmark content\n"
 PLANTED = 0.005  # the share of commits and tasks that break a rule on purpose
 
-FULL_ROUTE = (
-    "new",
-    "research",
-    "research:awaiting_approval",
-    "research:approved",
-    "design",
-    "design:awaiting_approval",
-    "design:approved",
-    "test_design",
-    "test_design:awaiting_approval",
-    "test_design:approved",
-    "implement",
-    "bug_find",
-    "adversarial_bug_find",
-    "doc_review",
-    "referee",
-    "complete",
-)
-DECOMPOSED_ROUTE = (
-    *FULL_ROUTE[:4],
-    "decomposition",
-    "decomposition:awaiting_approval",
-    "decomposition:approved",
-)
-FINAL_STATES = [*FULL_ROUTE, "human_intervention"]
+# Every state a task can be left in, but decomposition's (the tenth of tasks that are
+# decomposed stop in decomposition:approved, with sub-tasks).
+FINAL_STATES = [s for s in machine.STATES if machine.base_phase(s) != "decomposition"]
 
 
 def route_to(state: str) -> tuple[str, ...]:
-    """The states a task passes through to reach `state`, the way an agent would move it."""
-    if state == "human_intervention":
-        return (*FULL_ROUTE[: FULL_ROUTE.index("referee") + 1], state)
-    route = DECOMPOSED_ROUTE if machine.base_phase(state) == "decomposition" else FULL_ROUTE
-    return route[: route.index(state) + 1]
+    """The states a task passes through to reach `state`, `new` first."""
+    return ("new", *machine.route_to(state))
 
 
 def _stamp(moment: int) -> str:
@@ -157,7 +132,7 @@ def write_tasks(root: Path, count: int, rng: random.Random) -> list[Walk]:
                     write_task(
                         tasks / subname,
                         subname,
-                        rng.choice(FULL_ROUTE[1:]),
+                        rng.choice(FINAL_STATES[1:-1]),
                         parent.states[-1][0] + 60,
                         rng,
                     )
