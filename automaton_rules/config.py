@@ -5,7 +5,6 @@ An unknown key or a wrong type is an error, so a typo never switches a guard off
 
 from __future__ import annotations
 
-import os
 import stat
 import sys
 from pathlib import Path
@@ -178,32 +177,31 @@ def find_config(start: Path) -> Path | None:
     """The nearest `automaton.toml`, or `pyproject.toml` with `[tool.automaton]`, walking up.
 
     The walk ends at the repository's top (the folder holding `.git`): a configuration
-    above it is not the project's. A folder anyone may write to (`/tmp`) or another
-    user's file is passed over, since `plugins` there would run someone else's code.
+    above it is not the project's. Above the project, a shared temporary folder (anyone
+    may write to it, like `/tmp`) is passed over: `plugins` there would run a stranger's
+    code in every command.
     """
     folder = start.resolve()
     for candidate in (folder, *folder.parents):
-        own = candidate / CONFIG_FILE
-        if own.is_file() and _trusted(own):
-            return own
-        pyproject = candidate / PYPROJECT
-        if pyproject.is_file() and _trusted(pyproject) and _settings_in(pyproject) is not None:
-            return pyproject
+        if candidate == folder or not _shared(candidate):
+            own = candidate / CONFIG_FILE
+            if own.is_file():
+                return own
+            pyproject = candidate / PYPROJECT
+            if pyproject.is_file() and _settings_in(pyproject) is not None:
+                return pyproject
         if (candidate / ".git").exists():
             break
     return None
 
 
-def _trusted(path: Path) -> bool:
-    """Owned by this user (or root), in a folder others cannot write to."""
-    getuid = getattr(os, "getuid", None)
-    if getuid is None:
-        return True  # no owners to compare on this system
+def _shared(folder: Path) -> bool:
+    """World-writable with the sticky bit: a folder for everyone's temporary files."""
     try:
-        owner, folder = path.stat().st_uid, path.parent.stat().st_mode
+        mode = folder.stat().st_mode
     except OSError:
-        return False
-    return owner in (0, getuid()) and not folder & stat.S_IWOTH
+        return True
+    return bool(mode & stat.S_IWOTH and mode & stat.S_ISVTX)
 
 
 def parse(settings: Mapping[str, Any], path: Path) -> Config:

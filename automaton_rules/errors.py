@@ -24,7 +24,9 @@ class AutomatonError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
-        self.text = f"ERROR: {message}" if text is None else text
+        # One line, whatever a path or name inside the message holds: a line break or an
+        # escape sequence from disk must not print a line that reads as a verdict.
+        self.text = f"ERROR: {printable(message, None)}" if text is None else text
         self.next_steps: dict[str, Any] = dict(next_steps or {})
 
 

@@ -149,20 +149,26 @@ def start(root: Path, *, untracked: bool = False) -> Callable[[], GitHistory]:
         if head.returncode == 0
         else None
     )
-    status = _Running(
-        root,
-        [
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--no-renames",
-            # Untracked files are listed only when they count: a project's task folders
-            # alone can be tens of thousands of them.
-            f"--untracked-files={'all' if untracked else 'no'}",
-            "--",
-            ".",
-        ],
-    )
+    try:
+        status = _Running(
+            root,
+            [
+                "status",
+                "--porcelain=v1",
+                "-z",
+                "--no-renames",
+                # Untracked files are listed only when they count: a project's task folders
+                # alone can be tens of thousands of them.
+                f"--untracked-files={'all' if untracked else 'no'}",
+                "--",
+                ".",
+            ],
+        )
+    except AutomatonError:
+        if log is not None:
+            with suppress(AutomatonError):
+                log.output()  # waited for and closed: nothing left running
+        raise
 
     def collect() -> GitHistory:
         try:
@@ -182,10 +188,12 @@ class _Running:
 
     def __init__(self, root: Path, args: Sequence[str]) -> None:
         self.root, self.args = root, args
+        self.out = self.err = None
         try:
             self.out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by output()
             self.err = tempfile.TemporaryFile()  # noqa: SIM115 - closed by output()
         except OSError as exc:
+            self._close()
             raise AutomatonError(
                 "git-failed", f"Cannot make a temporary file for git: {exc.strerror or exc}"
             ) from None
@@ -218,5 +226,6 @@ class _Running:
         return stdout.decode("utf-8", errors="surrogateescape")
 
     def _close(self) -> None:
-        self.out.close()
-        self.err.close()
+        for handle in (self.out, self.err):
+            if handle is not None:
+                handle.close()

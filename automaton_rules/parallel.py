@@ -78,7 +78,10 @@ class Helper:
             return None
         with os.fdopen(self._read, "rb") as pipe:
             data = pipe.read()
-        _, status = os.waitpid(self.pid, 0)
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except OSError:  # SIGCHLD ignored by whoever started us: no status to read
+            return None
         if status != 0:
             return None
         try:

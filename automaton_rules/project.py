@@ -210,7 +210,14 @@ class Project(Record):
             path = path / machine.SUBTASKS_DIR / sub
         steps = (path,) if sub is None else (path.parent.parent, path.parent, path)
         if any(os.path.islink(step) for step in steps):
-            resolved = path.resolve()
+            try:
+                resolved = path.resolve()
+            except (OSError, RuntimeError) as exc:  # a loop of links
+                raise AutomatonError(
+                    "unreadable",
+                    f"Task folder of '{printable(name)}' cannot be followed: "
+                    f"{printable(str(exc), None)}",
+                ) from None
             if not _inside(resolved, self.real_tasks_dir):
                 raise AutomatonError(
                     "outside-tasks-folder",
@@ -282,7 +289,7 @@ class Project(Record):
 
         for parent in _task_entries(self.tasks_dir):
             listing = read(parent.name, self.tasks_dir, parent, False)
-            found = [e for e in listing or () if e.name == machine.SUBTASKS_DIR and e.is_dir()]
+            found = [e for e in listing or () if e.name == machine.SUBTASKS_DIR and _is_dir(e)]
             careful = listing is None or any(e.is_symlink() for e in found)
             if listing is None or found:
                 below = self.tasks_dir / parent.name / machine.SUBTASKS_DIR
@@ -339,7 +346,16 @@ def _folders(folder: str | Path) -> list[str]:
         entries = list(os.scandir(folder))
     except OSError:
         return []
-    return sorted(e.name for e in entries if e.is_dir() and not e.name.startswith("."))
+    return sorted(e.name for e in entries if _is_dir(e) and not e.name.startswith("."))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """A folder, or a link that cannot be followed (a loop): that one is looked at
+    closely, and reported, rather than hiding every other task behind an error."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return entry.is_symlink()
 
 
 def _listing(folder: Path) -> list[os.DirEntry[str]] | None:
@@ -352,7 +368,7 @@ def _listing(folder: Path) -> list[os.DirEntry[str]] | None:
 
 def _task_entries(folder: Path) -> list[os.DirEntry[str]]:
     """The folders below `folder` that have a task's name, sorted."""
-    found = [e for e in _listing(folder) or () if _valid_segment(e.name) and e.is_dir()]
+    found = [e for e in _listing(folder) or () if _valid_segment(e.name) and _is_dir(e)]
     return sorted(found, key=lambda e: e.name)
 
 
@@ -364,7 +380,7 @@ def _scan_dirs(folder: Path) -> Iterator[str]:
         return
     with entries:
         for entry in entries:
-            if _valid_segment(entry.name) and entry.is_dir():
+            if _valid_segment(entry.name) and _is_dir(entry):
                 yield entry.name
 
 

@@ -260,22 +260,34 @@ class Engine:
                 per_task.append((plugin, item, severity))
             elif whole_project:
                 per_project.append((plugin, item, severity))
-        # Rules that do not read the tasks run first, so they can overlap with helpers.
-        early = [r for r in per_project if "tasks" not in r[1].argnames]
-        late = [r for r in per_project if r not in early]
+        # Built-in rules that read neither the tasks nor git may run while helpers finish;
+        # what they find is added after the task rules', as if they had run then.
+        early = [
+            r
+            for r in per_project
+            if r[0] in BUILTIN_PLUGINS and not {"tasks", "git"} & set(r[1].argnames)
+        ]
+        early_result = RunResult()
 
         def meanwhile() -> None:
             for plugin, item, severity in early:
-                self._call(plugin, item, severity, result, fixtures, None)
-            if any("git" in item.argnames for _, item, _ in late):
+                self._call(plugin, item, severity, early_result, fixtures, None)
+            if any("git" in item.argnames for _, item, _ in per_project):
                 fixtures.prefetch_git()
 
         if per_task:
             self._task_pass(per_task, result, fixtures, jobs, meanwhile)
         else:
             meanwhile()
-        for plugin, item, severity in late:
-            self._call(plugin, item, severity, result, fixtures, None)
+        for scheduled in per_project:
+            if scheduled in early:
+                result.findings.extend(early_result.findings)
+                result.errors.extend(early_result.errors)
+                for category, reason in early_result.skipped.items():
+                    result.skipped.setdefault(category, reason)
+                early_result = RunResult()
+            else:
+                self._call(*scheduled, result, fixtures, None)
         result.findings.sort(key=_sort_key)
         return result
 
@@ -383,7 +395,10 @@ class Engine:
         except Skip as skip:
             result.skipped.setdefault(item.category, str(skip))
             return
-        except _AlreadyReported:
+        except _AlreadyReported:  # git failed for an earlier rule: no verdict here either
+            result.skipped.setdefault(
+                item.category, "the git history could not be read (see Errors)"
+            )
             return
         except AutomatonError as exc:
             result.errors.append(PluginError(plugin, f"rule {item.code}: {exc.message}", item.code))

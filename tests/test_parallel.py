@@ -233,3 +233,62 @@ def test_the_first_slice_can_be_made_smaller() -> None:
         assert [x for part in parts for x in part] == items
         assert len(parts[0]) < min(len(part) for part in parts[1:])
         assert abs(len(parts[0]) - 0.8 * len(parts[1])) <= 2
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="helpers fork on Linux only")
+def test_a_plugin_project_rule_sees_every_task_with_helpers(
+    automaton_project: AutomatonProject, forks: list[int]
+) -> None:
+    """Project-wide plugin rules run after every task rule, helpers or not."""
+    for name in ("alpha", "bravo", "charlie", "delta"):
+        automaton_project.task(name, "research")
+    (automaton_project.root / "census.py").write_text(
+        textwrap.dedent(
+            """
+            from automaton_rules import Finding, hookimpl, rule
+
+            SEEN = []
+
+            @rule("XP301", summary="sees", category="Team")
+            def sees(task):
+                SEEN.append(task.name)
+                return iter(())
+
+            @rule("XP302", summary="counts", category="Team")
+            def counts(project):
+                yield Finding(f"saw {len(SEEN)} tasks")
+
+            @hookimpl
+            def register_rules(register):
+                register(sees)
+                register(counts)
+            """
+        )
+    )
+    write_config(automaton_project, 'plugins = ["census.py"]\njobs = 1\n')
+    alone = _report(automaton_project)
+    write_config(automaton_project, 'plugins = ["census.py"]\njobs = 2\n')
+    shared = _report(automaton_project)
+    assert len(forks) == 2
+    assert shared == alone
+    assert [f["message"] for f in alone[1]["findings"] if f["code"] == "XP302"] == ["saw 4 tasks"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="helpers fork on Linux only")
+def test_helpers_when_child_exits_are_ignored(
+    automaton_project: AutomatonProject, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Some supervisors start commands with SIGCHLD ignored: no exit status to wait for."""
+    import signal
+
+    _mixed_project(automaton_project)
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        write_config(automaton_project, "jobs = 1\n")
+        alone = _report(automaton_project)
+        write_config(automaton_project, "jobs = 2\n")
+        shared = _report(automaton_project)
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    assert len(forks) == 2
+    assert shared == alone

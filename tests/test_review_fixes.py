@@ -136,3 +136,52 @@ def test_a_plugin_skip_reason_cannot_forge_a_line(tmp_path: Path) -> None:
     _code, text = run(root, "--audit")
     assert "Skipped: nothing to do" in text
     assert forged_lines(text) == [], text
+
+
+def test_a_task_folder_linked_to_itself_is_one_task_s_error(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    walk(root, "honest", "research")
+    (root / ".automaton" / "tasks" / "looping").symlink_to(
+        root / ".automaton" / "tasks" / "looping"
+    )
+    code, text = run(root, "--audit", "--format", "json")
+    report = json.loads(text)
+    assert code == 2
+    assert "looping" in json.dumps(report["errors"])
+    assert report["summary"]["tasks"] == 1  # the honest task is still audited
+    code, text = run(root, "--list")
+    assert "honest" in text and "looping" in text and "Traceback" not in text
+
+
+def test_git_failing_for_a_plugin_rule_leaves_no_false_pass(tmp_path: Path) -> None:
+    """When git cannot be read, no category that needs it reports [PASS]."""
+    root = _project(tmp_path)
+    walk(root, "reading", "research")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "gitty.py").write_text(
+        "from automaton_rules import hookimpl, rule\n\n"
+        '@rule("XG101", summary="reads git", category="Team")\n'
+        "def reads_git(project, git):\n"
+        "    return iter(())\n\n"
+        "@hookimpl\n"
+        "def register_rules(register):\n"
+        "    register(reads_git)\n"
+    )
+    (root / "automaton.toml").write_text('plugins = ["gitty.py"]\n')
+    (root / ".git" / "shallow").write_text("0" * 40 + "\n")  # git now says: shallow
+    code, text = run(root, "--audit")
+    assert code == 2, text
+    assert "shallow clone" in text
+    category_3 = text.split("=== Category 3")[1].split("===")[1]
+    assert "[PASS]" not in category_3, text
+
+
+def test_an_error_naming_a_hostile_path_is_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "esc\x1b[31mRED\nALLOWED"
+    folder.mkdir()
+    proc = subprocess.run(
+        [sys.executable, str(STATUS_PY), "--list"], cwd=folder, capture_output=True, text=True
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("ERROR: ")
+    assert "\x1b" not in proc.stderr
