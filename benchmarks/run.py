@@ -84,7 +84,13 @@ def median(samples: list[tuple[float, int]]) -> tuple[float, int]:
 def rounds(
     commands: dict[str, tuple[list[str], str | None, int]], cwd: Path
 ) -> dict[str, tuple[float, int]]:
-    """Run every command once per round, in turn, so each sits next to its baseline in time."""
+    """Run every command once per round, in turn, so each sits next to its baseline in time.
+
+    One unmeasured run of each comes first: building the doubled project pushes the first
+    one's files out of the page cache, and a cold first round would weigh on one median.
+    """
+    for command, stdin, _ in commands.values():
+        timed(command, cwd, stdin)
     samples: dict[str, list[tuple[float, int]]] = {name: [] for name in commands}
     for index in range(max(runs for _, _, runs in commands.values())):
         for name, (command, stdin, runs) in commands.items():
