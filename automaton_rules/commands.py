@@ -199,8 +199,8 @@ def list(*, project: Path | None, config: Path | None, **_: object) -> Outcome:
             continue
         try:
             claim = store.read_claim(loaded.path) if holders else None
-        except AutomatonError as exc:
-            rows.append(views.ListRow(name, None, problem=f"{name}: {exc.message}"))
+        except AutomatonError as exc:  # the task is readable; only its claim is not
+            rows.append(views.ListRow(name, loaded.state, problem=f"{name}: {exc.message}"))
             continue
         rows.append(views.ListRow(name, loaded.state, holder=views.holder_text(claim)))
     return views.list_view(proj, rows, holders=holders)

@@ -223,7 +223,7 @@ def list_view(project: Project, rows: Sequence[ListRow], *, holders: bool = Fals
     for row in rows:
         label = f"  {row.name}" if "/" in row.name else row.name
         if row.problem is not None:
-            phase, step = "unknown", row.problem
+            phase, step = row.state or "unknown", row.problem
         elif row.state is None:
             phase, step = "untracked", "run --upgrade"
         else:

@@ -91,6 +91,8 @@ def test_list_reports_an_unreadable_claim_on_its_own_row(tmp_path: Path) -> None
     code, text = run(root, "--list")
     assert "fine" in text and "research" in text
     assert "odd" in text and "Cannot read" in text
+    (odd_line,) = [line for line in text.splitlines() if line.startswith("odd")]
+    assert "research" in odd_line  # the state it could read is still shown
     assert "Traceback" not in text
     assert code in (1, 2)
 
