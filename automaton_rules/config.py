@@ -183,13 +183,13 @@ def find_config(start: Path) -> Path | None:
     """
     folder = start.resolve()
     for candidate in (folder, *folder.parents):
-        if candidate == folder or not _shared(candidate):
-            own = candidate / CONFIG_FILE
-            if own.is_file():
-                return own
-            pyproject = candidate / PYPROJECT
-            if pyproject.is_file() and _settings_in(pyproject) is not None:
-                return pyproject
+        mine = candidate == folder or not _shared(candidate)
+        own = candidate / CONFIG_FILE
+        if own.is_file() and mine:
+            return own
+        pyproject = candidate / PYPROJECT
+        if pyproject.is_file() and mine and _settings_in(pyproject) is not None:
+            return pyproject
         if (candidate / ".git").exists():
             break
     return None

@@ -14,7 +14,7 @@ from .record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -111,14 +111,11 @@ class Task(Record):
     def entered(self) -> tuple[tuple[float, str], ...]:
         """When the task entered each known state, as the history dates it, oldest first.
 
-        The history read for it is let go again unless a rule had read it already: the
+        The history is read for it without being kept, unless a rule read it already: the
         project-wide rules ask this of every task, and must not keep every history.
         """
-        kept = "history" in self.__dict__
-        entries = self.history
-        if not kept:
-            self.__dict__.pop("history", None)
-            self.__dict__.pop("history_lines", None)
+        cached = self.__dict__.get("history")
+        entries = cached if cached is not None else store.read_history(self.path)
         moments = []
         for entry in entries:
             moment, target = store.timestamp(entry.get("time")), entry.get("to")
@@ -144,10 +141,13 @@ class Task(Record):
         if filename not in self.files:
             return None
         try:
-            with store.open_regular(self.path / filename) as handle:
-                return handle.read().decode("utf-8", errors="replace")
+            data = self._small(filename)
+            if data is None:
+                with store.open_regular(self.path / filename) as handle:
+                    data = handle.read()
         except OSError:
             return None
+        return data.decode("utf-8", errors="replace")
 
     def has_content(self, filename: str) -> bool:
         """True when the file is a regular file holding more than white space."""
@@ -279,10 +279,7 @@ class Project(Record):
                 if listing is None:
                     loaded.append((name, self.load(name)))
                 else:
-                    files = frozenset(
-                        sys.intern(e.name) for e in listing if e.is_file(follow_symlinks=False)
-                    )
-                    loaded.append((name, self._read(name, folder, files, True)))
+                    loaded.append((name, self._read(name, folder, _regular_names(listing), True)))
             except AutomatonError as exc:
                 loaded.append((name, exc))
             return listing
@@ -390,13 +387,18 @@ def _child_dirs(folder: Path) -> Iterator[str]:
 
 
 def _file_names(folder: Path) -> frozenset[str]:
-    """Regular files only: a link or a device is never taken for an artifact."""
+    """The regular files of a folder."""
     try:
-        return frozenset(
-            entry.name for entry in os.scandir(folder) if entry.is_file(follow_symlinks=False)
-        )
+        with os.scandir(folder) as entries:
+            return _regular_names(entries)
     except OSError as exc:
         raise AutomatonError("unreadable", f"Cannot read {folder}: {exc.strerror}") from None
+
+
+def _regular_names(entries: Iterable[os.DirEntry[str]]) -> frozenset[str]:
+    """Regular files only: a link or a device is never taken for an artifact. Names are
+    interned: thousands of tasks share a handful of them."""
+    return frozenset(sys.intern(e.name) for e in entries if e.is_file(follow_symlinks=False))
 
 
 def untracked_error(project: Project, task: Task) -> AutomatonError:

@@ -69,6 +69,13 @@ class RunResult:
         """Findings that fail the check."""
         return [f for f in self.findings if f.severity == "error"]
 
+    def absorb(self, other: RunResult) -> None:
+        """Take in a part of the run done elsewhere, as if it had been met here."""
+        self.findings.extend(other.findings)
+        self.errors.extend(other.errors)
+        for category, reason in other.skipped.items():
+            self.skipped.setdefault(category, reason)
+
 
 class _AlreadyReported(Exception):
     """The git history could not be read, and the first rule that asked reported why."""
@@ -87,10 +94,9 @@ class _Fixtures:
         self.project = project
         self.tasks = tasks
         self.values = values
-        self._git: GitHistory | None = None
         self._pending_git = git
-        self._git_error: AutomatonError | None = None
-        self._git_failure: AutomatonError | None = None
+        self._git: GitHistory | AutomatonError | None = None  # the history, or why not
+        self._git_reported = False
 
     def get(self, name: str, task: Task | None) -> Any:
         if name == "task":
@@ -100,35 +106,27 @@ class _Fixtures:
         if name == "project":
             return self.project
         if name == "git":
-            if self._git_error is not None:
-                raise _AlreadyReported
-            if self._git_failure is not None:
-                self._git_error, self._git_failure = self._git_failure, None
-                raise self._git_error
-            if self._git is None:
-                try:
-                    self._read_git()
-                except AutomatonError as exc:
-                    self._git_error = exc
-                    raise
+            self.prefetch_git()
+            if isinstance(self._git, AutomatonError):
+                if self._git_reported:
+                    raise _AlreadyReported
+                self._git_reported = True
+                raise self._git
             return self._git
         return self.values.get(name)
 
     def prefetch_git(self) -> None:
-        """Collect the git history while a helper finishes; a failure waits for the rule."""
-        if self._git is None and self._git_error is None and self._git_failure is None:
+        """Collect the git history (once); a failure is kept for the first rule that asks."""
+        if self._git is None:
+            pending, self._pending_git = self._pending_git, None
             try:
-                self._read_git()
+                self._git = (
+                    pending()
+                    if pending is not None
+                    else start_git(self.project.root, self.values.get("config"))()
+                )
             except AutomatonError as exc:
-                self._git_failure = exc
-
-    def _read_git(self) -> None:
-        pending, self._pending_git = self._pending_git, None
-        self._git = (
-            pending()
-            if pending is not None
-            else start_git(self.project.root, self.values.get("config"))()
-        )
+                self._git = exc
 
 
 class Engine:
@@ -281,10 +279,7 @@ class Engine:
             meanwhile()
         for scheduled in per_project:
             if scheduled in early:
-                result.findings.extend(early_result.findings)
-                result.errors.extend(early_result.errors)
-                for category, reason in early_result.skipped.items():
-                    result.skipped.setdefault(category, reason)
+                result.absorb(early_result)
                 early_result = RunResult()
             else:
                 self._call(*scheduled, result, fixtures, None)
@@ -321,19 +316,15 @@ class Engine:
             if sent is None:
                 self._each(part, rules, result, fixtures)  # as if there had been no helper
                 continue
-            findings, errors, skipped, entered = sent
-            result.findings.extend(findings)
-            for category, reason in skipped.items():
-                result.skipped.setdefault(category, reason)
+            theirs, errors, entered = sent
+            result.absorb(theirs)
             for task in part:
                 if task.name in entered:
                     task.__dict__["entered"] = entered[task.name]
             own = RunResult()
             mine: list[tuple[int, PluginError]] = []
             self._each(part, kept, own, fixtures, mine)
-            result.findings.extend(own.findings)
-            for category, reason in own.skipped.items():
-                result.skipped.setdefault(category, reason)
+            result.absorb(own)
             ordered = sorted(
                 [(index, 0, error) for index, error in errors]
                 + [(index, 1, error) for index, error in mine],
@@ -343,13 +334,14 @@ class Engine:
 
     def _share(
         self, rules: list[_Scheduled], fixtures: _Fixtures, tasks: Sequence[Task]
-    ) -> tuple[list[Finding], list[tuple[int, PluginError]], dict[str, str], dict[str, Any]]:
-        """A helper's work: its slice, and the timelines the project-wide rules will need."""
+    ) -> tuple[RunResult, list[tuple[int, PluginError]], dict[str, Any]]:
+        """A helper's work: its slice, its errors by task position (kept out of the result,
+        to be put in order), and the timelines the project-wide rules will need."""
         result = RunResult()
         errors: list[tuple[int, PluginError]] = []
         self._each(tasks, rules, result, fixtures, errors)
         entered = {t.name: t.__dict__["entered"] for t in tasks if "entered" in t.__dict__}
-        return result.findings, errors, result.skipped, entered
+        return result, errors, entered
 
     def _each(
         self,

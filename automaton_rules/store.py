@@ -103,10 +103,19 @@ def _unreadable(path: str | Path, exc: OSError) -> AutomatonError:
 
 def _regular(fd: int, path: str | Path) -> int:
     """Refuse anything but a regular file: a link, pipe or device could hang or mislead."""
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    try:
+        _regular_stat(fd, path)
+    except OSError:
         os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", str(path))
+        raise
     return fd
+
+
+def _regular_stat(fd: int, path: str | Path) -> os.stat_result:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return info
 
 
 @contextmanager
@@ -122,11 +131,8 @@ def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
     the audit reads several small files per task, and this halves the cost of each."""
     fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
         remaining = limit
-        want = info.st_size + 1
+        want = _regular_stat(fd, path).st_size + 1
         chunks = []
         while True:
             if remaining is not None:

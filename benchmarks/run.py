@@ -118,9 +118,6 @@ def build(folder: Path, tasks: int, commits: int, files: int) -> Path:
     return folder
 
 
-HOOK_ROWS = ("--can-edit --task", "--scope-check", "automaton-hook (one edit)")
-
-
 def _edit(project: Path) -> str:
     return json.dumps(
         {

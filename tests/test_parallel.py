@@ -35,9 +35,16 @@ def _mixed_project(project: AutomatonProject) -> None:
     (project.tasks_dir / "broken" / ".state").write_text("no-such-phase\n")
 
 
-def _report(project: AutomatonProject, *args: str) -> tuple[int, dict, str]:
-    raw = project.run("--audit", "--format", "json", *args)
-    text = project.run("--audit", *args)
+def _plugin(project: AutomatonProject, filename: str, source: str) -> None:
+    (project.root / filename).write_text(textwrap.dedent(source))
+
+
+def _report(project: AutomatonProject, jobs: int, plugin: str = "") -> tuple[int, dict, str]:
+    """The audit, JSON and text, with `jobs` processes (and a plugin file, if named)."""
+    plugins = f'plugins = ["{plugin}"]\n' if plugin else ""
+    write_config(project, f"{plugins}jobs = {jobs}\n")
+    raw = project.run("--audit", "--format", "json")
+    text = project.run("--audit")
     return raw.exit_code, json.loads(raw.out), text.out
 
 
@@ -61,11 +68,9 @@ def test_helpers_change_nothing_in_any_report(
     automaton_project: AutomatonProject, forks: list[int]
 ) -> None:
     _mixed_project(automaton_project)
-    write_config(automaton_project, "jobs = 1\n")
-    alone = _report(automaton_project)
+    alone = _report(automaton_project, 1)
     assert forks == []
-    write_config(automaton_project, "jobs = 3\n")
-    shared = _report(automaton_project)
+    shared = _report(automaton_project, 3)
     assert len(forks) == 4  # two helpers, for each of the two reports
     assert shared == alone
     code, report, _ = alone
@@ -81,15 +86,13 @@ def test_a_helper_that_dies_leaves_its_work_to_the_command(
     automaton_project: AutomatonProject, forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _mixed_project(automaton_project)
-    write_config(automaton_project, "jobs = 1\n")
-    alone = _report(automaton_project)
+    alone = _report(automaton_project, 1)
 
     def broken(*args, **kwargs):
         raise MemoryError("the helper cannot send its findings")
 
     monkeypatch.setattr(parallel.pickle, "dumps", broken)  # only helpers pickle
-    write_config(automaton_project, "jobs = 2\n")
-    assert _report(automaton_project) == alone
+    assert _report(automaton_project, 2) == alone
     assert len(forks) == 2
 
 
@@ -101,9 +104,10 @@ def test_plugin_rules_run_in_the_command_on_every_task_in_order(
     for name in ("alpha", "bravo", "charlie", "delta"):
         automaton_project.task(name, "research")
     log = tmp_path / "calls.txt"
-    (automaton_project.root / "counting.py").write_text(
-        textwrap.dedent(
-            f"""
+    _plugin(
+        automaton_project,
+        "counting.py",
+        f"""
             import os
             from automaton_rules import Finding, hookimpl, rule
 
@@ -120,8 +124,7 @@ def test_plugin_rules_run_in_the_command_on_every_task_in_order(
             @hookimpl
             def register_rules(register):
                 register(counting)
-            """
-        )
+            """,
     )
     write_config(automaton_project, 'plugins = ["counting.py"]\njobs = 2\n')
     result = automaton_project.run("--audit", "--format", "json")
@@ -173,15 +176,13 @@ def test_a_fork_that_fails_leaves_the_work_to_the_command(
     automaton_project: AutomatonProject, forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _mixed_project(automaton_project)
-    write_config(automaton_project, "jobs = 1\n")
-    alone = _report(automaton_project)
+    alone = _report(automaton_project, 1)
 
     def no_more_processes() -> int:
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(parallel.os, "fork", no_more_processes)
-    write_config(automaton_project, "jobs = 2\n")
-    assert _report(automaton_project) == alone
+    assert _report(automaton_project, 2) == alone
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="helpers fork on Linux only")
@@ -198,9 +199,10 @@ def test_errors_come_in_the_same_order_with_helpers(
         history = automaton_project.task_dir(name) / ".state.history"
         history.unlink()
         _os.mkfifo(history)
-    (automaton_project.root / "picky.py").write_text(
-        textwrap.dedent(
-            """
+    _plugin(
+        automaton_project,
+        "picky.py",
+        """
             from automaton_rules import hookimpl, rule
 
             @rule("XP201", summary="picky", category="Team")
@@ -212,13 +214,10 @@ def test_errors_come_in_the_same_order_with_helpers(
             @hookimpl
             def register_rules(register):
                 register(picky)
-            """
-        )
+            """,
     )
-    write_config(automaton_project, 'plugins = ["picky.py"]\njobs = 1\n')
-    alone = _report(automaton_project)
-    write_config(automaton_project, 'plugins = ["picky.py"]\njobs = 3\n')
-    shared = _report(automaton_project)
+    alone = _report(automaton_project, 1, "picky.py")
+    shared = _report(automaton_project, 3, "picky.py")
     assert len(forks) == 4
     assert shared == alone
     messages = [e["message"] if isinstance(e, dict) else e for e in alone[1]["errors"]]
@@ -242,9 +241,10 @@ def test_a_plugin_project_rule_sees_every_task_with_helpers(
     """Project-wide plugin rules run after every task rule, helpers or not."""
     for name in ("alpha", "bravo", "charlie", "delta"):
         automaton_project.task(name, "research")
-    (automaton_project.root / "census.py").write_text(
-        textwrap.dedent(
-            """
+    _plugin(
+        automaton_project,
+        "census.py",
+        """
             from automaton_rules import Finding, hookimpl, rule
 
             SEEN = []
@@ -262,13 +262,10 @@ def test_a_plugin_project_rule_sees_every_task_with_helpers(
             def register_rules(register):
                 register(sees)
                 register(counts)
-            """
-        )
+            """,
     )
-    write_config(automaton_project, 'plugins = ["census.py"]\njobs = 1\n')
-    alone = _report(automaton_project)
-    write_config(automaton_project, 'plugins = ["census.py"]\njobs = 2\n')
-    shared = _report(automaton_project)
+    alone = _report(automaton_project, 1, "census.py")
+    shared = _report(automaton_project, 2, "census.py")
     assert len(forks) == 2
     assert shared == alone
     assert [f["message"] for f in alone[1]["findings"] if f["code"] == "XP302"] == ["saw 4 tasks"]
@@ -284,10 +281,8 @@ def test_helpers_when_child_exits_are_ignored(
     _mixed_project(automaton_project)
     previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     try:
-        write_config(automaton_project, "jobs = 1\n")
-        alone = _report(automaton_project)
-        write_config(automaton_project, "jobs = 2\n")
-        shared = _report(automaton_project)
+        alone = _report(automaton_project, 1)
+        shared = _report(automaton_project, 2)
     finally:
         signal.signal(signal.SIGCHLD, previous)
     assert len(forks) == 2

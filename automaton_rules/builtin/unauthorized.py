@@ -53,15 +53,18 @@ class Timeline:
         """
         verdict = None
         for moment in moments:
-            first = bisect.bisect_left(self.starts, moment) - 1
-            last = bisect.bisect_right(self.starts, moment) - 1
-            if first < 0:
-                return None
-            held = self.states[first : last + 1]
-            if not all(_judged(state, named) for state in held):
+            held = self.held(moment)
+            if not held or not all(_judged(state, named) for state in held):
                 return None
             verdict = verdict or held[-1]
         return verdict
+
+    def held(self, moment: float) -> tuple[str, ...]:
+        """Every state the task held during that second, the last one last; none before
+        the task existed."""
+        first = bisect.bisect_left(self.starts, moment) - 1
+        last = bisect.bisect_right(self.starts, moment) - 1
+        return self.states[first : last + 1] if first >= 0 else ()
 
     def edit_spans(self, until: float) -> Iterator[tuple[float, float]]:
         """The intervals the task spent in an edit phase."""
@@ -240,13 +243,8 @@ def _artifact_of(path: str, folder: str) -> tuple[str, str] | None:
 def _forbidding_state(task: Task, moment: float, artifact: str) -> str | None:
     """The state the task held at `moment` when every state it held in that second forbids
     `artifact`; None when one allowed it, or the task did not exist yet."""
-    starts = [start for start, _ in task.entered]
-    first = bisect.bisect_left(starts, moment) - 1
-    last = bisect.bisect_right(starts, moment) - 1
-    if first < 0:
-        return None
-    held = [state for _, state in task.entered[first : last + 1]]
-    if all(artifact in machine.forbidden_artifacts(state) for state in held):
+    held = Timeline.of(task).held(moment)
+    if held and all(artifact in machine.forbidden_artifacts(state) for state in held):
         return held[-1]
     return None
 
