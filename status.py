@@ -4,7 +4,7 @@
 import sys
 
 try:
-    from automaton_rules.cli import main
+    from automaton_rules.cli.entry import main
 except ImportError as exc:
     sys.stderr.write(
         f"ERROR: automaton-rules cannot start with {sys.executable} ({exc}). "

@@ -8,22 +8,23 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-# Imported here, not on first use: the submodule `rule` would otherwise shadow the
-# decorator `rule` once anything imported it. The module is light.
-from .rule import Edit, Rule, Skip, Transition, rule
-
 # Public name -> the module that defines it.
 _LAZY = {
-    "AutomatonError": "errors",
-    "Refusal": "errors",
-    "Finding": "findings",
-    "Severity": "findings",
-    "Project": "project",
-    "Task": "project",
-    "hookimpl": "hookspecs",
-    "hookspec": "hookspecs",
-    "Engine": "runner",
-    "RunResult": "runner",
+    "Edit": "engine.rule",
+    "Rule": "engine.rule",
+    "Skip": "engine.rule",
+    "Transition": "engine.rule",
+    "rule": "engine.rule",
+    "AutomatonError": "core.errors",
+    "Refusal": "core.errors",
+    "Finding": "engine.findings",
+    "Severity": "engine.findings",
+    "Project": "core.project",
+    "Task": "core.project",
+    "hookimpl": "engine.hookspecs",
+    "hookspec": "engine.hookspecs",
+    "Engine": "engine.runner",
+    "RunResult": "engine.runner",
 }
 
 __all__ = [
@@ -47,11 +48,12 @@ __all__ = [
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .errors import AutomatonError, Refusal
-    from .findings import Finding, Severity
-    from .hookspecs import hookimpl, hookspec
-    from .project import Project, Task
-    from .runner import Engine, RunResult
+    from automaton_rules.core.errors import AutomatonError, Refusal
+    from automaton_rules.core.project import Project, Task
+    from automaton_rules.engine.findings import Finding, Severity
+    from automaton_rules.engine.hookspecs import hookimpl, hookspec
+    from automaton_rules.engine.rule import Edit, Rule, Skip, Transition, rule
+    from automaton_rules.engine.runner import Engine, RunResult
 
 
 def __getattr__(name: str) -> object:

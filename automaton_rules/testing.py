@@ -24,7 +24,8 @@ from typing import Any
 
 import pytest
 
-from . import cli, machine
+from automaton_rules.cli import entry as cli
+from automaton_rules.core import machine
 
 route_to = machine.route_to  # the walk `task()` makes, public for rule authors' tests
 

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from . import machine, store
-from .errors import AutomatonError, Refusal, printable
-from .findings import OUT_OF_ORDER, Finding
-from .project import Project, Task, split_name, status_command, untracked_error
-from .rule import Transition
+from automaton_rules.core import machine, store
+from automaton_rules.core.errors import AutomatonError, Refusal, printable
+from automaton_rules.core.project import Project, Task, split_name, status_command, untracked_error
+from automaton_rules.engine.findings import OUT_OF_ORDER, Finding
+from automaton_rules.engine.rule import Transition
 
 if TYPE_CHECKING:
-    from .runner import Engine
+    from automaton_rules.engine.runner import Engine
 
 APPROVER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 ROLL_FORWARD_SLACK = 1.0

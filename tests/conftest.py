@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from automaton_rules import cli, machine, store
+from automaton_rules.cli import entry as cli
+from automaton_rules.core import machine, store
 from automaton_rules.testing import route_to
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,13 +15,8 @@ from typing import Any
 
 import filelock  # noqa: F401 - loaded before the fork, as every command needs it
 
-from automaton_rules import cli, commands, report, views, workflow  # noqa: F401
-from automaton_rules.builtin import (  # noqa: F401
-    inconsistency,
-    manual_folders,
-    out_of_order,
-    unauthorized,
-)
+from automaton_rules import report, workflow  # noqa: F401
+from automaton_rules.cli import entry as cli
 
 cli._build_command()  # typer and click, loaded once in the fork server
 

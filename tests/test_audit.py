@@ -914,7 +914,7 @@ def store_time(stamp: str) -> int:
 def test_ar301_reads_git_once_whatever_the_number_of_tasks(
     automaton_project: AutomatonProject, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from automaton_rules import gitlog
+    from automaton_rules.engine import gitlog
 
     _git_project(automaton_project)
     for number in range(6):
@@ -1732,7 +1732,7 @@ def test_audit_json_is_documented(automaton_project: AutomatonProject) -> None:
 
 def test_every_configuration_key_is_shown_in_the_repository_config() -> None:
     """DESIGN §8: the repository's automaton.toml shows each key with a comment."""
-    from automaton_rules import config
+    from automaton_rules.core import config
 
     text = (ROOT / "automaton.toml").read_text()
     missing = [key for key in config._KEYS if f"{key} =" not in text]

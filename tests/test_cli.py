@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import Project
 
-from automaton_rules import __version__, cli
+from automaton_rules import __version__
+from automaton_rules.cli import entry as cli
 
 
 @pytest.mark.parametrize(
@@ -65,7 +66,7 @@ def test_help_shows_examples_and_exit_codes(project: Project) -> None:
 def test_a_crash_is_exit_2_without_traceback(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from automaton_rules import commands
+    from automaton_rules.cli import commands
 
     def boom(**_: object) -> None:
         raise RuntimeError("disk on fire")
@@ -146,7 +147,7 @@ def test_a_failed_state_write_changes_nothing(
 def test_an_os_error_outside_the_store_is_exit_2(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from automaton_rules import commands
+    from automaton_rules.cli import commands
 
     def unreadable(**_: object) -> None:
         raise PermissionError(13, "Permission denied", "/some/file")

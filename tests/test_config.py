@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import Project
 
-from automaton_rules.config import Config, find_config, load_config
-from automaton_rules.errors import AutomatonError
+from automaton_rules.core.config import Config, find_config, load_config
+from automaton_rules.core.errors import AutomatonError
 
 
 def test_no_file_gives_defaults(tmp_path: Path) -> None:

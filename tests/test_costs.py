@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import Project
 
-from automaton_rules import machine
+from automaton_rules.core import machine
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, path_to
 
-from automaton_rules import store
+from automaton_rules.core import store
 
 WRITES = ("append_approval", "append_history", "write_state")
 

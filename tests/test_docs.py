@@ -8,8 +8,9 @@ import re
 import pytest
 from conftest import ROOT
 
-from automaton_rules import Engine, hookspecs
-from automaton_rules.cli import _build_command
+from automaton_rules import Engine
+from automaton_rules.cli.entry import _build_command
+from automaton_rules.engine import hookspecs
 
 WRITING_RULES = (ROOT / "docs" / "writing-rules.md").read_text()
 README = (ROOT / "README.md").read_text()

@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from automaton_rules import AutomatonError, Engine, Refusal, Rule, Transition, rule, workflow
-from automaton_rules import plugins as plugins_module
-from automaton_rules import runner as runner_module
-from automaton_rules.plugins import BUILTIN_PLUGINS, PluginError, plugin_names
-from automaton_rules.project import find_project
+from automaton_rules.core.project import find_project
+from automaton_rules.engine import plugins as plugins_module
+from automaton_rules.engine import runner as runner_module
+from automaton_rules.engine.plugins import BUILTIN_PLUGINS, PluginError, plugin_names
 
 OUT_OF_ORDER_PLUGIN = "automaton_rules.builtin.out_of_order"
 
 HEADER = """\
 from automaton_rules import Finding, hookimpl, rule
-from automaton_rules.findings import OUT_OF_ORDER
+from automaton_rules.engine.findings import OUT_OF_ORDER
 CALLS = []
 """
 

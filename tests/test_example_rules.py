@@ -5,8 +5,8 @@ from __future__ import annotations
 from conftest import ROOT, Project
 
 from automaton_rules import Engine
-from automaton_rules.config import load_config
-from automaton_rules.project import project_at
+from automaton_rules.core.config import load_config
+from automaton_rules.core.project import project_at
 
 CONFIG = str(ROOT / "automaton.toml")
 

@@ -25,7 +25,8 @@ from conftest import path_to
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from automaton_rules import cli, machine, store
+from automaton_rules.cli import entry as cli
+from automaton_rules.core import machine, store
 
 settings.register_profile(
     "ci",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, STATUS_PY, Project, path_to
 
-from automaton_rules import cli
+from automaton_rules.cli import entry as cli
 
 OUT_OF_ORDER_PASS = "Folder validation: PASS — no out-of-order artifacts found"
 LATER_THAN_RESEARCH = (

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, Project
 
-from automaton_rules import harness, store
+from automaton_rules.core import store
+from automaton_rules.guards import harness
 
 FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
 HOOK = Path(sys.executable).parent / "automaton-hook"

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, STATUS_PY, Project
 
-from automaton_rules import store
-from automaton_rules.plugins import PluginTimeout, time_limit
+from automaton_rules.core import store
+from automaton_rules.engine.plugins import PluginTimeout, time_limit
 
 
 def snapshot(folder: Path) -> dict[str, bytes | str]:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from automaton_rules import install
+from automaton_rules.cli import install
 
 INSTALL = Path(sys.executable).parent / "automaton-install"
 SCRIPT_CALL = "python ~/.automaton/scripts/status.py"
@@ -291,7 +291,7 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
         assert json.loads((repo / relative).read_text()) == install._bound(ours), harness
 
     plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
-    packaged = resources.files("automaton_rules").joinpath("opencode_plugin.js").read_text()
+    packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js").read_text()
     first, _, body = plugin.read_text().partition("\n")
     assert body == packaged
     assert first.startswith("// installed by automaton-install (sha256 ")
@@ -463,7 +463,7 @@ def test_integration_json_files_equal_the_installer_configs() -> None:
 
 def test_integration_opencode_plugin_is_the_packaged_plugin() -> None:
     shipped = (ROOT / "integrations" / "opencode" / "automaton-guard.js").read_bytes()
-    packaged = resources.files("automaton_rules").joinpath("opencode_plugin.js").read_bytes()
+    packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js").read_bytes()
     assert shipped == packaged
     assert install.OPENCODE_PLUGIN.endswith("/automaton-guard.js")
 

@@ -35,7 +35,7 @@ import pytest
 import storm_child
 from conftest import Project, path_to
 
-from automaton_rules import machine, store
+from automaton_rules.core import machine, store
 
 KILLS = int(os.environ.get("AUTOMATON_KILLS", "200"))
 WORKERS = int(os.environ.get("AUTOMATON_KILL_WORKERS", "4"))

@@ -19,7 +19,7 @@ from spec_tables import (
     base,
 )
 
-from automaton_rules import machine
+from automaton_rules.core import machine
 
 
 def successors(state: str) -> set[str]:

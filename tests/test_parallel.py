@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from audit_helpers import write_config
 
-from automaton_rules import parallel
+from automaton_rules.engine import parallel
 from automaton_rules.testing import AutomatonProject
 
 

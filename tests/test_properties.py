@@ -13,7 +13,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from automaton_rules import cli, machine, store
+from automaton_rules.cli import entry as cli
+from automaton_rules.core import machine, store
 
 TASK = "prop-task"
 ARTIFACT_NAMES = tuple(machine.ARTIFACTS.values())

@@ -12,9 +12,9 @@ import pytest
 from conftest import STATUS_PY
 from test_spoofing import forged_lines, run, walk
 
-from automaton_rules import store
-from automaton_rules.project import find_project
-from automaton_rules.runner import Engine, Selection
+from automaton_rules.core import store
+from automaton_rules.core.project import find_project
+from automaton_rules.engine.runner import Engine, Selection
 
 
 def _project(tmp_path: Path, name: str = "proj") -> Path:

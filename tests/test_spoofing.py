@@ -21,7 +21,10 @@ from pathlib import Path
 import pytest
 from conftest import path_to
 
-from automaton_rules import cli, githooks, harness, machine, store
+from automaton_rules.cli import entry as cli
+from automaton_rules.core import machine, store
+from automaton_rules.guards import git_hooks as githooks
+from automaton_rules.guards import harness
 
 # What a forged line would start with; no honest answer in this project starts so.
 FORGED = (

@@ -31,7 +31,7 @@ from spec_tables import (
     base,
 )
 
-from automaton_rules import cli
+from automaton_rules.cli import entry as cli
 
 ROOT = Path(__file__).resolve().parent.parent
 STATUS_PY = ROOT / "status.py"

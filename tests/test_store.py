@@ -19,8 +19,8 @@ from conftest import ROOT, path_to
 from hypothesis import given
 from hypothesis import strategies as st
 
-from automaton_rules import machine, store
-from automaton_rules.errors import AutomatonError, Refusal
+from automaton_rules.core import machine, store
+from automaton_rules.core.errors import AutomatonError, Refusal
 
 TIME_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
@@ -462,7 +462,8 @@ DRIVER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     import typer, filelock  # noqa: F401  (pay the imports before the start signal)
-    from automaton_rules import cli, commands, workflow  # noqa: F401
+    from automaton_rules import workflow  # noqa: F401
+    from automaton_rules.cli import commands, entry as cli  # noqa: F401
     Path(sys.argv[1]).touch()
     go = Path(sys.argv[2])
     deadline = time.monotonic() + 60

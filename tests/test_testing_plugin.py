@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from automaton_rules import machine
+from automaton_rules.core import machine
 from automaton_rules.testing import AutomatonProject, route_to
 
 pytest_plugins = ["pytester"]

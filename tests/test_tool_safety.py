@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, STATUS_PY, Project
 
-from automaton_rules import install
+from automaton_rules.cli import install
 
 SHIPPED = [
     *sorted((ROOT / "automaton_rules").rglob("*.py")),
     STATUS_PY,
     *sorted(p for p in (ROOT / "githooks").iterdir() if p.is_file()),
     *sorted(p for p in (ROOT / "integrations").rglob("*") if p.is_file()),
-    ROOT / "automaton_rules" / "opencode_plugin.js",
+    ROOT / "automaton_rules" / "guards" / "opencode_plugin.js",
 ]
 SPAWNERS = {
     "subprocess.run",

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from .. import machine, store
-from ..findings import INCONSISTENCY, Finding
-from ..hookspecs import hookimpl
-from ..project import Task
-from ..rule import Rule, rule
+from automaton_rules.core import machine, store
+from automaton_rules.core.project import Task
+from automaton_rules.engine.findings import INCONSISTENCY, Finding
+from automaton_rules.engine.hookspecs import hookimpl
+from automaton_rules.engine.rule import Rule, rule
 
 APPROVAL_TIME_SLACK = 5
 

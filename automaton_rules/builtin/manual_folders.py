@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from .. import machine
-from ..errors import printable
-from ..findings import MANUAL_FOLDERS, Finding
-from ..hookspecs import hookimpl
-from ..project import Project, Task
-from ..rule import Rule, rule
+from automaton_rules.core import machine
+from automaton_rules.core.errors import printable
+from automaton_rules.core.project import Project, Task
+from automaton_rules.engine.findings import MANUAL_FOLDERS, Finding
+from automaton_rules.engine.hookspecs import hookimpl
+from automaton_rules.engine.rule import Rule, rule
 
 
 @rule(

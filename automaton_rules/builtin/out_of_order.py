@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from .. import machine
-from ..findings import OUT_OF_ORDER, Finding
-from ..hookspecs import hookimpl
-from ..project import Task
-from ..rule import Rule, Transition, rule
+from automaton_rules.core import machine
+from automaton_rules.core.project import Task
+from automaton_rules.engine.findings import OUT_OF_ORDER, Finding
+from automaton_rules.engine.hookspecs import hookimpl
+from automaton_rules.engine.rule import Rule, Transition, rule
 
 
 @rule(

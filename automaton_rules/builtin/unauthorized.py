@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from .. import machine, store
-from ..config import Config
-from ..findings import UNAUTHORIZED, Finding
-from ..gitlog import GitHistory
-from ..hookspecs import hookimpl
-from ..project import Project, Task
-from ..rule import Rule, Skip, rule
+from automaton_rules.core import machine, store
+from automaton_rules.core.config import Config
+from automaton_rules.core.project import Project, Task
+from automaton_rules.engine.findings import UNAUTHORIZED, Finding
+from automaton_rules.engine.gitlog import GitHistory
+from automaton_rules.engine.hookspecs import hookimpl
+from automaton_rules.engine.rule import Rule, Skip, rule
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..findings import BUILTIN_CATEGORIES, SEVERITIES, Finding
-from ..plugins import PluginError
-from ..project import Project, Task
-from ..rule import Rule
-from ..runner import RunResult
+from automaton_rules.core.project import Project, Task
+from automaton_rules.engine.findings import BUILTIN_CATEGORIES, SEVERITIES, Finding
+from automaton_rules.engine.plugins import PluginError
+from automaton_rules.engine.rule import Rule
+from automaton_rules.engine.runner import RunResult
 
 FORMATS: tuple[str, ...] = ("text", "json", "sarif", "github")
 
@@ -61,7 +61,7 @@ def describe(error: PluginError) -> str:
 
 def renderer(name: str) -> Callable[[AuditReport], str]:
     """The function that renders a report in a format."""
-    from . import github, json_format, sarif, text
+    from automaton_rules.report import github, json_format, sarif, text
 
     return {
         "text": text.render,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..errors import printable
-from . import AuditReport
+from automaton_rules.core.errors import printable
+from automaton_rules.report import AuditReport
 
 COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
 

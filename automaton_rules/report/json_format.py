@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .. import __version__
-from ..errors import json_text
-from . import AuditReport
+from automaton_rules import __version__
+from automaton_rules.core.errors import json_text
+from automaton_rules.report import AuditReport
 
 SCHEMA_VERSION = 1
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from .. import __version__
-from ..errors import json_text
-from . import AuditReport
+from automaton_rules import __version__
+from automaton_rules.core.errors import json_text
+from automaton_rules.report import AuditReport
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "note": "note"}

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from ..errors import printable
-from ..findings import INCONSISTENCY, MANUAL_FOLDERS, OUT_OF_ORDER, UNAUTHORIZED, Finding
-from ..project import Task
-from . import AuditReport
+from automaton_rules.core.errors import printable
+from automaton_rules.core.project import Task
+from automaton_rules.engine.findings import (
+    INCONSISTENCY,
+    MANUAL_FOLDERS,
+    OUT_OF_ORDER,
+    UNAUTHORIZED,
+    Finding,
+)
+from automaton_rules.report import AuditReport
 
 LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
 SUMMARY_LABELS = {

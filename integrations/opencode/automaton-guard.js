@@ -1,1 +1,1 @@
-../../automaton_rules/opencode_plugin.js
+../../automaton_rules/guards/opencode_plugin.js

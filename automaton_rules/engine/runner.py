@@ -10,10 +10,12 @@ from typing import Any
 
 import pluggy
 
-from . import machine, parallel
-from .errors import AutomatonError
-from .findings import BUILTIN_CATEGORIES, Finding
-from .plugins import (
+from automaton_rules.core import machine
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.project import Project, Task
+from automaton_rules.engine import parallel
+from automaton_rules.engine.findings import BUILTIN_CATEGORIES, Finding
+from automaton_rules.engine.plugins import (
     BUILTIN_PLUGINS,
     DEFAULT_TIMEOUT,
     PLUGIN_FAILURES,
@@ -22,12 +24,11 @@ from .plugins import (
     plugin_manager,
     time_limit,
 )
-from .project import Project, Task
-from .rule import Edit, Rule, Skip, Transition
+from automaton_rules.engine.rule import Edit, Rule, Skip, Transition
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .gitlog import GitHistory
+    from automaton_rules.engine.gitlog import GitHistory
 
 _Scheduled = tuple[str, Rule, str]  # plugin, rule, severity
 
@@ -416,7 +417,7 @@ class Engine:
 def start_git(root: Path, config: Any) -> Callable[[], GitHistory]:
     """Start reading the git history the `git` argument will hold; a failure surfaces
     when a rule asks for it, as that rule's error, and the other rules still report."""
-    from . import gitlog
+    from automaton_rules.engine import gitlog
 
     try:
         return gitlog.start(root, untracked=bool(getattr(config, "source_untracked", False)))

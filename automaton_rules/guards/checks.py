@@ -10,16 +10,16 @@ import os
 import time
 from pathlib import Path
 
-from . import machine, store
-from .errors import AutomatonError, printable
-from .project import Project, Task, framework_home, untracked_error
-from .record import Record
+from automaton_rules.core import machine, store
+from automaton_rules.core.errors import AutomatonError, printable
+from automaton_rules.core.project import Project, Task, framework_home, untracked_error
+from automaton_rules.core.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .config import Config
+    from automaton_rules.core.config import Config
 
 EDIT_PHASES_TEXT = "implement or doc_review"
 DEFAULT_SESSION_MINUTES = 30
@@ -213,8 +213,8 @@ def edit_rules(
     """
     if not decision.allowed or not settings.plugins:
         return decision
-    from .rule import Edit
-    from .runner import Engine
+    from automaton_rules.engine.rule import Edit
+    from automaton_rules.engine.runner import Engine
 
     engine = Engine.create(settings.plugins, base=settings.base, entry_points=False, builtins=False)
     named = decision.details.get("task")

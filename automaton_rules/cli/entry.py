@@ -12,9 +12,9 @@ import sys
 from contextlib import suppress
 from pathlib import Path
 
-from . import __version__
-from .errors import AutomatonError, json_text, printable
-from .project import STATUS_SCRIPT, use_invocation
+from automaton_rules import __version__
+from automaton_rules.core.errors import AutomatonError, json_text, printable
+from automaton_rules.core.project import STATUS_SCRIPT, use_invocation
 
 # The edit-time hooks start here, so typing, json and the rest load on the full path only.
 TYPE_CHECKING = False
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from .parser import Invocation
-    from .views import Outcome
+    from automaton_rules.cli.parser import Invocation
+    from automaton_rules.cli.views import Outcome
 
 SCHEMA_VERSION = 1
 PROG = "status.py"
@@ -59,7 +59,7 @@ def _flag(name: str) -> str:
 
 def _build_command() -> Any:
     """The typer command, built only when a command actually needs parsing."""
-    from .parser import build_command
+    from automaton_rules.cli.parser import build_command
 
     return build_command()
 
@@ -69,7 +69,7 @@ def _execute(parsed: Invocation) -> int:
     opts = parsed.options
     as_json, task = opts["as_json"], opts["task"]
     if opts["version"]:
-        from .views import Outcome
+        from automaton_rules.cli.views import Outcome
 
         outcome = Outcome(0, f"automaton-rules {__version__}", {"version": __version__})
         return _finish(outcome, "version", as_json)
@@ -101,7 +101,7 @@ def _execute(parsed: Invocation) -> int:
     if opts["file"] is not None and action not in ("can_edit", "scope_check"):
         raise AutomatonError("usage", "--file goes with --can-edit or --scope-check.")
     if action in HOOKS:
-        from . import hooks
+        from automaton_rules.guards import flags as hooks
 
         flag = _flag(action)
         return hooks.emit(
@@ -124,7 +124,7 @@ def _execute(parsed: Invocation) -> int:
             raise AutomatonError("usage", f"{_flag(name)} goes with --audit.")
     if opts["output_format"] != "text" and action != "audit":
         raise AutomatonError("usage", "--format goes with --audit (use --json elsewhere).")
-    from .findings import SEVERITIES
+    from automaton_rules.engine.findings import SEVERITIES
 
     if opts["fail_on"] is not None and opts["fail_on"] not in SEVERITIES:
         raise AutomatonError(
@@ -149,7 +149,7 @@ def _execute(parsed: Invocation) -> int:
 
 def _run(action: str, **opts: Any) -> Outcome:
     """Dispatch to the core; imported lazily so `--help` stays cheap."""
-    from . import commands
+    from automaton_rules.cli import commands
 
     return getattr(commands, action)(**opts)
 
@@ -261,13 +261,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     as_json = "--json" in args
     command = _command_name(args)
     if any(arg in _HOOK_FLAGS for arg in args):
-        from . import hooks
+        from automaton_rules.guards import flags as hooks
 
         quick = hooks.parse(args)
         if quick is not None:
             return hooks.run(quick)
     try:
-        from .parser import Invocation
+        from automaton_rules.cli.parser import Invocation
 
         parsed = _build_command().main(args=args, prog_name=prog, standalone_mode=False)
         if parsed == INTERRUPTED:

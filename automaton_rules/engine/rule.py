@@ -5,15 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .config import SEVERITIES
-from .record import Record
+from automaton_rules.core.config import SEVERITIES
+from automaton_rules.core.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
 
-    from .findings import Finding, Severity
+    from automaton_rules.engine.findings import Finding, Severity
 
 # Moments a rule can be consulted: the full audit, --validate-folder, the decision
 # point before a transition (where an error finding refuses the move), and the

@@ -8,9 +8,9 @@ import sys
 from functools import cached_property
 from pathlib import Path
 
-from . import machine, store
-from .errors import AutomatonError, printable
-from .record import Record
+from automaton_rules.core import machine, store
+from automaton_rules.core.errors import AutomatonError, printable
+from automaton_rules.core.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import store, views, workflow
-from .config import Config, load_config, multi_agent
-from .errors import AutomatonError, printable
-from .project import Project, Task, find_project, untracked_error
-from .runner import Engine, Selection, start_git
-from .views import Outcome
+from automaton_rules import workflow
+from automaton_rules.cli import views
+from automaton_rules.cli.views import Outcome
+from automaton_rules.core import store
+from automaton_rules.core.config import Config, load_config, multi_agent
+from automaton_rules.core.errors import AutomatonError, printable
+from automaton_rules.core.project import Project, Task, find_project, untracked_error
+from automaton_rules.engine.runner import Engine, Selection, start_git
 
 
 def _open(
@@ -240,7 +242,7 @@ def audit(
     **_: object,
 ) -> Outcome:
     """`--audit`: every rule over every task, in the chosen report format."""
-    from .report import FORMATS, AuditReport, renderer
+    from automaton_rules.report import FORMATS, AuditReport, renderer
 
     if output_format not in FORMATS:
         raise AutomatonError(

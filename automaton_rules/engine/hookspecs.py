@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pluggy
 
-from .rule import Rule
+from automaton_rules.engine.rule import Rule
 
 PROJECT_NAME = "automaton_rules"
 

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from . import machine, store
-from .errors import printable
-from .findings import OUT_OF_ORDER, Finding
-from .project import STATUS_SCRIPT, Project, Task, status_command
-from .runner import RunResult
-from .workflow import Change
+from automaton_rules.core import machine, store
+from automaton_rules.core.errors import printable
+from automaton_rules.core.project import STATUS_SCRIPT, Project, Task, status_command
+from automaton_rules.engine.findings import OUT_OF_ORDER, Finding
+from automaton_rules.engine.runner import RunResult
+from automaton_rules.workflow import Change
 
 DASH = "—"
 _LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}

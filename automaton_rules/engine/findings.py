@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
-from .config import SEVERITIES as SEVERITIES
+from automaton_rules.core.config import SEVERITIES as SEVERITIES
 
 Severity = Literal["error", "warning", "note"]
 

@@ -9,8 +9,8 @@ import stat
 import sys
 from pathlib import Path
 
-from .errors import AutomatonError, printable
-from .record import Record
+from automaton_rules.core.errors import AutomatonError, printable
+from automaton_rules.core.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ workflow allows, so the rules of the game live in exactly one place.
 
 from __future__ import annotations
 
-from .record import Record
+from automaton_rules.core.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from types import FrameType, ModuleType
 
 import pluggy
 
-from . import hookspecs
-from .config import PLUGIN_TIMEOUT_SECONDS
+from automaton_rules.core.config import PLUGIN_TIMEOUT_SECONDS
+from automaton_rules.engine import hookspecs
 
 BUILTIN_PLUGINS: tuple[str, ...] = (
     "automaton_rules.builtin.out_of_order",

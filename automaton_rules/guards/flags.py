@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from . import guard
-from .config import load_config
-from .errors import AutomatonError, json_text, printable
-from .project import find_project
+from automaton_rules.core.config import load_config
+from automaton_rules.core.errors import AutomatonError, json_text, printable
+from automaton_rules.core.project import find_project
+from automaton_rules.guards import checks as guard
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def decide(
     proj = find_project(Path(project) if project is not None else None)
     settings = load_config(proj.root, Path(config) if config is not None else None)
     if task is not None and settings.untracked == "infer":
-        from .workflow import infer_untracked
+        from automaton_rules.workflow import infer_untracked
 
         infer_untracked(proj, task, settings.untracked)
     if hook == "--can-edit":

@@ -14,8 +14,8 @@ import stat
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from .errors import AutomatonError, Refusal, printable
-from .record import Record
+from automaton_rules.core.errors import AutomatonError, Refusal, printable
+from automaton_rules.core.record import Record
 
 # The edit-time hooks read `.state` through this module and nothing else of it, so
 # json, hashlib, datetime, secrets and shutil load in the functions that use them.

@@ -18,8 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .errors import AutomatonError
-from .project import framework_home
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.project import framework_home
 
 MARKER = "# installed by automaton-install"
 HOOK = "automaton-hook --harness"
@@ -105,7 +105,7 @@ import sys
 INTERPRETER = {sys.executable!r}
 
 try:
-    from automaton_rules.cli import main
+    from automaton_rules.cli.entry import main
 except ImportError:
     if os.environ.get("AUTOMATON_REEXEC") != INTERPRETER:
         os.environ["AUTOMATON_REEXEC"] = INTERPRETER  # once: never loop
@@ -123,7 +123,8 @@ sys.exit(main())
 def opencode_plugin() -> str:
     """The packaged plugin under a first line recording its digest, so a copy the user
     changed afterwards is recognised as theirs and never overwritten or removed."""
-    body = resources.files("automaton_rules").joinpath("opencode_plugin.js").read_text("utf-8")
+    packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js")
+    body = packaged.read_text("utf-8")
     digest = hashlib.sha256(body.encode()).hexdigest()
     return f"{OPENCODE_MARKER} (sha256 {digest}); a changed copy is kept\n{body}"
 

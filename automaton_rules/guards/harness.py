@@ -13,11 +13,11 @@ import json
 import sys
 from pathlib import Path
 
-from . import guard
-from .config import load_config
-from .errors import AutomatonError
-from .project import Project, find_project
-from .record import Record
+from automaton_rules.core.config import load_config
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.project import Project, find_project
+from automaton_rules.core.record import Record
+from automaton_rules.guards import checks as guard
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "target_file", "a
 def __getattr__(name: str) -> object:
     """The shell analysis lives in `shell`, loaded only when a shell command is judged."""
     if name in ("shell_writes", "redirect_targets"):
-        from . import shell
+        from automaton_rules.guards import shell
 
         return getattr(shell, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -100,7 +100,7 @@ def _paths(tool_input: Any) -> list[str]:
         texts = value if isinstance(value, list) else [value]
         for text in texts:
             if isinstance(text, str) and "*** Begin Patch" in text:
-                from .shell import patch_files
+                from automaton_rules.guards.shell import patch_files
 
                 found += patch_files(text)
     return found
@@ -157,7 +157,7 @@ def decide(action: Action, *, project: str | None = None, task: str | None = Non
 
 def _decide_shell(action: Action, project: str | None, task: str | None) -> Verdict:
     """A shell line: never approval or --no-verify; writes only where an edit could."""
-    from . import shell
+    from automaton_rules.guards import shell
 
     command = action.command
     plain = shell.unquoted(command)

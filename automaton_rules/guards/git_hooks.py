@@ -16,14 +16,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import machine, store
-from .builtin.inconsistency import approval_log_problems
-from .builtin.unauthorized import is_source
-from .config import load_config
-from .errors import AutomatonError, printable
-from .gitlog import TASK_TRAILER
-from .guard import task_states
-from .project import Project, find_project
+from automaton_rules.builtin.inconsistency import approval_log_problems
+from automaton_rules.builtin.unauthorized import is_source
+from automaton_rules.core import machine, store
+from automaton_rules.core.config import load_config
+from automaton_rules.core.errors import AutomatonError, printable
+from automaton_rules.core.project import Project, find_project
+from automaton_rules.engine.gitlog import TASK_TRAILER
+from automaton_rules.guards.checks import task_states
 
 _TRAILER = re.compile(rf"^{TASK_TRAILER}:\s*(\S+)\s*$", re.MULTILINE)
 

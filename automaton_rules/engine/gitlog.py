@@ -16,7 +16,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import AutomatonError
+from automaton_rules.core.errors import AutomatonError
 
 TASK_TRAILER = "Task"
 _RECORD, _FIELD = "\x1e", "\x1f"
