@@ -22,13 +22,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from automaton_rules.core import machine, store  # noqa: E402
+from automaton_rules.core import clock, machine, store  # noqa: E402
 
 START = 1_700_000_000  # the history's first second
 SPAN = 3600 * 24 * 300  # tasks start within these 300 days
@@ -43,10 +42,6 @@ FINAL_STATES = [s for s in machine.STATES if machine.base_phase(s) != "decomposi
 def route_to(state: str) -> tuple[str, ...]:
     """The states a task passes through to reach `state`, `new` first."""
     return ("new", *machine.route_to(state))
-
-
-def _stamp(moment: int) -> str:
-    return datetime.fromtimestamp(moment, timezone.utc).strftime(store.TIME_FORMAT)
 
 
 @dataclass
@@ -70,7 +65,7 @@ def write_task(folder: Path, name: str, state: str, created: int, rng: random.Ra
     walk = Walk(name, [(created, "new")])
     entries = [
         {
-            "time": _stamp(created),
+            "time": clock.stamp(created),
             "from": None,
             "to": "new",
             "actor": "bench",
@@ -81,7 +76,7 @@ def write_task(folder: Path, name: str, state: str, created: int, rng: random.Ra
     moment, route = created, route_to(state)
     for before, after in zip(route, route[1:]):
         moment += rng.randint(600, 3600 * 48)
-        entry = {"time": _stamp(moment), "from": before, "to": after}
+        entry = {"time": clock.stamp(moment), "from": before, "to": after}
         artifact = machine.required_artifact(before)
         if artifact:
             artifacts.setdefault(artifact, ARTIFACT_TEXT.format(name=artifact).encode())

@@ -914,7 +914,7 @@ def store_time(stamp: str) -> int:
 def test_ar301_reads_git_once_whatever_the_number_of_tasks(
     automaton_project: AutomatonProject, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from automaton_rules.engine import gitlog
+    from automaton_rules.core import git
 
     _git_project(automaton_project)
     for number in range(6):
@@ -925,13 +925,13 @@ def test_ar301_reads_git_once_whatever_the_number_of_tasks(
             {f"src/f{number}.py": "x\n"}, "w", task=f"task-{number}", when=now() - 600 + number
         )
     calls: list[list[str]] = []
-    real = gitlog._argv
+    real = git.argv
 
     def counting(root: Path, args):
         calls.append(list(args))
         return real(root, args)
 
-    monkeypatch.setattr(gitlog, "_argv", counting)
+    monkeypatch.setattr(git, "argv", counting)
     result = automaton_project.run("--audit", "--json")
     assert result.exit_code == 1
     assert len(json.loads(result.out)["findings"]) == 4
@@ -1805,11 +1805,12 @@ def test_ar302_future_artifact_committed_then_deleted_before_the_transition(
     rel = ".automaton/tasks/sneaky"
     (folder / "IMPLEMENTATION.md").write_text("# done already\n")
     automaton_project.git("add", "-A", "--", rel)
-    automaton_project.git("commit", "-q", "-m", "ahead", when=now() - 900)
+    ahead = now() - 900  # read once: the message below gives this second
+    automaton_project.git("commit", "-q", "-m", "ahead", when=ahead)
     sha = automaton_project.git("rev-parse", "HEAD").strip()
     (folder / "IMPLEMENTATION.md").unlink()
     automaton_project.git("add", "-A", "--", rel)
-    automaton_project.git("commit", "-q", "-m", "hide it", when=now() - 800)
+    automaton_project.git("commit", "-q", "-m", "hide it", when=ahead + 100)
     for step in ("research:awaiting_approval",):
         assert automaton_project.run("--task", "sneaky", "--transition", step).exit_code == 0
     assert automaton_project.run("--task", "sneaky", "--approve").exit_code == 0
@@ -1819,7 +1820,7 @@ def test_ar302_future_artifact_committed_then_deleted_before_the_transition(
     assert (finding["task"], finding["path"]) == ("sneaky", f"{rel}/IMPLEMENTATION.md")
     assert finding["message"] == (
         f"IMPLEMENTATION.md was committed during research phase (state: research, commit: "
-        f"{sha[:7]}, date: {day(now() - 900)}); it belongs to the implement phase"
+        f"{sha[:7]}, date: {day(ahead)}); it belongs to the implement phase"
     )
     assert "AR101" not in audit.codes
     assert audit.exit_code == 1

@@ -71,7 +71,7 @@ def test_a_crash_is_exit_2_without_traceback(
     def boom(**_: object) -> None:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(commands, "list", boom)
+    monkeypatch.setattr(commands, "list_tasks", boom)
     result = project.run("--list")
     assert result.rc == 2
     assert result.err == (
@@ -152,6 +152,6 @@ def test_an_os_error_outside_the_store_is_exit_2(
     def unreadable(**_: object) -> None:
         raise PermissionError(13, "Permission denied", "/some/file")
 
-    monkeypatch.setattr(commands, "list", unreadable)
+    monkeypatch.setattr(commands, "list_tasks", unreadable)
     result = project.run("--list")
     assert (result.rc, result.err) == (2, "ERROR: /some/file: Permission denied\n")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, path_to
 
-from automaton_rules.core import store
+from automaton_rules.core import clock, store
 
 WRITES = ("append_approval", "append_history", "write_state")
 
@@ -214,7 +214,7 @@ def test_killed_create_task_leaves_no_visible_task(project, monkeypatch) -> None
 def forge_journal_line(task_dir: Path, source: str, target: str, command: str) -> None:
     """Append a history line as a killed command would leave it, digest and all."""
     lines = (task_dir / store.HISTORY).read_text().splitlines()
-    entry = {"time": store.utc_now(), "from": source, "to": target, "actor": "agent"}
+    entry = {"time": clock.utc_now(), "from": source, "to": target, "actor": "agent"}
     entry |= {"command": command, "prev": store.line_digest(lines[-1])}
     store.append_line(task_dir / store.HISTORY, json.dumps(entry, separators=(",", ":")))
 
@@ -263,8 +263,8 @@ def test_second_approval_of_same_phase_is_recorded(project, task_in, monkeypatch
     The recovery check for an approval line written before its history line must not
     mistake the earlier approval of the same phase for a pending one.
     """
-    now = store.utc_now()
-    monkeypatch.setattr(store, "utc_now", lambda: now)  # an agent working within one second
+    now = clock.utc_now()
+    monkeypatch.setattr(clock, "utc_now", lambda: now)  # an agent working within one second
     name = task_in("research:approved")
     project.advance(
         name, ["implement", "bug_find", "adversarial_bug_find", "doc_review", "referee"]

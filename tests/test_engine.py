@@ -211,7 +211,7 @@ def register_rules(register):
     )
     task_in("new", name="moving")
     change = workflow.transition(core, "moving", "research", engine=engine_with(name))
-    assert change.after == "research"
+    assert change.target == "research"
     assert sys.modules[name].CALLS == [("moving", "new", "new", "research")]
 
 
@@ -461,7 +461,7 @@ def test_plugin_rule_refuses_the_transition(write_plugin, project, task_in, core
 
     project.write("gated", "OWNER")
     change = workflow.transition(core, "gated", "research", engine=engine_with(name))
-    assert (change.before, change.after) == ("new", "research")
+    assert (change.source, change.target) == ("new", "research")
     assert project.state("gated") == "research\n"
 
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, Project
 
 from automaton_rules.core import store
-from automaton_rules.guards import harness
+from automaton_rules.guards import harness, shell
 
 FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
 HOOK = Path(sys.executable).parent / "automaton-hook"
@@ -208,7 +208,7 @@ def test_unknown_harness_fails_closed_in_claude_format(guarded) -> None:
     ],
 )
 def test_shell_write_detection(command: str, writes: bool) -> None:
-    assert harness.shell_writes(command) is writes
+    assert shell.shell_writes(command) is writes
 
 
 def test_the_integration_files_are_valid_json_and_call_the_adapter() -> None:

@@ -33,12 +33,15 @@ CORE = {
     "automaton_rules",
     "automaton_rules.core",
     "automaton_rules.guards",
+    "automaton_rules.core.clock",
     "automaton_rules.core.config",
     "automaton_rules.core.errors",
     "automaton_rules.guards.checks",
     "automaton_rules.core.machine",
+    "automaton_rules.core.output",
     "automaton_rules.core.project",
     "automaton_rules.core.record",
+    "automaton_rules.core.severity",
     "automaton_rules.core.store",
 }
 # status.py: the command line answers hooks first; shlex quotes the suggested commands.

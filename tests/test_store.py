@@ -19,7 +19,7 @@ from conftest import ROOT, path_to
 from hypothesis import given
 from hypothesis import strategies as st
 
-from automaton_rules.core import machine, store
+from automaton_rules.core import clock, machine, store
 from automaton_rules.core.errors import AutomatonError, Refusal
 
 TIME_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -341,7 +341,7 @@ def test_history_chain_detects_a_hand_edit(project, task_in) -> None:
 
 
 def _entry() -> dict:
-    return {"time": store.utc_now(), "from": None, "to": "new", "actor": "t", "command": "c"}
+    return {"time": clock.utc_now(), "from": None, "to": "new", "actor": "t", "command": "c"}
 
 
 def test_create_task_dir_appears_in_one_rename(
@@ -624,9 +624,9 @@ def test_read_bytes_reads_whole_files_and_stops_at_the_limit(tmp_path: Path) -> 
 @given(st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12, 31)))
 def test_timestamps_read_back_as_written(moment: datetime) -> None:
     """Every timestamp the store writes reads back as the same second, in UTC."""
-    text = moment.replace(tzinfo=timezone.utc).strftime(store.TIME_FORMAT)
-    expected = datetime.strptime(text, store.TIME_FORMAT).replace(tzinfo=timezone.utc)
-    assert store.parse_time(text) == expected
+    text = moment.replace(tzinfo=timezone.utc).strftime(clock.TIME_FORMAT)
+    expected = datetime.strptime(text, clock.TIME_FORMAT).replace(tzinfo=timezone.utc)
+    assert clock.parse_time(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -643,13 +643,13 @@ def test_timestamps_read_back_as_written(moment: datetime) -> None:
     ],
 )
 def test_malformed_timestamps_read_as_none(text: str) -> None:
-    assert store.parse_time(text) is None
+    assert clock.parse_time(text) is None
 
 
 @given(
     st.one_of(
         st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12, 31)).map(
-            lambda m: m.strftime(store.TIME_FORMAT)
+            lambda m: m.strftime(clock.TIME_FORMAT)
         ),
         st.from_regex(r"\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z"),
         st.text(max_size=25),
@@ -657,5 +657,5 @@ def test_malformed_timestamps_read_as_none(text: str) -> None:
 )
 def test_timestamp_agrees_with_parse_time(text: str) -> None:
     """The audit's quick timestamps are exactly the parsed times, invalid dates included."""
-    parsed = store.parse_time(text)
-    assert store.timestamp(text) == (parsed.timestamp() if parsed is not None else None)
+    parsed = clock.parse_time(text)
+    assert clock.timestamp(text) == (parsed.timestamp() if parsed is not None else None)

@@ -7,16 +7,14 @@ a forged approval or an artifact rewritten after sign-off does not pass unnotice
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from automaton_rules.core import machine, store
+from automaton_rules.core import integrity, machine, store
 from automaton_rules.core.project import Task
 from automaton_rules.engine.findings import INCONSISTENCY, Finding
 from automaton_rules.engine.hookspecs import hookimpl
 from automaton_rules.engine.rule import Rule, rule
-
-APPROVAL_TIME_SLACK = 5
 
 
 def _tracked(task: Task) -> bool:
@@ -151,35 +149,6 @@ def history_tampered(task: Task) -> Iterator[Finding]:
         return
 
 
-def _approval_pairs(
-    lines: Sequence[store.Approval | None], entries: Sequence[dict[str, Any]]
-) -> Iterator[tuple[str, store.Approval | None, dict[str, Any] | None]]:
-    """Pair approval lines with the history's approvals, per state, in order."""
-    states = sorted({line.state for line in lines if line is not None})
-    states += sorted(
-        {str(e.get("to")) for e in entries if e.get("command") == "--approve"} - set(states)
-    )
-    for state in states:
-        logged = [line for line in lines if line is not None and line.state == state]
-        recorded = [e for e in entries if e.get("command") == "--approve" and e.get("to") == state]
-        for index in range(max(len(logged), len(recorded))):
-            yield (
-                state,
-                logged[index] if index < len(logged) else None,
-                recorded[index] if index < len(recorded) else None,
-            )
-
-
-def _same_approval(line: store.Approval, entry: dict[str, Any]) -> bool:
-    if line.time == entry.get("time") and store.timestamp(line.time) is not None:
-        return line.approver == entry.get("approver")
-    logged, recorded = store.timestamp(line.time), store.timestamp(entry.get("time"))
-    if logged is None or recorded is None:
-        return False
-    close = abs(recorded - logged) <= APPROVAL_TIME_SLACK
-    return close and line.approver == entry.get("approver")
-
-
 @rule(
     "AR206",
     summary=".state.approvals agrees with the approvals in .state.history",
@@ -189,42 +158,12 @@ def approvals_tampered(task: Task) -> Iterator[Finding]:
     """Forged, edited and deleted approval lines: the log must match the history."""
     if task.state is None or not task.history:
         return
-    for problem in approval_log_problems(task.approvals, task.history):
+    for problem in integrity.approval_log_problems(task.approvals, task.history):
         yield Finding(
             problem,
             path=task.relpath(store.APPROVALS),
             data={"detail": "approval log does not match the history"},
         )
-
-
-def approval_log_problems(
-    approvals: Sequence[store.Approval | None], entries: Sequence[dict[str, Any]]
-) -> list[str]:
-    """How an approval log differs from its history; shared with the git pre-commit hook,
-    which holds the staged copies of both to the same standard."""
-    adopted = sum(int(e.get("adopted_approvals") or 0) for e in entries)
-    lines = approvals[adopted:]
-    problems = [
-        f".state.approvals line {number} is not in the log's format"
-        for number, line in enumerate(lines, start=adopted + 1)
-        if line is None
-    ]
-    for state, line, entry in _approval_pairs(lines, entries):
-        if line is None:
-            problem = (
-                f"the {state} approval of {entry.get('time')} is missing from .state.approvals"
-            )
-        elif entry is None:
-            problem = f".state.approvals line '{line.line()}' was not written by --approve"
-        elif not _same_approval(line, entry):
-            problem = (
-                f".state.approvals line '{line.line()}' differs from the approval "
-                f"recorded in .state.history ({entry.get('time')}, {entry.get('approver')})"
-            )
-        else:
-            continue
-        problems.append(problem)
-    return problems
 
 
 @rule(

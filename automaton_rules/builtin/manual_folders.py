@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from automaton_rules.core import machine
-from automaton_rules.core.errors import printable
+from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import MANUAL_FOLDERS, Finding
 from automaton_rules.engine.hookspecs import hookimpl

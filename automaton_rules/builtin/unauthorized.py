@@ -9,15 +9,13 @@ without is a violation only when no task was in an edit phase at the time.
 from __future__ import annotations
 
 import bisect
-import fnmatch
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
-from automaton_rules.core import machine, store
+from automaton_rules.core import clock, machine, store
 from automaton_rules.core.config import Config
-from automaton_rules.core.project import Project, Task
+from automaton_rules.core.project import Project, Task, task_file
 from automaton_rules.engine.findings import UNAUTHORIZED, Finding
 from automaton_rules.engine.gitlog import GitHistory
 from automaton_rules.engine.hookspecs import hookimpl
@@ -94,16 +92,6 @@ class EditCoverage:
         return index >= 0 and moment <= self._ends[index]
 
 
-def is_source(path: str, config: Config) -> bool:
-    """Source files count; task folders, Markdown and excluded patterns do not."""
-    included = any(fnmatch.fnmatchcase(path, p) for p in config.source)
-    return included and not any(fnmatch.fnmatchcase(path, p) for p in config.source_exclude)
-
-
-def _day(moment: float) -> str:
-    return datetime.fromtimestamp(moment, timezone.utc).strftime(store.TIME_FORMAT)
-
-
 def _judged(state: str | None, named: bool = False) -> bool:
     """A state in which editing is a violation: outside the edit phases (and, unless the
     change names the task, outside `complete`, whose work is finished)."""
@@ -132,7 +120,7 @@ def unauthorized_modifications(
         """`is_source`, once per path: a long history names the same files again and again."""
         found = known.get(path)
         if found is None:
-            found = known[path] = is_source(path, settings)
+            found = known[path] = settings.is_source(path)
         return found
 
     coverage = EditCoverage(timelines.values(), now)
@@ -154,7 +142,7 @@ def unauthorized_modifications(
         files = [path for path in commit.files if source(path)]
         if not files:
             continue
-        how = f"commit: {commit.sha[:7]}, date: {_day(commit.time)}"
+        how = f"commit: {commit.sha[:7]}, date: {clock.stamp(commit.time)}"
         named = [timelines[n] for n in commit.tasks if n in timelines]
         if named:
             suspects = named
@@ -167,22 +155,22 @@ def unauthorized_modifications(
             if state is not None:
                 for path in files:
                     yield from report(line.task, state, path, how)
-    changed = [path for path in git.uncommitted if is_source(path, settings)]
+    changed = [path for path in git.uncommitted if settings.is_source(path)]
     if changed and not coverage.covers(now):
         for line in timelines.values():
             state = line.judged_state(now)
             if state is not None:
                 for path in changed:
-                    mtime = _mtime(project, path)
-                    how = f"uncommitted, file mtime: {_day(mtime)}" if mtime else "uncommitted"
-                    yield from report(line.task, state, path, how)
+                    yield from report(line.task, state, path, _uncommitted(project, path))
 
 
-def _mtime(project: Project, path: str) -> float | None:
+def _uncommitted(project: Project, path: str) -> str:
+    """How an uncommitted change is dated: by the file's modification time, if it has one."""
     try:
-        return (project.root / path).stat().st_mtime
+        mtime = (project.root / path).stat().st_mtime
     except OSError:
-        return None
+        mtime = None
+    return f"uncommitted, file mtime: {clock.stamp(mtime)}" if mtime else "uncommitted"
 
 
 @rule(
@@ -213,7 +201,7 @@ def artifacts_committed_early(
             phase = machine.ARTIFACT_PHASE[artifact]
             yield Finding(
                 f"{artifact} was committed during {machine.base_phase(state)} phase "
-                f"(state: {state}, commit: {commit.sha[:7]}, date: {_day(commit.time)}); "
+                f"(state: {state}, commit: {commit.sha[:7]}, date: {clock.stamp(commit.time)}); "
                 f"it belongs to the {phase} phase",
                 path=path,
                 task=name,
@@ -230,14 +218,8 @@ def _artifact_of(path: str, folder: str) -> tuple[str, str] | None:
     """(task name, artifact) for the path of a task's artifact, else None."""
     if not path.startswith(folder):
         return None
-    parts = path[len(folder) :].split("/")
-    if len(parts) == 2:
-        name, artifact = parts
-    elif len(parts) == 4 and parts[1] == machine.SUBTASKS_DIR:
-        name, artifact = f"{parts[0]}/{parts[2]}", parts[3]
-    else:
-        return None
-    return (name, artifact) if machine.is_artifact(artifact) else None
+    found = task_file(path[len(folder) :].split("/"))
+    return found if found is not None and machine.is_artifact(found[1]) else None
 
 
 def _forbidding_state(task: Task, moment: float, artifact: str) -> str | None:

@@ -9,16 +9,17 @@ from automaton_rules.cli import views
 from automaton_rules.cli.views import Outcome
 from automaton_rules.core import store
 from automaton_rules.core.config import Config, load_config, multi_agent
-from automaton_rules.core.errors import AutomatonError, printable
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project, Task, find_project, untracked_error
 from automaton_rules.engine.runner import Engine, Selection, start_git
 
 
 def _open(
-    project: Path | None, config: Path | None, *, create: bool = False
+    project: Path | None, config: Path | None, invoked_as: str, *, create: bool = False
 ) -> tuple[Project, Config]:
     """The project and its configuration; a broken configuration fails every command."""
-    proj = find_project(project, create=create)
+    proj = find_project(project, create=create).started_as(invoked_as)
     return proj, load_config(proj.root, config)
 
 
@@ -72,9 +73,11 @@ def _load_all(proj: Project) -> tuple[list[Task], list[str]]:
     return tasks, errors
 
 
-def task(*, task: str, project: Path | None, config: Path | None, **_: object) -> Outcome:
+def task(
+    *, task: str, project: Path | None, config: Path | None, invoked_as: str, **_: object
+) -> Outcome:
     """`--task NAME`: the full view of one task, with its folder's validation."""
-    proj, settings = _open(project, config)
+    proj, settings = _open(project, config, invoked_as)
     workflow.infer_untracked(proj, task, settings.untracked)
     current = proj.load(task)
     if current.state is None:
@@ -107,16 +110,17 @@ def transition(
     project: Path | None,
     transition: str,
     config: Path | None,
+    invoked_as: str,
     agent: str | None = None,
     **_: object,
 ) -> Outcome:
     """`--task NAME --transition PHASE`."""
-    proj, settings = _open(project, config)
+    proj, settings = _open(project, config, invoked_as)
     workflow.infer_untracked(proj, task, settings.untracked)
     change = workflow.transition(
         proj, task, transition, engine=_engine(settings), claims=_claims(proj, settings, agent)
     )
-    return views.change_view(proj, change, "transition")
+    return views.moved_view(proj, change)
 
 
 def approve(
@@ -125,11 +129,12 @@ def approve(
     project: Path | None,
     approver: str,
     config: Path | None,
+    invoked_as: str,
     agent: str | None = None,
     **_: object,
 ) -> Outcome:
     """`--task NAME --approve [--approver ID]`."""
-    proj, settings = _open(project, config)
+    proj, settings = _open(project, config, invoked_as)
     workflow.infer_untracked(proj, task, settings.untracked)
     change = workflow.approve(
         proj,
@@ -138,22 +143,33 @@ def approve(
         engine=_engine(settings),
         claims=_claims(proj, settings, agent),
     )
-    return views.change_view(proj, change, "approve")
+    return views.moved_view(proj, change)
 
 
 def follow_up(
-    *, task: str, project: Path | None, config: Path | None, name: str | None, **_: object
+    *,
+    task: str,
+    project: Path | None,
+    config: Path | None,
+    name: str | None,
+    invoked_as: str,
+    **_: object,
 ) -> Outcome:
     """`--task NAME --follow-up [--name NEW]`: the fix or review task after a failed verdict."""
-    proj, _settings = _open(project, config)
+    proj, _settings = _open(project, config, invoked_as)
     change = workflow.follow_up(proj, task, name)
     return views.follow_up_view(proj, change)
 
 
 def _claim_action(
-    action: str, task: str, project: Path | None, config: Path | None, agent: str | None
+    action: str,
+    task: str,
+    project: Path | None,
+    config: Path | None,
+    agent: str | None,
+    invoked_as: str,
 ) -> Outcome:
-    proj, settings = _open(project, config)
+    proj, settings = _open(project, config, invoked_as)
     claims = _claims(proj, settings, agent)
     if not claims.enabled:
         raise AutomatonError(
@@ -168,31 +184,45 @@ def _claim_action(
 
 
 def claim(
-    *, task: str, project: Path | None, config: Path | None, agent: str | None, **_: object
+    *,
+    task: str,
+    project: Path | None,
+    config: Path | None,
+    agent: str | None,
+    invoked_as: str,
+    **_: object,
 ) -> Outcome:
     """`--task NAME --claim --agent ID`: take the task for one agent (multi-agent mode)."""
-    return _claim_action("claim", task, project, config, agent)
+    return _claim_action("claim", task, project, config, agent, invoked_as)
 
 
 def release(
-    *, task: str, project: Path | None, config: Path | None, agent: str | None, **_: object
+    *,
+    task: str,
+    project: Path | None,
+    config: Path | None,
+    agent: str | None,
+    invoked_as: str,
+    **_: object,
 ) -> Outcome:
     """`--task NAME --release --agent ID`: give the claim back."""
-    return _claim_action("release", task, project, config, agent)
+    return _claim_action("release", task, project, config, agent, invoked_as)
 
 
 def create_task(
-    *, create_task: str, project: Path | None, config: Path | None, **_: object
+    *, create_task: str, project: Path | None, config: Path | None, invoked_as: str, **_: object
 ) -> Outcome:
     """`--create-task NAME`."""
-    proj, _settings = _open(project, config, create=True)
+    proj, _settings = _open(project, config, invoked_as, create=True)
     change = workflow.create_task(proj, create_task)
-    return views.change_view(proj, change, "create-task")
+    return views.created_view(proj, change)
 
 
-def list(*, project: Path | None, config: Path | None, **_: object) -> Outcome:
+def list_tasks(
+    *, project: Path | None, config: Path | None, invoked_as: str, **_: object
+) -> Outcome:
     """`--list`: every task, each sub-task under its parent (and its holder, multi-agent)."""
-    proj, settings = _open(project, config)
+    proj, settings = _open(project, config, invoked_as)
     holders = multi_agent(proj.root, settings)
     rows = []
     for name, loaded in proj.load_all():
@@ -209,12 +239,12 @@ def list(*, project: Path | None, config: Path | None, **_: object) -> Outcome:
 
 
 def validate_folder(
-    *, task: str | None, project: Path | None, config: Path | None, **_: object
+    *, task: str | None, project: Path | None, config: Path | None, invoked_as: str, **_: object
 ) -> Outcome:
     """`--validate-folder [--task NAME]`: out-of-order artifacts and hand-made folders."""
-    proj, settings = _open(project, config)
+    proj, settings = _open(project, config, invoked_as)
     if task is not None:
-        tasks, errors = [proj.load(task)], []
+        tasks, errors = [proj.load(task)], list[str]()
     else:
         tasks, errors = _load_all(proj)
     engine = _engine(settings)
@@ -227,7 +257,7 @@ def validate_folder(
         whole_project=task is None,
         jobs=settings.jobs,
     )
-    return views.validate_view(tasks, result, errors, whole_project=task is None)
+    return views.validate_view(proj, tasks, result, errors, whole_project=task is None)
 
 
 def audit(
@@ -239,6 +269,7 @@ def audit(
     fail_on: str | None,
     output_format: str,
     as_json: bool,
+    invoked_as: str,
     **_: object,
 ) -> Outcome:
     """`--audit`: every rule over every task, in the chosen report format."""
@@ -248,7 +279,7 @@ def audit(
         raise AutomatonError(
             "usage", f"Unknown format '{output_format}'; choose {', '.join(FORMATS)}."
         )
-    proj, settings = _open(project, config)
+    proj, settings = _open(project, config, invoked_as)
     engine = _engine(settings)
     selection = _selection(engine, settings, select, ignore)
     git = start_git(proj.root, settings) if engine.wants("git", "audit", selection) else None
@@ -301,11 +332,11 @@ def list_rules(*, project: Path | None, config: Path | None, **_: object) -> Out
         f"{'':<17}runs at {', '.join(row['when'])}; plugin {row['plugin']}"
         for row in rows
     ]
-    errors = [f"plugin {e.plugin}: {e.message}" for e in engine.errors]
+    errors = [str(e) for e in engine.errors]
     return Outcome(2 if errors else 0, "\n".join(lines), {"rules": rows}, errors=errors)
 
 
-def upgrade(*, project: Path | None, config: Path | None, **_: object) -> Outcome:
+def upgrade(*, project: Path | None, config: Path | None, invoked_as: str, **_: object) -> Outcome:
     """`--upgrade`: adopt hand-made task folders."""
-    proj, _settings = _open(project, config)
+    proj, _settings = _open(project, config, invoked_as)
     return views.upgrade_view(proj, *workflow.upgrade(proj))

@@ -13,8 +13,10 @@ from contextlib import suppress
 from pathlib import Path
 
 from automaton_rules import __version__
-from automaton_rules.core.errors import AutomatonError, json_text, printable
-from automaton_rules.core.project import STATUS_SCRIPT, use_invocation
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.output import envelope, error_body, json_text, printable
+from automaton_rules.core.project import STATUS_SCRIPT
+from automaton_rules.core.record import Record
 
 # The edit-time hooks start here, so typing, json and the rest load on the full path only.
 TYPE_CHECKING = False
@@ -25,36 +27,158 @@ if TYPE_CHECKING:
     from automaton_rules.cli.parser import Invocation
     from automaton_rules.cli.views import Outcome
 
-SCHEMA_VERSION = 1
 PROG = "status.py"
 
 INTERRUPTED = 130  # what typer returns when Ctrl-C arrives while it parses
 
+# What an action asks of --task.
+NEEDS_TASK = "needs"
+TAKES_TASK = "takes"
+NO_TASK = "refuses"
+
+
+class Action(Record):
+    """One action flag: how typer offers it, what it asks of --task, and who answers it."""
+
+    _fields = ("name", "flag", "help", "metavar", "task", "hook")
+    name: str  # its field in `Invocation`, and its function in `commands` unless a hook
+    flag: str
+    help: str
+    metavar: str | None  # the value it takes; None for a switch
+    task: str
+    hook: bool
+
+    def __init__(
+        self,
+        name: str,
+        flag: str,
+        help: str,
+        *,
+        metavar: str | None = None,
+        task: str = TAKES_TASK,
+        hook: bool = False,
+    ) -> None:
+        self._init(name, flag, help, metavar, task, hook)
+
+    @property
+    def command(self) -> str:
+        """The action's name in JSON answers, so a reader matches it to the flag it typed."""
+        return self.flag[2:]
+
+    def chosen(self, parsed: Invocation) -> bool:
+        """Asked for: a valued flag even with an empty value, a switch when set."""
+        value = getattr(parsed, self.name)
+        return value is not None if self.metavar is not None else bool(value)
+
+
+# In the order `cannot be combined` names them and a failed parse looks for them.
 ACTIONS = (
-    "transition",
-    "approve",
-    "create_task",
-    "list",
-    "validate_folder",
-    "audit",
-    "list_rules",
-    "upgrade",
-    "claim",
-    "release",
-    "follow_up",
-    "can_edit",
-    "scope_check",
-    "can_create_task",
-    "same_session",
+    Action(
+        "transition",
+        "--transition",
+        "Move --task to PHASE along a legal transition.",
+        metavar="PHASE",
+        task=NEEDS_TASK,
+    ),
+    Action(
+        "approve",
+        "--approve",
+        "Approve --task's artifact (from PHASE:awaiting_approval).",
+        task=NEEDS_TASK,
+    ),
+    Action(
+        "create_task",
+        "--create-task",
+        "Create a task (kebab-case; parent/sub for a sub-task).",
+        metavar="NAME",
+        task=NO_TASK,
+    ),
+    Action("list_tasks", "--list", "List every task with its phase and next step.", task=NO_TASK),
+    Action(
+        "validate_folder",
+        "--validate-folder",
+        "Check --task (or every task) for out-of-order artifacts.",
+    ),
+    Action(
+        "audit",
+        "--audit",
+        "Audit every task: all rules, grouped report, exit 1 on violations.",
+        task=NO_TASK,
+    ),
+    Action(
+        "list_rules", "--list-rules", "List every registered rule with its plugin.", task=NO_TASK
+    ),
+    Action("upgrade", "--upgrade", "Bootstrap .state for task folders made by hand.", task=NO_TASK),
+    Action(
+        "claim",
+        "--claim",
+        "Multi-agent mode: claim --task for --agent (30 minutes).",
+        task=NEEDS_TASK,
+    ),
+    Action(
+        "release",
+        "--release",
+        "Multi-agent mode: give back --agent's claim on --task.",
+        task=NEEDS_TASK,
+    ),
+    Action(
+        "follow_up",
+        "--follow-up",
+        "After a FAIL or NEEDS_REVIEW verdict of --task: create the fix or review task.",
+        task=NEEDS_TASK,
+    ),
+    Action(
+        "can_edit",
+        "--can-edit",
+        "Hook: may code be edited now? ALLOWED (0) or DENIED (1).",
+        hook=True,
+    ),
+    Action(
+        "scope_check",
+        "--scope-check",
+        "Hook: is --file inside the project? IN_SCOPE or OUT_OF_SCOPE.",
+        hook=True,
+    ),
+    Action(
+        "can_create_task",
+        "--can-create-task",
+        "Hook: may a task be created? Always ALLOWED.",
+        hook=True,
+    ),
+    Action(
+        "same_session",
+        "--same-session",
+        "Hook: was --task created within the last 30 minutes?",
+        hook=True,
+    ),
 )
-HOOKS = ("can_edit", "scope_check", "can_create_task", "same_session")
-_HOOK_FLAGS = frozenset("--" + hook.replace("_", "-") for hook in HOOKS)
+# No action flag but --task: the task's own view.
+SHOW_TASK = Action("task", "--task", "Where --task stands.", metavar="NAME", task=NEEDS_TASK)
+_HOOK_FLAGS = frozenset(action.flag for action in ACTIONS if action.hook)
 # Options that only make sense with one action.
 AUDIT_ONLY = ("select", "ignore", "fail_on")
+# The options the functions of `commands` read, by keyword.
+COMMAND_OPTIONS = (
+    "task",
+    "project",
+    "transition",
+    "approver",
+    "create_task",
+    "config",
+    "agent",
+    "name",
+    *AUDIT_ONLY,
+    "output_format",
+    "as_json",
+)
 
 
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
+
+
+def _usage(message: str) -> AutomatonError:
+    return AutomatonError("usage", message)
 
 
 def _build_command() -> Any:
@@ -64,94 +188,76 @@ def _build_command() -> Any:
     return build_command()
 
 
-def _execute(parsed: Invocation) -> int:
+def _execute(parsed: Invocation, invoked_as: str) -> int:
     """Check the flags fit together, run the action, print its outcome."""
-    opts = parsed.options
-    as_json, task = opts["as_json"], opts["task"]
-    if opts["version"]:
+    if parsed.version:
         from automaton_rules.cli.views import Outcome
 
         outcome = Outcome(0, f"automaton-rules {__version__}", {"version": __version__})
-        return _finish(outcome, "version", as_json)
-    chosen = {
-        "transition": opts["transition"] is not None,
-        "approve": opts["approve"],
-        "create_task": opts["create_task"] is not None,
-        "list": opts["list_"],
-        "validate_folder": opts["validate_folder"],
-        "audit": opts["audit"],
-        "list_rules": opts["list_rules"],
-        "upgrade": opts["upgrade"],
-        "claim": opts["claim"],
-        "release": opts["release"],
-        "follow_up": opts["follow_up"],
-        **{hook: opts[hook] for hook in HOOKS},
-    }
-    picked = [name for name in ACTIONS if chosen[name]]
-    if len(picked) > 1:
-        raise AutomatonError(
-            "usage", f"{' and '.join(_flag(p) for p in picked)} cannot be combined."
-        )
-    action = picked[0] if picked else ("task" if task is not None else None)
-    if action is None:
-        raise AutomatonError(
-            "usage",
-            f"Nothing to do: pass --task NAME, --list or another action. Run '{PROG} --help'.",
-        )
-    if opts["file"] is not None and action not in ("can_edit", "scope_check"):
-        raise AutomatonError("usage", "--file goes with --can-edit or --scope-check.")
-    if action in HOOKS:
-        from automaton_rules.guards import flags as hooks
+        return _finish(outcome, "version", parsed.as_json)
+    action = _chosen(parsed)
+    if parsed.file is not None and action.name not in ("can_edit", "scope_check"):
+        raise _usage("--file goes with --can-edit or --scope-check.")
+    if action.hook:
+        return _answer_hook(action, parsed, invoked_as)
+    _check_options(action, parsed)
+    return _finish(_run(action, parsed, invoked_as), action.command, parsed.as_json)
 
-        flag = _flag(action)
-        return hooks.emit(
-            flag,
-            hooks.decide(
-                flag, task=task, project=opts["project"], file=opts["file"], config=opts["config"]
-            ),
-            as_json,
-        )
-    if opts["approver"] != "user" and action != "approve":
-        raise AutomatonError("usage", "--approver goes with --approve.")
-    if opts["name"] is not None and action != "follow_up":
-        raise AutomatonError("usage", "--name goes with --follow-up.")
-    if action in ("transition", "approve", "claim", "release", "follow_up") and task is None:
-        raise AutomatonError("usage", f"{_flag(action)} needs --task NAME.")
-    if action in ("create_task", "list", "audit", "list_rules", "upgrade") and task is not None:
-        raise AutomatonError("usage", f"{_flag(action)} does not take --task.")
+
+def _chosen(parsed: Invocation) -> Action:
+    """The one action asked for; --task alone shows the task."""
+    picked = [action for action in ACTIONS if action.chosen(parsed)]
+    if len(picked) > 1:
+        raise _usage(f"{' and '.join(action.flag for action in picked)} cannot be combined.")
+    if picked:
+        return picked[0]
+    if SHOW_TASK.chosen(parsed):
+        return SHOW_TASK
+    raise _usage(f"Nothing to do: pass --task NAME, --list or another action. Run '{PROG} --help'.")
+
+
+def _answer_hook(action: Action, parsed: Invocation, invoked_as: str) -> int:
+    """A hook line the fast path left to typer (help, odd spelling) gets the same answer."""
+    from automaton_rules.guards import flags
+
+    decision = flags.decide(
+        action.flag,
+        task=parsed.task,
+        project=parsed.project,
+        file=parsed.file,
+        config=parsed.config,
+        invoked_as=invoked_as,
+    )
+    return flags.emit(action.flag, decision, parsed.as_json)
+
+
+def _check_options(action: Action, parsed: Invocation) -> None:
+    """Refuse what the action would silently ignore, rather than guess what was meant."""
+    if parsed.approver != "user" and action.name != "approve":
+        raise _usage("--approver goes with --approve.")
+    if parsed.name is not None and action.name != "follow_up":
+        raise _usage("--name goes with --follow-up.")
+    if action.task == NEEDS_TASK and parsed.task is None:
+        raise _usage(f"{action.flag} needs --task NAME.")
+    if action.task == NO_TASK and parsed.task is not None:
+        raise _usage(f"{action.flag} does not take --task.")
     for name in AUDIT_ONLY:
-        if opts[name] is not None and action != "audit":
-            raise AutomatonError("usage", f"{_flag(name)} goes with --audit.")
-    if opts["output_format"] != "text" and action != "audit":
-        raise AutomatonError("usage", "--format goes with --audit (use --json elsewhere).")
+        if getattr(parsed, name) is not None and action.name != "audit":
+            raise _usage(f"{_flag(name)} goes with --audit.")
+    if parsed.output_format != "text" and action.name != "audit":
+        raise _usage("--format goes with --audit (use --json elsewhere).")
     from automaton_rules.engine.findings import SEVERITIES
 
-    if opts["fail_on"] is not None and opts["fail_on"] not in SEVERITIES:
-        raise AutomatonError(
-            "usage", f"Unknown severity '{opts['fail_on']}'; choose {', '.join(SEVERITIES)}."
-        )
-    keys = (
-        "task",
-        "project",
-        "transition",
-        "approver",
-        "create_task",
-        "config",
-        "agent",
-        "name",
-        *AUDIT_ONLY,
-        "output_format",
-        "as_json",
-    )
-    outcome = _run(action, **{key: opts[key] for key in keys})
-    return _finish(outcome, action.replace("_", "-"), as_json)
+    if parsed.fail_on is not None and parsed.fail_on not in SEVERITIES:
+        raise _usage(f"Unknown severity '{parsed.fail_on}'; choose {', '.join(SEVERITIES)}.")
 
 
-def _run(action: str, **opts: Any) -> Outcome:
-    """Dispatch to the core; imported lazily so `--help` stays cheap."""
+def _run(action: Action, parsed: Invocation, invoked_as: str) -> Outcome:
+    """Dispatch to the command; imported lazily so `--help` stays cheap."""
     from automaton_rules.cli import commands
 
-    return getattr(commands, action)(**opts)
+    options = {name: getattr(parsed, name) for name in COMMAND_OPTIONS}
+    return getattr(commands, action.name)(**options, invoked_as=invoked_as)
 
 
 def _print(text: str, stream: Any) -> None:
@@ -170,18 +276,11 @@ def _print(text: str, stream: Any) -> None:
 
 
 def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
-
+    """Print the outcome as text, or as one JSON answer that carries its errors too."""
     if outcome.raw:
         _print(outcome.text, sys.stdout)
     elif as_json:
-        body = {
-            "schema_version": SCHEMA_VERSION,
-            "tool": "automaton-rules",
-            "command": command,
-            "ok": outcome.exit_code == 0,
-            "exit_code": outcome.exit_code,
-            **outcome.payload,
-        }
+        body = envelope(command, outcome.exit_code, outcome.payload)
         if outcome.errors:
             body.setdefault("errors", outcome.errors)
         _print(json_text(body), sys.stdout)
@@ -193,27 +292,17 @@ def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
 
 
 def _fail(error: AutomatonError, command: str, as_json: bool) -> int:
+    """A failure goes to stderr as text, or to stdout as the JSON answer a reader parses."""
     if as_json:
-        body = {
-            "schema_version": SCHEMA_VERSION,
-            "tool": "automaton-rules",
-            "command": command,
-            "ok": False,
-            "exit_code": error.exit_code,
-            "error": {"code": error.code, "message": error.message, "text": error.text},
-            "next": error.next_steps,
-        }
-        _print(json_text(body), sys.stdout)
+        _print(json_text(envelope(command, error.exit_code, error_body(error))), sys.stdout)
     else:
         _print(error.text, sys.stderr)
     return error.exit_code
 
 
 def _command_name(argv: Sequence[str]) -> str:
-    for name in ACTIONS:
-        if _flag(name) in argv:
-            return name.replace("_", "-")
-    return "task"
+    """The action a line asks for, known even when the line fails to parse."""
+    return next((action.command for action in ACTIONS if action.flag in argv), SHOW_TASK.command)
 
 
 def _is_usage_error(exc: BaseException) -> bool:
@@ -223,7 +312,25 @@ def _is_usage_error(exc: BaseException) -> bool:
     )
 
 
-def _invocation(argv0: str) -> str:
+def _as_error(exc: BaseException) -> AutomatonError | None:
+    """Any other failure as one ERROR line; None when AUTOMATON_DEBUG asks for the traceback."""
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return AutomatonError("os-error", f"{where}{exc.strerror or exc}")
+    if isinstance(exc, KeyboardInterrupt):
+        return AutomatonError("interrupted", "Interrupted.")
+    if _is_usage_error(exc):
+        message = exc.format_message().rstrip(".")  # type: ignore[attr-defined]
+        return _usage(f"{message}. Run '{PROG} --help' for usage.")
+    if os.environ.get("AUTOMATON_DEBUG"):
+        return None
+    return AutomatonError(
+        "internal-error",
+        f"Internal error: {type(exc).__name__}: {exc}. Set AUTOMATON_DEBUG=1 for a traceback.",
+    )
+
+
+def _invoked_as(argv0: str) -> str:
     """The command line that started this process, for the commands the output suggests."""
     import shlex
 
@@ -252,20 +359,18 @@ def _tolerant_streams() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `status.py` and `automaton-status`; returns the exit code."""
-    prog = PROG
-    use_invocation(STATUS_SCRIPT if argv is not None else _invocation(sys.argv[0]))
-    if argv is None:
-        prog = Path(sys.argv[0]).name or PROG
+    invoked_as = STATUS_SCRIPT if argv is not None else _invoked_as(sys.argv[0])
+    prog = PROG if argv is not None else (Path(sys.argv[0]).name or PROG)
     _tolerant_streams()
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args
     command = _command_name(args)
     if any(arg in _HOOK_FLAGS for arg in args):
-        from automaton_rules.guards import flags as hooks
+        from automaton_rules.guards import flags
 
-        quick = hooks.parse(args)
+        quick = flags.parse(args)
         if quick is not None:
-            return hooks.run(quick)
+            return flags.run(quick, invoked_as)
     try:
         from automaton_rules.cli.parser import Invocation
 
@@ -274,31 +379,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise KeyboardInterrupt
         if not isinstance(parsed, Invocation):
             return int(parsed or 0)
-        return _execute(parsed)
+        return _execute(parsed, invoked_as)
     except AutomatonError as exc:
         return _fail(exc, command, as_json)
-    except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
-        error = AutomatonError("os-error", f"{where}{exc.strerror or exc}")
-        return _fail(error, command, as_json)
-    except KeyboardInterrupt:
-        return _fail(AutomatonError("interrupted", "Interrupted."), command, as_json)
-    except Exception as exc:
-        if _is_usage_error(exc):
-            message = exc.format_message().rstrip(".")  # type: ignore[attr-defined]
-            return _fail(
-                AutomatonError("usage", f"{message}. Run '{PROG} --help' for usage."),
-                command,
-                as_json,
-            )
-        if os.environ.get("AUTOMATON_DEBUG"):
+    except (Exception, KeyboardInterrupt) as exc:
+        error = _as_error(exc)
+        if error is None:
             raise
-        return _fail(
-            AutomatonError(
-                "internal-error",
-                f"Internal error: {type(exc).__name__}: {exc}. "
-                "Set AUTOMATON_DEBUG=1 for a traceback.",
-            ),
-            command,
-            as_json,
-        )
+        return _fail(error, command, as_json)

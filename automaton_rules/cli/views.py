@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from automaton_rules.core import machine, store
-from automaton_rules.core.errors import printable
-from automaton_rules.core.project import STATUS_SCRIPT, Project, Task, status_command
+from automaton_rules.core import clock, machine, store
+from automaton_rules.core.output import printable
+from automaton_rules.core.project import STATUS_SCRIPT, Project, Task
 from automaton_rules.engine.findings import OUT_OF_ORDER, Finding
 from automaton_rules.engine.runner import RunResult
-from automaton_rules.workflow import Change
+from automaton_rules.workflow import Adopted, ClaimChanged, Created, FollowedUp, Moved
 
 DASH = "—"
 _LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
@@ -59,24 +59,24 @@ def _proceed(project: Project, task: Task, subtasks: Sequence[Task]) -> str:
     state = task.state or ""
     root = project.root
     if machine.is_awaiting(state):
-        return "after the user says APPROVED: " + status_command(
+        return "after the user says APPROVED: " + project.command(
             "--task", task.name, "--approve", "--project", root
         )
     if state == machine.SUBTASK_PARENT_STATE and task.parent is None:
-        complete = status_command(
+        complete = project.command(
             "--task", task.name, "--transition", "complete", "--project", root
         )
         if subtasks and all(sub.state == "complete" for sub in subtasks):
             return complete
         if subtasks:
             return f"work on the sub-tasks (--list); once all are complete: {complete}"
-        create = status_command("--create-task", f"{task.name}/SUB-TASK", "--project", root)
+        create = project.command("--create-task", f"{task.name}/SUB-TASK", "--project", root)
         return f"{create} (for each sub-task; complete this task when all are complete)"
     targets = machine.legal_targets(state, subtask=task.parent is not None)
     if not targets:
         return DASH
     target = targets[0] if len(targets) == 1 else "PHASE"
-    command = status_command("--task", task.name, "--transition", target, "--project", root)
+    command = project.command("--task", task.name, "--transition", target, "--project", root)
     if len(targets) > 1:
         command += f" (PHASE: {join_choices(targets)})"
     return f"the user decides: {command}" if state == "human_intervention" else command
@@ -104,7 +104,7 @@ def approval_status(task: Task, approvals: Sequence[store.Approval | None]) -> s
 def folder_validation(task: Task, result: RunResult) -> str:
     """One line of --validate-folder's verdict, so --task warns before a transition fails."""
     if result.errors:
-        failed = "; ".join(f"plugin {e.plugin}: {e.message}" for e in result.errors)
+        failed = "; ".join(str(e) for e in result.errors)
         return f"ERROR — {printable(failed, None)}"
     skipped = [
         printable(f.artifact or "", None) for f in result.findings if f.category == OUT_OF_ORDER
@@ -139,20 +139,7 @@ def task_view(
         f"State file: {task.path / store.STATE}",
         f"Approval status: {approval_status(task, approvals)}",
     ]
-    if origin is not None:
-        lines.append(
-            f"Follow-up of: {printable(str(origin.get('origin')))} "
-            f"(VERDICT.md said {printable(str(origin.get('verdict')))}; see ORIGIN_VERDICT.md)"
-        )
-    if parent is not None:
-        lines.append(
-            f"Parent task: {parent.name} (phase: {printable(parent.state or 'untracked')})"
-        )
-    if subtasks:
-        listed = ", ".join(
-            f"{sub.name.split('/')[1]} ({printable(sub.state or 'untracked')})" for sub in subtasks
-        )
-        lines.append(f"Sub-tasks: {listed}")
+    lines += _relatives(parent, subtasks, origin)
     lines.append("Allowed actions:")
     lines.extend(f"  - {item}" for item in info.allowed)
     lines.append("Forbidden actions:")
@@ -179,22 +166,48 @@ def task_view(
             "subtasks": [{"name": sub.name, "state": sub.state} for sub in subtasks],
             "origin": None
             if origin is None
-            else {
-                "task": origin.get("origin"),
-                "verdict": origin.get("verdict"),
-            },
-            "allowed_actions": list(info.allowed),
-            "forbidden_actions": list(info.forbidden),
-            "next_artifact": info.next_artifact,
-            "next_states": list(info.next_states),
-            "next_via_approve": info.via_approve,
-            "can_edit": machine.is_edit_phase(state),
-            "command_to_proceed": command,
+            else {"task": origin.get("origin"), "verdict": origin.get("verdict")},
+            **_guidance_payload(info, state, command),
             "findings": [f.as_dict() for f in validation.findings],
         }
     }
-    errors = [f"plugin {e.plugin}: {e.message}" for e in validation.errors]
+    errors = [str(e) for e in validation.errors]
     return Outcome(2 if errors else 0, "\n".join(lines), payload, errors=errors)
+
+
+def _relatives(
+    parent: Task | None, subtasks: Sequence[Task], origin: dict[str, Any] | None
+) -> list[str]:
+    """The lines of --task about the tasks this one comes from or is made of."""
+    lines = []
+    if origin is not None:
+        lines.append(
+            f"Follow-up of: {printable(str(origin.get('origin')))} "
+            f"(VERDICT.md said {printable(str(origin.get('verdict')))}; see ORIGIN_VERDICT.md)"
+        )
+    if parent is not None:
+        lines.append(
+            f"Parent task: {parent.name} (phase: {printable(parent.state or 'untracked')})"
+        )
+    if subtasks:
+        listed = ", ".join(
+            f"{sub.name.split('/')[1]} ({printable(sub.state or 'untracked')})" for sub in subtasks
+        )
+        lines.append(f"Sub-tasks: {listed}")
+    return lines
+
+
+def _guidance_payload(info: machine.Guidance, state: str, command: str) -> dict[str, Any]:
+    """What the task may do now and next, as --task --json gives it."""
+    return {
+        "allowed_actions": list(info.allowed),
+        "forbidden_actions": list(info.forbidden),
+        "next_artifact": info.next_artifact,
+        "next_states": list(info.next_states),
+        "next_via_approve": info.via_approve,
+        "can_edit": machine.is_edit_phase(state),
+        "command_to_proceed": command,
+    }
 
 
 @dataclass(frozen=True)
@@ -211,7 +224,7 @@ def holder_text(claim: dict[str, str] | None) -> str | None:
     """`agent-1 until 2026-…Z`, `(expired)` when it has run out, None when unclaimed."""
     if not claim:
         return None
-    expires = store.parse_time(claim.get("expires", ""))
+    expires = clock.parse_time(claim.get("expires", ""))
     expired = expires is None or expires < datetime.now(timezone.utc)
     shown = f"{claim.get('agent', '?')} until {claim.get('expires', '?')}"
     return printable(shown, None) + (" (expired)" if expired else "")
@@ -266,7 +279,7 @@ def list_view(project: Project, rows: Sequence[ListRow], *, holders: bool = Fals
     return Outcome(2 if problems else 0, "\n".join(lines), payload, errors=problems)
 
 
-def validate_block(task: Task, findings: Sequence[Finding]) -> list[str]:
+def validate_block(project: Project, task: Task, findings: Sequence[Finding]) -> list[str]:
     """One task's --validate-folder report, word for word as the specification gives it."""
     lines = [f"Task: {printable(task.name, None)}"]
     if task.state is None:
@@ -274,7 +287,7 @@ def validate_block(task: Task, findings: Sequence[Finding]) -> list[str]:
             "Phase: unknown (no .state file found)",
             "Folder validation: FAIL — task was created manually (no .state file). Use "
             f"'{STATUS_SCRIPT} --create-task' to create tasks properly.",
-            f"To adopt the folder as it is: {status_command('--upgrade')}",
+            f"To adopt the folder as it is: {project.command('--upgrade')}",
         ]
         return lines
     lines.append(f"Phase: {task.state} (from .state)")
@@ -305,14 +318,21 @@ def validate_block(task: Task, findings: Sequence[Finding]) -> list[str]:
 
 
 def validate_view(
-    tasks: Sequence[Task], result: RunResult, errors: Sequence[str], *, whole_project: bool = False
+    project: Project,
+    tasks: Sequence[Task],
+    result: RunResult,
+    errors: Sequence[str],
+    *,
+    whole_project: bool = False,
 ) -> Outcome:
     """--validate-folder for one task or, with a summary line, for the whole project."""
     by_task: dict[str, list[Finding]] = {}
     for finding in result.findings:
         by_task.setdefault(finding.task or "", []).append(finding)
     names = {task.name for task in tasks}
-    blocks = ["\n".join(validate_block(task, by_task.get(task.name, []))) for task in tasks]
+    blocks = [
+        "\n".join(validate_block(project, task, by_task.get(task.name, []))) for task in tasks
+    ]
     blocks += [
         "\n".join(
             [
@@ -331,7 +351,7 @@ def validate_view(
     ]
     if whole_project:
         blocks.append(f"Validated {len(blocks)} task folder(s): {len(failed)} failed")
-    all_errors = [*errors, *(f"plugin {e.plugin}: {e.message}" for e in result.errors)]
+    all_errors = [*errors, *(str(e) for e in result.errors)]
     exit_code = 2 if all_errors else (1 if failed else 0)
     payload = {
         "tasks": [
@@ -349,90 +369,96 @@ def validate_view(
     return Outcome(exit_code, "\n\n".join(blocks), payload, errors=all_errors)
 
 
-def change_view(project: Project, change: Change, command: str) -> Outcome:
-    """Confirmation of create, transition and approve, with the next command to run."""
-    subtask = "/" in change.task
-    step = next_step(change.after, subtask=subtask)
-    if command == "create-task":
-        text = f"Created task '{change.task}' in state 'new'. Use --transition research to begin."
-    elif command == "approve":
+def _moved_payload(task: str, source: str | None, target: str, step: str) -> dict[str, Any]:
+    return {
+        "task": task,
+        "from": source,
+        "to": target,
+        "recovered": False,
+        "next_step": None if step == DASH else step,
+        "next_states": next_states(target, subtask="/" in task),
+    }
+
+
+def created_view(project: Project, change: Created) -> Outcome:
+    """Confirmation of --create-task, with the command that begins the work."""
+    step = next_step(change.state, subtask="/" in change.task)
+    text = f"Created task '{change.task}' in state 'new'. Use --transition research to begin."
+    return Outcome(0, text, _moved_payload(change.task, None, change.state, step))
+
+
+def moved_view(project: Project, change: Moved) -> Outcome:
+    """Confirmation of a transition or an approval, with the next command to run."""
+    step = next_step(change.target, subtask="/" in change.task)
+    if change.approver is not None:
         text = (
-            f"Approved {machine.base_phase(change.after)} for task '{change.task}' by "
-            f"{change.approver}: '{change.before}' -> '{change.after}'. Next: {step}"
+            f"Approved {machine.base_phase(change.target)} for task '{change.task}' by "
+            f"{change.approver}: '{change.source}' -> '{change.target}'. Next: {step}"
         )
     else:
         text = (
-            f"Transitioned task '{change.task}' from '{change.before}' to '{change.after}'. "
+            f"Transitioned task '{change.task}' from '{change.source}' to '{change.target}'. "
             f"Next: {step}"
         )
-    payload = {
-        "task": change.task,
-        "from": change.before,
-        "to": change.after,
-        "recovered": change.recovered,
-        "next_step": None if step == DASH else step,
-        "next_states": next_states(change.after, subtask=subtask),
-    }
+    payload = _moved_payload(change.task, change.source, change.target, step)
+    payload["recovered"] = change.recovered
     if change.approver is not None:
         payload["approver"] = change.approver
     return Outcome(0, text, payload)
 
 
-def follow_up_view(project: Project, change: Change) -> Outcome:
+def follow_up_view(project: Project, change: FollowedUp) -> Outcome:
     """Confirmation of --follow-up: what was created, from what, starting where."""
     text = (
-        f"Created task '{change.task}' in state '{change.after}' from task "
-        f"'{change.inferred_from}' (VERDICT.md says {change.approver}). "
-        f"Next: {next_step(change.after)}"
+        f"Created task '{change.task}' in state '{change.state}' from task "
+        f"'{change.origin}' (VERDICT.md says {change.verdict}). "
+        f"Next: {next_step(change.state)}"
     )
     payload = {
         "task": change.task,
-        "state": change.after,
-        "origin": change.inferred_from,
-        "verdict": change.approver,
-        "next_step": next_step(change.after),
+        "state": change.state,
+        "origin": change.origin,
+        "verdict": change.verdict,
+        "next_step": next_step(change.state),
     }
     return Outcome(0, text, payload)
 
 
-def claim_view(project: Project, change: Change, action: str, claims: Any) -> Outcome:
+def claim_view(project: Project, change: ClaimChanged, action: str, claims: Any) -> Outcome:
     """Confirmation of --claim and --release."""
-    agent = change.approver
+    agent = change.agent
     if action == "claim":
-        taken = (
-            f" (taken over from '{change.before}')" if change.before not in (None, agent) else ""
-        )
+        before = change.previous_holder
+        taken = f" (taken over from '{before}')" if before not in (None, agent) else ""
         text = (
             f"Claimed task '{change.task}' for agent '{agent}' for "
             f"{claims.timeout_minutes:g} minutes{taken}."
         )
     else:
         text = f"Released task '{change.task}' (claimed by '{agent}')."
-    payload = {"task": change.task, "agent": agent, "state": change.after, "action": action}
+    payload = {"task": change.task, "agent": agent, "state": change.state, "action": action}
     return Outcome(0, text, payload)
 
 
-def upgrade_view(project: Project, changes: Sequence[Change], errors: Sequence[str]) -> Outcome:
+def upgrade_view(project: Project, changes: Sequence[Adopted], errors: Sequence[str]) -> Outcome:
     """One line per adopted or repaired task, so the user sees what was decided and why."""
     lines = []
     for change in changes:
-        if change.inferred_from == ".state.history":
+        if change.source == store.HISTORY:
             lines.append(
-                f"Upgraded task '{change.task}': .state restored to '{change.after}' "
+                f"Upgraded task '{change.task}': .state restored to '{change.state}' "
                 "from .state.history"
             )
         else:
-            source = (
-                f"inferred from {change.inferred_from}" if change.inferred_from else "no artifacts"
-            )
+            source = f"inferred from {change.source}" if change.source else "no artifacts"
             lines.append(
-                f"Upgraded task '{change.task}': .state set to '{change.after}' ({source})"
+                f"Upgraded task '{change.task}': .state set to '{change.state}' ({source})"
             )
     if not lines:
         lines.append(f"No untracked tasks in {project.tasks_label}")
     payload = {
         "upgraded": [
-            {"task": c.task, "state": c.after, "inferred_from": c.inferred_from} for c in changes
+            {"task": c.task, "state": c.state, "inferred_from": c.source} for c in changes
         ],
         "errors": list(errors),
     }

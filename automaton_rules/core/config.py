@@ -9,8 +9,10 @@ import stat
 import sys
 from pathlib import Path
 
-from automaton_rules.core.errors import AutomatonError, printable
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.output import printable
 from automaton_rules.core.record import Record
+from automaton_rules.core.severity import SEVERITIES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,8 +22,6 @@ if TYPE_CHECKING:
 CONFIG_FILE = "automaton.toml"
 PYPROJECT = "pyproject.toml"
 PLUGIN_TIMEOUT_SECONDS = 60.0
-# Defined here rather than in findings, which the edit-time hooks do not load.
-SEVERITIES: tuple[str, ...] = ("error", "warning", "note")
 
 
 class Config(Record):
@@ -95,6 +95,13 @@ class Config(Record):
             plugin_timeout_seconds,
             jobs,
         )
+
+    def is_source(self, path: str) -> bool:
+        """Source files count; task folders, Markdown and excluded patterns do not."""
+        from fnmatch import fnmatchcase
+
+        included = any(fnmatchcase(path, p) for p in self.source)
+        return included and not any(fnmatchcase(path, p) for p in self.source_exclude)
 
     @property
     def base(self) -> Path | None:
@@ -247,7 +254,7 @@ def load_config(project_root: Path, explicit: Path | None = None) -> Config:
             raise AutomatonError("config-not-found", f"Configuration file '{explicit}' not found")
         settings = _settings_in(path)
         return parse(settings or {}, path.resolve())
-    path = find_config(project_root)
-    if path is None:
+    found = find_config(project_root)
+    if found is None:
         return Config()
-    return parse(_settings_in(path) or {}, path)
+    return parse(_settings_in(found) or {}, found)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from automaton_rules.core.output import printable
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the edit-time hooks; annotations need it only here
     from collections.abc import Mapping
@@ -35,22 +37,3 @@ class Refusal(AutomatonError):
 
     exit_code = 1
 
-
-def printable(value: str, limit: int | None = 80) -> str:
-    """Show untrusted text on one line: control characters escaped, length capped."""
-    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value)
-    return shown if limit is None or len(shown) <= limit else shown[: limit - 3] + "..."
-
-
-# Line breaks that JSON leaves raw but line readers (str.splitlines among them) split on.
-_JSON_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-
-
-def json_text(value: Any, indent: int | None = 2) -> str:
-    """JSON as output prints it: readable non-ASCII, yet no value can break a line."""
-    import json
-
-    text = json.dumps(value, indent=indent, ensure_ascii=False)
-    for raw, escaped in _JSON_BREAKS.items():
-        text = text.replace(raw, escaped)
-    return text

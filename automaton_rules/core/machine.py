@@ -269,7 +269,7 @@ def guidance(state: str, *, subtask: bool = False) -> Guidance:
     else:
         allowed = _ALLOWED[phase]
         extra = _EXTRA_FORBIDDEN.get(phase, ())
-    forbidden = () if is_edit_phase(state) else ("Edit code",)
+    forbidden: tuple[str, ...] = () if is_edit_phase(state) else ("Edit code",)
     forbidden += tuple(f"Create {name}" for name in ARTIFACTS.values() if name in FORBIDDEN[phase])
     forbidden += extra
     return Guidance(

@@ -8,13 +8,14 @@ import sys
 from functools import cached_property
 from pathlib import Path
 
-from automaton_rules.core import machine, store
-from automaton_rules.core.errors import AutomatonError, printable
+from automaton_rules.core import clock, machine, store
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.output import printable
 from automaton_rules.core.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Sequence
     from typing import Any
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -23,19 +24,6 @@ SMALL_FILE = 1 << 20  # artifacts up to this size are read once per task and kep
 FRAMEWORK_HOME = ".automaton"
 # How the specification's agents call the tool; the texts it gives word for word use it.
 STATUS_SCRIPT = "python ~/.automaton/scripts/status.py"
-_invocation = [STATUS_SCRIPT]
-
-
-def use_invocation(command: str) -> None:
-    """Make suggested commands start the way this process was started, so they run as pasted."""
-    _invocation[0] = command
-
-
-def status_command(*args: str | Path) -> str:
-    """A status.py command line an agent can paste, with every argument quoted."""
-    import shlex
-
-    return " ".join([_invocation[0], *(shlex.quote(str(arg)) for arg in args)])
 
 
 def split_name(name: str) -> tuple[str, str | None]:
@@ -49,6 +37,16 @@ def split_name(name: str) -> tuple[str, str | None]:
             "characters, e.g. add-user-auth); a sub-task is named parent/sub.",
         )
     return parts[0], (parts[1] if len(parts) == 2 else None)
+
+
+def task_file(parts: Sequence[str]) -> tuple[str, str] | None:
+    """(task name, file name) for a path inside the tasks folder, split into its parts,
+    when it names a file directly in a task's or a sub-task's folder; else None."""
+    if len(parts) == 2:
+        return parts[0], parts[1]
+    if len(parts) == 4 and parts[1] == machine.SUBTASKS_DIR:
+        return f"{parts[0]}/{parts[2]}", parts[3]
+    return None
 
 
 def _valid_segment(segment: str) -> bool:
@@ -118,7 +116,7 @@ class Task(Record):
         entries = cached if cached is not None else store.read_history(self.path)
         moments = []
         for entry in entries:
-            moment, target = store.timestamp(entry.get("time")), entry.get("to")
+            moment, target = clock.timestamp(entry.get("time")), entry.get("to")
             state = machine.STATE_NAMES.get(target) if isinstance(target, str) else None
             if moment is not None and state is not None:
                 moments.append((moment, state))
@@ -131,6 +129,14 @@ class Task(Record):
             self.entered  # noqa: B018 - kept, small, for the project-wide rules
         for name in ("history_lines", "history", "approvals", "_small_files"):
             self.__dict__.pop(name, None)
+
+    def known_timeline(self) -> tuple[tuple[float, str], ...] | None:
+        """`entered` if it was worked out already, else None: asking never reads the history."""
+        return self.__dict__.get("entered")
+
+    def adopt_timeline(self, entered: tuple[tuple[float, str], ...]) -> None:
+        """Take `entered` as worked out in another process, so this one need not read it."""
+        self.__dict__["entered"] = entered
 
     def relpath(self, filename: str) -> str:
         """A file of the task as a path relative to the project root, as findings report it."""
@@ -187,14 +193,25 @@ class Task(Record):
 
 
 class Project(Record):
-    """A project root and the folder its tasks live in."""
+    """A project root, the folder its tasks live in, and how status.py was started on it."""
 
-    _fields = ("root", "tasks_dir")
+    _fields = ("root", "tasks_dir", "invoked_as")
     root: Path
     tasks_dir: Path
+    invoked_as: str
 
-    def __init__(self, root: Path, tasks_dir: Path) -> None:
-        self._init(root, tasks_dir)
+    def __init__(self, root: Path, tasks_dir: Path, invoked_as: str = STATUS_SCRIPT) -> None:
+        self._init(root, tasks_dir, invoked_as)
+
+    def started_as(self, invoked_as: str) -> Project:
+        """The same project, suggesting commands that run as pasted into this shell."""
+        return Project(self.root, self.tasks_dir, invoked_as)
+
+    def command(self, *args: str | Path) -> str:
+        """A status.py command line an agent can paste, with every argument quoted."""
+        import shlex
+
+        return " ".join([self.invoked_as, *(shlex.quote(str(arg)) for arg in args)])
 
     @property
     def tasks_label(self) -> str:
@@ -232,10 +249,6 @@ class Project(Record):
         lead back inside it. The name was checked, so only a link can lead out."""
         return self.tasks_dir.resolve()
 
-    def exists(self, name: str) -> bool:
-        """Whether the task's folder is there."""
-        return self.task_dir(name).is_dir()
-
     def load(self, name: str, *, strict: bool = True) -> Task:
         """Read a task folder; strict loading refuses a `.state` with an unknown phase."""
         path = self.task_dir(name)
@@ -268,31 +281,7 @@ class Project(Record):
         Folders reached through a link take the careful road of `load`, which refuses
         any that lead outside the tasks folder.
         """
-        loaded: list[tuple[str, Task | AutomatonError]] = []
-
-        def read(
-            name: str, base: Path, entry: os.DirEntry[str], careful: bool
-        ) -> list[os.DirEntry[str]] | None:
-            folder = base / entry.name
-            listing = None if careful or entry.is_symlink() else _listing(folder)
-            try:
-                if listing is None:
-                    loaded.append((name, self.load(name)))
-                else:
-                    loaded.append((name, self._read(name, folder, _regular_names(listing), True)))
-            except AutomatonError as exc:
-                loaded.append((name, exc))
-            return listing
-
-        for parent in _task_entries(self.tasks_dir):
-            listing = read(parent.name, self.tasks_dir, parent, False)
-            found = [e for e in listing or () if e.name == machine.SUBTASKS_DIR and _is_dir(e)]
-            careful = listing is None or any(e.is_symlink() for e in found)
-            if listing is None or found:
-                below = self.tasks_dir / parent.name / machine.SUBTASKS_DIR
-                for sub in _task_entries(below):
-                    read(f"{parent.name}/{sub.name}", below, sub, careful)
-        return loaded
+        return _load_all(self)
 
     def names(self) -> list[str]:
         """Every task name, each parent followed by its sub-tasks, sorted."""
@@ -331,6 +320,35 @@ class Project(Record):
         """The sub-tasks of one parent, sorted."""
         folder = self.task_dir(parent) / machine.SUBTASKS_DIR
         return [f"{parent}/{sub}" for sub in _child_dirs(folder)]
+
+
+def _load_all(project: Project) -> list[tuple[str, Task | AutomatonError]]:
+    """`Project.load_all`: each folder listed once, its listing reused for its files."""
+    loaded: list[tuple[str, Task | AutomatonError]] = []
+
+    def read(
+        name: str, base: Path, entry: os.DirEntry[str], careful: bool
+    ) -> list[os.DirEntry[str]] | None:
+        folder = base / entry.name
+        listing = None if careful or entry.is_symlink() else _listing(folder)
+        try:
+            if listing is None:
+                loaded.append((name, project.load(name)))
+            else:
+                loaded.append((name, project._read(name, folder, _regular_names(listing), True)))
+        except AutomatonError as exc:
+            loaded.append((name, exc))
+        return listing
+
+    for parent in _task_entries(project.tasks_dir):
+        listing = read(parent.name, project.tasks_dir, parent, False)
+        found = [e for e in listing or () if e.name == machine.SUBTASKS_DIR and _is_dir(e)]
+        careful = listing is None or any(e.is_symlink() for e in found)
+        if listing is None or found:
+            below = project.tasks_dir / parent.name / machine.SUBTASKS_DIR
+            for sub in _task_entries(below):
+                read(f"{parent.name}/{sub.name}", below, sub, careful)
+    return loaded
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -404,13 +422,21 @@ def _regular_names(entries: Iterable[os.DirEntry[str]]) -> frozenset[str]:
 def untracked_error(project: Project, task: Task) -> AutomatonError:
     """A folder with no `.state` is not guessed at: the user adopts it with --upgrade."""
     phase = machine.infer_phase(task.artifacts)
-    command = status_command("--upgrade", "--project", project.root)
+    command = project.command("--upgrade", "--project", project.root)
     return AutomatonError(
         "untracked-task",
         f"Task '{task.name}' is untracked (no .state file). Its artifacts suggest phase "
         f"'{phase}'. Run '{command}' to bootstrap it.",
         next_steps={"inferred_phase": phase, "command": command},
     )
+
+
+def load_tracked(project: Project, name: str) -> Task:
+    """A task that has a `.state`; an untracked folder is refused, never guessed at."""
+    task = project.load(name)
+    if task.state is None:
+        raise untracked_error(project, task)
+    return task
 
 
 def framework_home(home: Path | None = None) -> Path:

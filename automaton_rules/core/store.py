@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from automaton_rules.core.errors import AutomatonError, Refusal, printable
+from automaton_rules.core.errors import AutomatonError, Refusal
+from automaton_rules.core.output import printable
 from automaton_rules.core.record import Record
 
 # The edit-time hooks read `.state` through this module and nothing else of it, so
@@ -22,7 +22,6 @@ from automaton_rules.core.record import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
-    from datetime import datetime
     from typing import Any, BinaryIO
 
 STATE = ".state"
@@ -34,64 +33,6 @@ MUTEX = ".state.mutex"
 
 MAX_STATE_BYTES = 4096
 LOCK_TIMEOUT = 30.0
-TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
-_TIME_SHAPE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", re.ASCII)
-
-
-def utc_now() -> str:
-    """Timestamps are UTC to the second with a Z, as the approval log writes them."""
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).strftime(TIME_FORMAT)
-
-
-def parse_time(value: str) -> datetime | None:
-    """Read back a timestamp this module wrote; None for anything else.
-
-    Sliced by hand rather than with strptime: the audit reads every history line, and
-    strptime was a tenth of its time.
-    """
-    if not isinstance(value, str) or _TIME_SHAPE.fullmatch(value) is None:
-        return None
-    from datetime import datetime, timezone
-
-    try:
-        return datetime(
-            int(value[0:4]),
-            int(value[5:7]),
-            int(value[8:10]),
-            int(value[11:13]),
-            int(value[14:16]),
-            int(value[17:19]),
-            tzinfo=timezone.utc,
-        )
-    except ValueError:
-        return None
-
-
-def timestamp(value: str) -> float | None:
-    """`parse_time(value).timestamp()`, at a third of the cost: a history's lines share few
-    distinct days, so each day's start is computed once and the time of day added to it."""
-    if not isinstance(value, str) or _TIME_SHAPE.fullmatch(value) is None:
-        return None
-    day = _DAY_STARTS.get(value[:10], _UNSEEN)
-    if day is _UNSEEN:
-        moment = parse_time(value[:10] + "T00:00:00Z")
-        day = moment.timestamp() if moment is not None else None
-        if len(_DAY_STARTS) >= _DAY_CACHE_SIZE:
-            _DAY_STARTS.clear()
-        _DAY_STARTS[value[:10]] = day
-    hours, minutes, seconds = int(value[11:13]), int(value[14:16]), int(value[17:19])
-    if day is None or hours > 23 or minutes > 59 or seconds > 59:
-        return None
-    return day + hours * 3600 + minutes * 60 + seconds
-
-
-_DAY_STARTS: dict[str, float | None] = {}
-_DAY_CACHE_SIZE = 4096
-_UNSEEN = object()
-
-
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
@@ -316,7 +257,7 @@ def parse_history(lines: Iterable[str]) -> list[dict[str, Any]]:
     """
     import json
 
-    scan = json.JSONDecoder().scan_once
+    scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
     entries = []
     for line in lines:
         try:

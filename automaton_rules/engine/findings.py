@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
-from automaton_rules.core.config import SEVERITIES as SEVERITIES
+from automaton_rules.core.severity import SEVERITIES as SEVERITIES
 
 Severity = Literal["error", "warning", "note"]
 
@@ -64,3 +64,25 @@ class Finding:
             "correction": self.correction,
             "data": dict(self.data),
         }
+
+
+def refusal(finding: Finding, source: str, target: str) -> str:
+    """How a finding refuses the move from `source` to `target`: an out-of-order artifact
+    in the specification's words (from any rule of that category), any other as its
+    message and code."""
+    from automaton_rules.core import machine
+
+    artifact = finding.artifact
+    if finding.category != OUT_OF_ORDER or not artifact:
+        return f"{finding.message} ({finding.code})"
+    later = artifact in machine.forbidden_artifacts(target)
+    if later and artifact not in machine.forbidden_artifacts(source):
+        stem = artifact.rsplit(".", 1)[0]  # met on the way back: archive, don't delete
+        return (
+            f"Found artifact '{artifact}' of a later phase in task folder. "
+            f"To resume at '{target}', archive it first (rename it, e.g. to {stem}.v1.md)."
+        )
+    return (
+        f"Found forbidden artifact '{artifact}' in task folder. "
+        "This indicates phase-skipping. Remove the artifact or revert to the correct phase."
+    )

@@ -15,10 +15,12 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
+from automaton_rules.core import git
 from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.git import TASK_TRAILER
 
-TASK_TRAILER = "Task"
 _RECORD, _FIELD = "\x1e", "\x1f"
 _LOG_FORMAT = (
     f"{_RECORD}%H{_FIELD}%ct %at{_FIELD}"
@@ -49,23 +51,6 @@ class GitHistory:
     is_repo: bool
     commits: tuple[Commit, ...] = ()
     uncommitted: tuple[str, ...] = field(default=())
-
-
-def _argv(root: Path, args: Sequence[str]) -> list[str]:
-    """Every git command line is built here: an argument list, never a shell string."""
-    return ["git", "-C", str(root), *args]
-
-
-def _git(root: Path, args: Sequence[str]) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return subprocess.run(
-            _argv(root, args),
-            capture_output=True,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except OSError as exc:
-        raise AutomatonError("git-failed", f"Cannot run git: {exc.strerror or exc}") from None
 
 
 def parse_log(output: str, prefix: str = "") -> list[Commit]:
@@ -111,22 +96,13 @@ def _relative(path: str, prefix: str) -> str:
     return path[len(prefix) :]
 
 
-def read_history(root: Path, *, untracked: bool = False) -> GitHistory:
-    """Read the log and the status of the repository that holds `root`, once."""
-    return start(root, untracked=untracked)()
-
-
-def start(root: Path, *, untracked: bool = False) -> Callable[[], GitHistory]:
-    """Set git reading the log and the status, and return what collects them.
-
-    git runs while the caller reads the task folders (two processes, two cores); its
-    output goes to unnamed temporary files, so it never waits on a full pipe.
-    """
-    probe = _git(root, ["rev-parse", "--show-prefix", "--is-shallow-repository"])
+def _prefix(root: Path) -> str | None:
+    """Where the project sits in its repository; None outside any repository."""
+    probe = git.run(root, ["rev-parse", "--show-prefix", "--is-shallow-repository"])
     if probe.returncode != 0:
         message = probe.stderr.decode(errors="replace").strip()
         if "not a git repository" in message.lower():
-            return lambda: GitHistory(is_repo=False)
+            return None
         raise AutomatonError("git-failed", f"git cannot read the repository at {root}: {message}")
     prefix, _, shallow = probe.stdout.decode("utf-8", errors="surrogateescape").partition("\n")
     if shallow.strip() == "true":
@@ -135,8 +111,19 @@ def start(root: Path, *, untracked: bool = False) -> Callable[[], GitHistory]:
             "the repository is a shallow clone, so its history is incomplete; fetch the full "
             "history (git fetch --unshallow, or actions/checkout with fetch-depth: 0)",
         )
-    prefix = prefix.strip()
-    head = _git(root, ["rev-parse", "--verify", "--quiet", "HEAD"])
+    return prefix.strip()
+
+
+def start(root: Path, *, untracked: bool = False) -> Callable[[], GitHistory]:
+    """Set git reading the log and the status, and return what collects them.
+
+    git runs while the caller reads the task folders (two processes, two cores); its
+    output goes to unnamed temporary files, so it never waits on a full pipe.
+    """
+    prefix = _prefix(root)
+    if prefix is None:
+        return lambda: GitHistory(is_repo=False)
+    head = git.run(root, ["rev-parse", "--verify", "--quiet", "HEAD"])
     log = (
         _Running(
             root,
@@ -188,7 +175,8 @@ class _Running:
 
     def __init__(self, root: Path, args: Sequence[str]) -> None:
         self.root, self.args = root, args
-        self.out = self.err = None
+        self.out: IO[bytes] | None = None
+        self.err: IO[bytes] | None = None
         try:
             self.out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by output()
             self.err = tempfile.TemporaryFile()  # noqa: SIM115 - closed by output()
@@ -199,22 +187,20 @@ class _Running:
             ) from None
         try:
             self.proc = subprocess.Popen(
-                _argv(root, args),
+                git.argv(root, args),
                 stdin=subprocess.DEVNULL,
                 stdout=self.out,
                 stderr=self.err,
             )
         except OSError as exc:
             self._close()
-            raise AutomatonError("git-failed", f"Cannot run git: {exc.strerror or exc}") from None
+            raise git.cannot_run(exc) from None
 
     def output(self) -> str:
         """Wait for git and return what it printed."""
         try:
             code = self.proc.wait()
-            self.out.seek(0)
-            self.err.seek(0)
-            stdout, stderr = self.out.read(), self.err.read()
+            stdout, stderr = _reread(self.out), _reread(self.err)
         finally:
             self._close()
         if code != 0:
@@ -229,3 +215,11 @@ class _Running:
         for handle in (self.out, self.err):
             if handle is not None:
                 handle.close()
+
+
+def _reread(handle: IO[bytes] | None) -> bytes:
+    """What git wrote into one of its temporary files."""
+    if handle is None:
+        return b""
+    handle.seek(0)
+    return handle.read()

@@ -76,6 +76,10 @@ class PluginError:
     message: str
     code: str | None = None
 
+    def __str__(self) -> str:
+        """The one wording every report and message gives a plugin's failure."""
+        return f"plugin {self.plugin}: {self.message}"
+
 
 def _entry_points() -> list:
     from importlib import metadata
@@ -83,7 +87,7 @@ def _entry_points() -> list:
     try:
         found = metadata.entry_points(group=ENTRY_POINT_GROUP)
     except TypeError:  # Python 3.9: entry_points() takes no selection
-        found = metadata.entry_points().get(ENTRY_POINT_GROUP, [])
+        found = metadata.entry_points().get(ENTRY_POINT_GROUP, [])  # type: ignore[arg-type]
     return sorted(found, key=lambda ep: ep.name)
 
 
@@ -152,7 +156,7 @@ def plugin_manager(
                 with time_limit(timeout):
                     module = ep.load()
             except PLUGIN_FAILURES as exc:
-                errors.append(PluginError(ep.name, f"failed to import: {_describe(exc)}"))
+                errors.append(PluginError(ep.name, f"failed to import: {describe(exc)}"))
                 continue
             _register(pm, ep.name, module, errors)
     for spec in plugins:
@@ -161,19 +165,20 @@ def plugin_manager(
                 name, module = load_plugin(spec, base)
         except PLUGIN_FAILURES as exc:
             name = str(plugin_path(spec, base) or spec)
-            errors.append(PluginError(name, f"failed to import: {_describe(exc)}"))
+            errors.append(PluginError(name, f"failed to import: {describe(exc)}"))
             continue
         _register(pm, name, module, errors)
     try:
         pm.check_pending()
     except PLUGIN_FAILURES as exc:  # a misspelt hook would otherwise be ignored silently
         culprit = getattr(exc, "plugin", None)
-        name = pm.get_name(culprit) if culprit is not None else None
-        errors.append(PluginError(name or "(hook validation)", _describe(exc)))
+        named = pm.get_name(culprit) if culprit is not None else None
+        errors.append(PluginError(named or "(hook validation)", describe(exc)))
     return pm, errors
 
 
-def _describe(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
+    """An exception as a plugin error states it: its type, since the text alone may be empty."""
     return f"{type(exc).__name__}: {exc}"
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from automaton_rules.core.config import SEVERITIES
 from automaton_rules.core.record import Record
+from automaton_rules.core.severity import SEVERITIES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,133 +1,41 @@
-"""Run rules over tasks and collect their findings, the way pytest runs tests."""
+"""Run rules over tasks and collect their findings, the way pytest runs tests.
+
+The engine collects the registered rules once; each run plans which of them to call
+(`plan`), calls them (`calls`), and shares a large audit's task rules with helper
+processes (`parallel`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from functools import partial
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pluggy
 
 from automaton_rules.core import machine
-from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine import parallel
+from automaton_rules.engine.calls import FIXTURES, Fixtures, RuleCaller
+from automaton_rules.engine.calls import start_git as start_git
 from automaton_rules.engine.findings import BUILTIN_CATEGORIES, Finding
+from automaton_rules.engine.plan import Plan, Registered
+from automaton_rules.engine.plan import Selection as Selection
 from automaton_rules.engine.plugins import (
     BUILTIN_PLUGINS,
     DEFAULT_TIMEOUT,
     PLUGIN_FAILURES,
     PluginError,
-    _describe,
+    describe,
     plugin_manager,
     time_limit,
 )
-from automaton_rules.engine.rule import Edit, Rule, Skip, Transition
+from automaton_rules.engine.result import RunResult as RunResult
+from automaton_rules.engine.rule import Edit, Rule, Transition
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from automaton_rules.engine.gitlog import GitHistory
-
-_Scheduled = tuple[str, Rule, str]  # plugin, rule, severity
-
-FIXTURES: tuple[str, ...] = ("task", "tasks", "project", "transition", "edit", "config", "git")
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Which rules report, at what severity: ruff-style code prefixes."""
-
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    severity: Mapping[str, str] = field(default_factory=dict)
-
-    def enabled(self, code: str) -> bool:
-        """Selected by some prefix (or no selection at all) and ignored by none."""
-        chosen = not self.select or any(code.startswith(p) for p in self.select)
-        return chosen and not any(code.startswith(p) for p in self.ignore)
-
-    def unknown(self, codes: Iterable[str]) -> list[str]:
-        """Prefixes and codes that match no registered rule: typos, never silently ignored."""
-        known = list(codes)
-        return [
-            p for p in (*self.select, *self.ignore) if not any(c.startswith(p) for c in known)
-        ] + [c for c in self.severity if c not in known]
-
-
-@dataclass
-class RunResult:
-    """Findings sorted for stable output, plus every plugin failure met on the way."""
-
-    findings: list[Finding] = field(default_factory=list)
-    errors: list[PluginError] = field(default_factory=list)
-    categories: list[str] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def violations(self) -> list[Finding]:
-        """Findings that fail the check."""
-        return [f for f in self.findings if f.severity == "error"]
-
-    def absorb(self, other: RunResult) -> None:
-        """Take in a part of the run done elsewhere, as if it had been met here."""
-        self.findings.extend(other.findings)
-        self.errors.extend(other.errors)
-        for category, reason in other.skipped.items():
-            self.skipped.setdefault(category, reason)
-
-
-class _AlreadyReported(Exception):
-    """The git history could not be read, and the first rule that asked reported why."""
-
-
-class _Fixtures:
-    """The arguments rules may name; the costly ones are computed once, on first use."""
-
-    def __init__(
-        self,
-        project: Project,
-        tasks: list[Task],
-        git: Callable[[], GitHistory] | None = None,
-        **values: Any,
-    ) -> None:
-        self.project = project
-        self.tasks = tasks
-        self.values = values
-        self._pending_git = git
-        self._git: GitHistory | AutomatonError | None = None  # the history, or why not
-        self._git_reported = False
-
-    def get(self, name: str, task: Task | None) -> Any:
-        if name == "task":
-            return task
-        if name == "tasks":
-            return self.tasks
-        if name == "project":
-            return self.project
-        if name == "git":
-            self.prefetch_git()
-            if isinstance(self._git, AutomatonError):
-                if self._git_reported:
-                    raise _AlreadyReported
-                self._git_reported = True
-                raise self._git
-            return self._git
-        return self.values.get(name)
-
-    def prefetch_git(self) -> None:
-        """Collect the git history (once); a failure is kept for the first rule that asks."""
-        if self._git is None:
-            pending, self._pending_git = self._pending_git, None
-            try:
-                self._git = (
-                    pending()
-                    if pending is not None
-                    else start_git(self.project.root, self.values.get("config"))()
-                )
-            except AutomatonError as exc:
-                self._git = exc
 
 
 class Engine:
@@ -142,7 +50,7 @@ class Engine:
         self.pm = pm
         self.load_errors = list(load_errors)
         self.timeout = timeout
-        self._rules: list[tuple[str, Rule]] | None = None
+        self._rules: list[Registered] | None = None
         self._register_errors: list[PluginError] = []
 
     @classmethod
@@ -161,15 +69,11 @@ class Engine:
         )
         return cls(pm, errors, timeout)
 
-    def _limit(self, plugin: str) -> float | None:
-        """Plugins from outside the package run under the time limit; built-ins do not."""
-        return None if plugin in BUILTIN_PLUGINS else self.timeout
-
     @property
-    def rules(self) -> list[tuple[str, Rule]]:
+    def rules(self) -> list[Registered]:
         """(plugin name, rule) for every registered rule, in registration order."""
         if self._rules is None:
-            self._rules = self._collect()
+            self._rules, self._register_errors = collect_rules(self.pm, self.timeout)
         return self._rules
 
     @property
@@ -177,37 +81,6 @@ class Engine:
         """Plugins that failed to import or to register their rules."""
         self.rules  # noqa: B018 - collecting rules is what records register errors
         return self.load_errors + self._register_errors
-
-    def _collect(self) -> list[tuple[str, Rule]]:
-        collected: list[tuple[str, Rule]] = []
-        codes: dict[str, str] = {}
-        for impl in self.pm.hook.register_rules.get_hookimpls():
-            plugin = impl.plugin_name
-
-            def register(item: Rule, plugin: str = plugin) -> None:
-                if not isinstance(item, Rule):
-                    raise TypeError(f"register() takes a Rule, got {type(item).__name__}")
-                if item.code in codes:
-                    raise ValueError(
-                        f"rule code {item.code} is already registered by {codes[item.code]}"
-                    )
-                unknown = [name for name in item.argnames if name not in FIXTURES]
-                if unknown:
-                    raise TypeError(
-                        f"rule {item.code} asks for unknown argument(s) {', '.join(unknown)}; "
-                        f"rules may ask for {', '.join(FIXTURES)}"
-                    )
-                codes[item.code] = plugin
-                collected.append((plugin, item))
-
-            try:
-                with time_limit(self._limit(plugin)):
-                    impl.function(register=register)
-            except PLUGIN_FAILURES as exc:
-                self._register_errors.append(
-                    PluginError(plugin, f"register_rules failed: {_describe(exc)}")
-                )
-        return collected
 
     def wants(self, argument: str, when: str, selection: Selection | None = None) -> bool:
         """Whether any rule that will run asks for `argument`, so it can be prepared early."""
@@ -243,194 +116,82 @@ class Engine:
         if whole_project is None:
             whole_project = when == "audit"
         result = RunResult(errors=list(self.errors))
-        selection = selection or Selection()
-        fixtures = _Fixtures(
+        plan = Plan.build(self.rules, when, selection or Selection(), whole_project)
+        result.categories.extend(plan.categories)
+        fixtures = Fixtures(
             project, list(tasks), git, transition=transition, edit=edit, config=config
         )
-        per_task: list[_Scheduled] = []
-        per_project: list[_Scheduled] = []
-        for plugin, item in self.rules:
-            if when not in item.when or not selection.enabled(item.code):
-                continue
-            if item.category not in result.categories:
-                result.categories.append(item.category)
-            severity = selection.severity.get(item.code, item.severity)
-            if "task" in item.argnames:
-                per_task.append((plugin, item, severity))
-            elif whole_project:
-                per_project.append((plugin, item, severity))
-        # Built-in rules that read neither the tasks nor git may run while helpers finish;
-        # what they find is added after the task rules', as if they had run then.
-        early = [
-            r
-            for r in per_project
-            if r[0] in BUILTIN_PLUGINS and not {"tasks", "git"} & set(r[1].argnames)
-        ]
-        early_result = RunResult()
+        caller = RuleCaller(fixtures, self.timeout)
+        early = RunResult()
 
-        def meanwhile() -> None:
-            for plugin, item, severity in early:
-                self._call(plugin, item, severity, early_result, fixtures, None)
-            if any("git" in item.argnames for _, item, _ in per_project):
+        def while_waiting() -> None:
+            """The command's work while helpers finish the task rules."""
+            for scheduled in plan.early:
+                caller.call(scheduled, early, None)
+            if plan.project_reads_git:
                 fixtures.prefetch_git()
 
-        if per_task:
-            self._task_pass(per_task, result, fixtures, jobs, meanwhile)
+        if plan.per_task:
+            parallel.run_task_rules(plan, caller, result, jobs, while_waiting)
         else:
-            meanwhile()
-        for scheduled in per_project:
-            if scheduled in early:
-                result.absorb(early_result)
-                early_result = RunResult()
-            else:
-                self._call(*scheduled, result, fixtures, None)
+            while_waiting()
+        _project_rules(plan, caller, result, early)
         result.findings.sort(key=_sort_key)
         return result
 
-    def _task_pass(
-        self,
-        rules: list[_Scheduled],
-        result: RunResult,
-        fixtures: _Fixtures,
-        jobs: int | None,
-        meanwhile: Callable[[], None],
-    ) -> None:
-        """Every task rule on every task; helpers take slices of the built-in rules' work.
 
-        Built-in rules are pure functions of the task, so where they run does not matter.
-        A plugin's rule may keep state from one call to the next, so plugin rules run
-        here, on every task, in order. Errors are put back in the order a single process
-        meets them (task by task, built-in rules first), so the report is the same.
-        """
-        shared = [r for r in rules if r[0] in BUILTIN_PLUGINS and "git" not in r[1].argnames]
-        kept = [r for r in rules if r not in shared]
-        count = parallel.processes(jobs, len(fixtures.tasks))
-        # With helpers, this process takes a smaller slice: `meanwhile` is its work too.
-        parts = parallel.slices(fixtures.tasks, count, first=0.8 if count > 1 else 1.0)
-        helpers = [
-            parallel.Helper(partial(self._share, shared, fixtures, part)) for part in parts[1:]
-        ]
-        self._each(parts[0], rules, result, fixtures)
-        meanwhile()
-        for part, helper in zip(parts[1:], helpers):
-            sent = helper.result()
-            if sent is None:
-                self._each(part, rules, result, fixtures)  # as if there had been no helper
-                continue
-            theirs, errors, entered = sent
-            result.absorb(theirs)
-            for task in part:
-                if task.name in entered:
-                    task.__dict__["entered"] = entered[task.name]
-            own = RunResult()
-            mine: list[tuple[int, PluginError]] = []
-            self._each(part, kept, own, fixtures, mine)
-            result.absorb(own)
-            ordered = sorted(
-                [(index, 0, error) for index, error in errors]
-                + [(index, 1, error) for index, error in mine],
-                key=lambda item: item[:2],
-            )
-            result.errors.extend(error for _, _, error in ordered)
+def _project_rules(plan: Plan, caller: RuleCaller, result: RunResult, early: RunResult) -> None:
+    """The project rules in order, the early ones having run already: what they met counts
+    where the first of them stands, as if they had run then."""
+    early_taken = False
+    for scheduled in plan.per_project:
+        if not scheduled.early:
+            caller.call(scheduled, result, None)
+        elif not early_taken:
+            result.absorb(early)
+            early_taken = True
 
-    def _share(
-        self, rules: list[_Scheduled], fixtures: _Fixtures, tasks: Sequence[Task]
-    ) -> tuple[RunResult, list[tuple[int, PluginError]], dict[str, Any]]:
-        """A helper's work: its slice, its errors by task position (kept out of the result,
-        to be put in order), and the timelines the project-wide rules will need."""
-        result = RunResult()
-        errors: list[tuple[int, PluginError]] = []
-        self._each(tasks, rules, result, fixtures, errors)
-        entered = {t.name: t.__dict__["entered"] for t in tasks if "entered" in t.__dict__}
-        return result, errors, entered
 
-    def _each(
-        self,
-        tasks: Sequence[Task],
-        rules: list[_Scheduled],
-        result: RunResult,
-        fixtures: _Fixtures,
-        errors: list[tuple[int, PluginError]] | None = None,
-    ) -> None:
-        """The rules on each task in turn; with `errors`, their errors are kept there,
-        each with the position of its task."""
-        for index, task in enumerate(tasks):
-            before = len(result.errors)
-            for plugin, item, severity in rules:
-                self._call(plugin, item, severity, result, fixtures, task)
-            task.release()
-            if errors is not None and len(result.errors) > before:
-                errors.extend((index, error) for error in result.errors[before:])
-                del result.errors[before:]
+def collect_rules(
+    pm: pluggy.PluginManager, timeout: float | None
+) -> tuple[list[Registered], list[PluginError]]:
+    """Every plugin's rules in registration order, and an error for each plugin whose
+    `register_rules` failed; the rules it registered before failing still run."""
+    collected: list[Registered] = []
+    errors: list[PluginError] = []
+    codes: dict[str, str] = {}
+    for impl in pm.hook.register_rules.get_hookimpls():
+        plugin = impl.plugin_name
 
-    def _call(
-        self,
-        plugin: str,
-        item: Rule,
-        severity: str,
-        result: RunResult,
-        fixtures: _Fixtures,
-        task: Task | None,
-    ) -> None:
+        def register(item: Rule, plugin: str = plugin) -> None:
+            _check_registration(item, codes)
+            codes[item.code] = plugin
+            collected.append(Registered(plugin, item))
+
         try:
-            limit = self._limit(plugin)
-            if limit is None and item.argnames == ("task",):
-                produced = item.func(task=task)  # built-in task rules: the quick road
-                found = list(produced) if produced is not None else []
-            else:
-                kwargs = {name: fixtures.get(name, task) for name in item.argnames}
-                with time_limit(limit):
-                    produced = item.func(**kwargs)
-                    found = list(produced) if produced is not None else []
-            for finding in found:
-                if not isinstance(finding, Finding):
-                    raise TypeError(f"yielded {type(finding).__name__}, not a Finding")
-        except Skip as skip:
-            result.skipped.setdefault(item.category, str(skip))
-            return
-        except _AlreadyReported:  # git failed for an earlier rule: no verdict here either
-            result.skipped.setdefault(
-                item.category, "the git history could not be read (see Errors)"
-            )
-            return
-        except AutomatonError as exc:
-            result.errors.append(PluginError(plugin, f"rule {item.code}: {exc.message}", item.code))
-            return
+            with time_limit(None if plugin in BUILTIN_PLUGINS else timeout):
+                impl.function(register=register)
         except PLUGIN_FAILURES as exc:
-            where = f" on task '{task.name}'" if task is not None else ""
-            result.errors.append(
-                PluginError(plugin, f"rule {item.code}{where}: {_describe(exc)}", item.code)
-            )
-            return
-        for finding in found:
-            result.findings.append(
-                replace(
-                    finding,
-                    code=item.code,
-                    category=finding.category or item.category,
-                    severity=finding.severity or severity,
-                    task=finding.task or (task.name if task is not None else None),
-                )
-            )
+            errors.append(PluginError(plugin, f"register_rules failed: {describe(exc)}"))
+    return collected, errors
 
 
-def start_git(root: Path, config: Any) -> Callable[[], GitHistory]:
-    """Start reading the git history the `git` argument will hold; a failure surfaces
-    when a rule asks for it, as that rule's error, and the other rules still report."""
-    from automaton_rules.engine import gitlog
-
-    try:
-        return gitlog.start(root, untracked=bool(getattr(config, "source_untracked", False)))
-    except AutomatonError as exc:
-        error = exc
-
-    def failed() -> GitHistory:
-        raise error
-
-    return failed
+def _check_registration(item: Rule, codes: dict[str, str]) -> None:
+    """Refuse what `register()` cannot run, in the words the plugin's author needs."""
+    if not isinstance(item, Rule):
+        raise TypeError(f"register() takes a Rule, got {type(item).__name__}")
+    if item.code in codes:
+        raise ValueError(f"rule code {item.code} is already registered by {codes[item.code]}")
+    unknown = [name for name in item.argnames if name not in FIXTURES]
+    if unknown:
+        raise TypeError(
+            f"rule {item.code} asks for unknown argument(s) {', '.join(unknown)}; "
+            f"rules may ask for {', '.join(FIXTURES)}"
+        )
 
 
 def _sort_key(finding: Finding) -> tuple[Any, ...]:
+    """The specification's category order, then by task, so a report reads the same each run."""
     try:
         order = BUILTIN_CATEGORIES.index(finding.category)
     except ValueError:

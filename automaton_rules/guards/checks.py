@@ -10,9 +10,10 @@ import os
 import time
 from pathlib import Path
 
-from automaton_rules.core import machine, store
-from automaton_rules.core.errors import AutomatonError, printable
-from automaton_rules.core.project import Project, Task, framework_home, untracked_error
+from automaton_rules.core import clock, machine, store
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.output import printable
+from automaton_rules.core.project import Project, Task, framework_home, load_tracked, task_file
 from automaton_rules.core.record import Record
 
 TYPE_CHECKING = False
@@ -47,13 +48,6 @@ class Decision(Record):
 
 def _allowed(code: str = "allowed", **details: Any) -> Decision:
     return Decision(True, "ALLOWED", code, details)
-
-
-def _tracked(project: Project, name: str) -> Task:
-    task = project.load(name)
-    if task.state is None:
-        raise untracked_error(project, task)
-    return task
 
 
 def _deny_phase(task: Task) -> Decision:
@@ -131,12 +125,7 @@ def _task_of(project: Project, path: Path) -> tuple[str, str] | None:
     tasks = project.tasks_dir.resolve()
     if not _inside(path, tasks) or path == tasks:
         return None
-    parts = path.relative_to(tasks).parts
-    if len(parts) == 2:
-        return parts[0], parts[1]
-    if len(parts) == 4 and parts[1] == machine.SUBTASKS_DIR:
-        return f"{parts[0]}/{parts[2]}", parts[3]
-    return None
+    return task_file(path.relative_to(tasks).parts)
 
 
 def can_edit(
@@ -169,7 +158,7 @@ def can_edit(
         if owner is not None:
             return _artifact_edit(project, owner[0], owner[1], str(file))
     if task is not None:
-        current = _tracked(project, task)
+        current = load_tracked(project, task)
         if machine.is_edit_phase(current.state or ""):
             return _allowed(task=current.name, state=current.state)
         return _deny_phase(current)
@@ -227,7 +216,7 @@ def edit_rules(
     result = engine.run("edit", project, tasks, edit=edit, config=settings, whole_project=True)
     if result.errors:
         raise AutomatonError(
-            "plugin-error", "; ".join(f"plugin {e.plugin}: {e.message}" for e in result.errors)
+            "plugin-error", "; ".join(str(e) for e in result.errors)
         )
     if not result.violations:
         return decision
@@ -243,7 +232,7 @@ def edit_rules(
 def _artifact_edit(project: Project, name: str, filename: str, shown: str) -> Decision:
     """A task's own artifact is written in its phase; other notes in the folder are free."""
     try:
-        owner = _tracked(project, name)
+        owner = load_tracked(project, name)
     except AutomatonError:
         return Decision(
             False,
@@ -275,7 +264,7 @@ def same_session(
     """Best effort: a task created within the window was probably made in this session."""
     current = project.load(task)
     history = store.read_history(current.path)
-    created = store.parse_time(str(history[0].get("time"))) if history else None
+    created = clock.parse_time(str(history[0].get("time"))) if history else None
     moment = created.timestamp() if created else store.state_mtime(current.path)
     if moment is None:
         raise AutomatonError("untracked-task", f"Task '{task}' has no .state to date it by.")

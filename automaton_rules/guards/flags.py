@@ -12,8 +12,9 @@ import sys
 from pathlib import Path
 
 from automaton_rules.core.config import load_config
-from automaton_rules.core.errors import AutomatonError, json_text, printable
-from automaton_rules.core.project import find_project
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.output import envelope, error_body, json_text, printable
+from automaton_rules.core.project import STATUS_SCRIPT, find_project
 from automaton_rules.guards import checks as guard
 
 TYPE_CHECKING = False
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 
 GUARDS: tuple[str, ...] = ("--can-edit", "--scope-check", "--can-create-task", "--same-session")
 _VALUED = ("--task", "--project", "--file", "--config")
-SCHEMA_VERSION = 1
 
 
 def parse(args: Sequence[str]) -> dict[str, Any] | None:
@@ -50,11 +50,12 @@ def decide(
     project: str | Path | None = None,
     file: str | None = None,
     config: str | Path | None = None,
+    invoked_as: str = STATUS_SCRIPT,
 ) -> guard.Decision:
     """Answer one hook; raises AutomatonError for bad input (exit 2)."""
     if hook == "--can-create-task":
         return guard.can_create_task()
-    proj = find_project(Path(project) if project is not None else None)
+    proj = find_project(Path(project) if project is not None else None).started_as(invoked_as)
     settings = load_config(proj.root, Path(config) if config is not None else None)
     if task is not None and settings.untracked == "infer":
         from automaton_rules.workflow import infer_untracked
@@ -77,10 +78,7 @@ def emit(hook: str, outcome: guard.Decision | AutomatonError, as_json: bool) -> 
     """Print the decision (or the error) and return the exit code."""
     command = hook.lstrip("-")
     if isinstance(outcome, AutomatonError):
-        body: dict[str, Any] = {
-            "error": {"code": outcome.code, "message": outcome.message, "text": outcome.text},
-            "next": outcome.next_steps,
-        }
+        body = error_body(outcome)
         code, text, stream = outcome.exit_code, outcome.text, sys.stderr
     else:
         body = {
@@ -92,9 +90,7 @@ def emit(hook: str, outcome: guard.Decision | AutomatonError, as_json: bool) -> 
         }
         code, text, stream = outcome.exit_code, outcome.text, sys.stdout
     if as_json:
-        envelope = {"schema_version": SCHEMA_VERSION, "tool": "automaton-rules"}
-        envelope.update(command=command, ok=code == 0, exit_code=code, **body)
-        text, stream = json_text(envelope), sys.stdout
+        text, stream = json_text(envelope(command, code, body)), sys.stdout
     try:
         stream.write(text + "\n")
         stream.flush()
@@ -103,7 +99,7 @@ def emit(hook: str, outcome: guard.Decision | AutomatonError, as_json: bool) -> 
     return code
 
 
-def run(options: dict[str, Any]) -> int:
+def run(options: dict[str, Any], invoked_as: str = STATUS_SCRIPT) -> int:
     """The fast path of status.py for a hook line parsed by `parse`."""
     hook = options["guard"]
     try:
@@ -113,6 +109,7 @@ def run(options: dict[str, Any]) -> int:
             project=options.get("project"),
             file=options.get("file"),
             config=options.get("config"),
+            invoked_as=invoked_as,
         )
     except AutomatonError as exc:
         outcome = exc

@@ -11,42 +11,31 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from automaton_rules.builtin.inconsistency import approval_log_problems
-from automaton_rules.builtin.unauthorized import is_source
-from automaton_rules.core import machine, store
+from automaton_rules.core import git, integrity, machine, store
 from automaton_rules.core.config import load_config
-from automaton_rules.core.errors import AutomatonError, printable
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.git import TASK_TRAILER
+from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project, find_project
-from automaton_rules.engine.gitlog import TASK_TRAILER
 from automaton_rules.guards.checks import task_states
 
 _TRAILER = re.compile(rf"^{TASK_TRAILER}:\s*(\S+)\s*$", re.MULTILINE)
 
 
-def _git(root: Path, *args: str) -> str:
-    proc = subprocess.run(
-        ["git", "-C", str(root), *args], capture_output=True, check=False, stdin=subprocess.DEVNULL
-    )
-    if proc.returncode != 0:
-        raise AutomatonError("git-failed", proc.stderr.decode(errors="replace").strip())
-    return proc.stdout.decode("utf-8", errors="surrogateescape")
-
-
 def staged(root: Path) -> list[str]:
     """Paths staged for the commit, relative to `root`."""
-    out = _git(root, "diff", "--cached", "--name-only", "--relative", "-z", "--diff-filter=ACMRD")
+    out = git.output(
+        root, "diff", "--cached", "--name-only", "--relative", "-z", "--diff-filter=ACMRD"
+    )
     return [path for path in out.split("\0") if path]
 
 
 def _staged_text(root: Path, path: str) -> str | None:
-    proc = subprocess.run(
-        ["git", "-C", str(root), "show", f":./{path}"], capture_output=True, check=False
-    )
+    proc = git.run(root, ["show", f":./{path}"])
     return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else None
 
 
@@ -84,16 +73,14 @@ def forged_approvals(root: Path, paths: Sequence[str]) -> list[str]:
         lines = [store.Approval.parse(line) for line in approvals.splitlines() if line.strip()]
         problems += [
             printable(f"{(folder / store.APPROVALS).as_posix()}: {problem}", None)
-            for problem in approval_log_problems(lines, entries)
+            for problem in integrity.approval_log_problems(lines, entries)
         ]
     return problems
 
 
-def _recorded(task_dir: Path) -> str | None:
-    """The state the task's history says status.py last wrote."""
-    entries = store.read_history(task_dir)
-    target = entries[-1].get("to") if entries else None
-    return target if isinstance(target, str) else None
+def _hand_edited(task_dir: Path, state: str | None) -> bool:
+    """A `.state` that says other than the history's last line (none: an older task)."""
+    return integrity.last_recorded(store.read_history(task_dir)) not in (None, state)
 
 
 def pre_commit(project: Project) -> tuple[int, str]:
@@ -113,11 +100,11 @@ def pre_commit(project: Project) -> tuple[int, str]:
             "(only status.py --approve writes .state.approvals; stage .state.history with it):\n"
             + "\n".join(f"  - {p}" for p in forged)
         )
-    source = [p for p in paths if is_source(p, settings)]
+    source = [p for p in paths if settings.is_source(p)]
     if not source:
         return 0, ""
     tasks = task_states(project)
-    forged = [t.name for t in tasks if _recorded(t.path) not in (None, t.state)]
+    forged = [t.name for t in tasks if _hand_edited(t.path, t.state)]
     if forged:
         return 1, (
             "automaton-rules: refusing to commit source files while a task's .state was "
@@ -136,7 +123,7 @@ def pre_commit(project: Project) -> tuple[int, str]:
 def commit_msg(project: Project, message_file: Path) -> tuple[int, str]:
     """Name the task a source commit belongs to with a `Task:` trailer the audit reads."""
     settings = load_config(project.root)
-    if not any(is_source(p, settings) for p in staged(project.root)):
+    if not any(settings.is_source(p) for p in staged(project.root)):
         return 0, ""
     text = message_file.read_text(encoding="utf-8", errors="replace")
     names = {t.name: t.state for t in task_states(project)}
@@ -153,7 +140,7 @@ def commit_msg(project: Project, message_file: Path) -> tuple[int, str]:
     editing = [n for n, s in names.items() if machine.is_edit_phase(s or "")]
     if len(editing) == 1:
         trailer = f"{TASK_TRAILER}: {editing[0]}"
-        _git(
+        git.output(
             project.root,
             "interpret-trailers",
             "--in-place",

@@ -47,15 +47,6 @@ SHELL_TOOLS = frozenset({"bash", "shell", "run_shell_command", "local_shell", "e
 PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "target_file", "absolute_path")
 
 
-def __getattr__(name: str) -> object:
-    """The shell analysis lives in `shell`, loaded only when a shell command is judged."""
-    if name in ("shell_writes", "redirect_targets"):
-        from automaton_rules.guards import shell
-
-        return getattr(shell, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 class Action(Record):
     """What the agent is about to do, in harness-neutral terms."""
 
@@ -234,8 +225,8 @@ def render(harness: str, verdict: Verdict) -> tuple[str, str, int]:
     if harness == "gemini":
         return json.dumps({"decision": "deny", "reason": reason}), "", 0
     if harness == "cursor":
-        body = {"permission": "deny", "user_message": reason, "agent_message": reason}
-        return json.dumps(body), reason, 2
+        denial = {"permission": "deny", "user_message": reason, "agent_message": reason}
+        return json.dumps(denial), reason, 2
     if harness == "opencode":
         return json.dumps({"allowed": False, "reason": reason}), reason, 2
     return "", reason, 2  # codex: exit 2 blocks and stderr is the reason

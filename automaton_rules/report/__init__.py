@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import BUILTIN_CATEGORIES, SEVERITIES, Finding
-from automaton_rules.engine.plugins import PluginError
 from automaton_rules.engine.rule import Rule
 from automaton_rules.engine.runner import RunResult
 
@@ -28,7 +27,7 @@ class AuditReport:
     @property
     def errors(self) -> list[str]:
         """Broken tasks and broken plugins, by name: these make the exit code 2."""
-        return [*self.task_errors, *(describe(e) for e in self.result.errors)]
+        return [*self.task_errors, *(str(e) for e in self.result.errors)]
 
     @property
     def violations(self) -> list[Finding]:
@@ -52,11 +51,6 @@ class AuditReport:
             *BUILTIN_CATEGORIES,
             *dict.fromkeys(c for c in extra if c not in BUILTIN_CATEGORIES),
         ]
-
-
-def describe(error: PluginError) -> str:
-    """A plugin failure named so the user can find the plugin."""
-    return f"plugin {error.plugin}: {error.message}"
 
 
 def renderer(name: str) -> Callable[[AuditReport], str]:

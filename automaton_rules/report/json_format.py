@@ -6,24 +6,15 @@ from collections import Counter
 from typing import Any
 
 from automaton_rules import __version__
-from automaton_rules.core.errors import json_text
+from automaton_rules.core.output import envelope, json_text
 from automaton_rules.report import AuditReport
-
-SCHEMA_VERSION = 1
 
 
 def as_dict(report: AuditReport) -> dict[str, Any]:
     """Everything a CI job needs: summary with exit code, findings, errors, rules."""
     findings = report.result.findings
     severities = Counter(str(f.severity) for f in findings)
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "tool": "automaton-rules",
-        "version": __version__,
-        "command": "audit",
-        "project": str(report.project.root),
-        "ok": report.exit_code == 0,
-        "exit_code": report.exit_code,
+    body = {
         "summary": {
             "tasks": len(report.tasks),
             "violations": len(report.violations),
@@ -51,6 +42,9 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
             for plugin, rule in report.rules
         ],
     }
+    return envelope(
+        "audit", report.exit_code, body, version=__version__, project=str(report.project.root)
+    )
 
 
 def render(report: AuditReport) -> str:

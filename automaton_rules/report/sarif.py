@@ -6,7 +6,8 @@ from typing import Any
 from urllib.parse import quote
 
 from automaton_rules import __version__
-from automaton_rules.core.errors import json_text
+from automaton_rules.core.output import json_text
+from automaton_rules.engine.findings import Finding
 from automaton_rules.report import AuditReport
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -26,30 +27,7 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
         }
         for plugin, rule in report.rules
     ]
-    results = []
-    for finding in report.result.findings:
-        result: dict[str, Any] = {
-            "ruleId": finding.code,
-            "level": LEVELS.get(str(finding.severity), "note"),
-            "message": {"text": f"{finding.task or '(project)'}: {finding.message}"},
-            "properties": {"task": finding.task, "category": finding.category},
-        }
-        if finding.code in index:
-            result["ruleIndex"] = index[finding.code]
-        if finding.path:
-            result["locations"] = [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {
-                            "uri": quote(finding.path),
-                            "uriBaseId": "%SRCROOT%",
-                        }
-                    }
-                }
-            ]
-        if finding.correction:
-            result["properties"]["correction"] = finding.correction
-        results.append(result)
+    results = [_result(finding, index) for finding in report.result.findings]
     notifications = [{"level": "error", "message": {"text": error}} for error in report.errors]
     return {
         "$schema": SARIF_SCHEMA,
@@ -76,6 +54,24 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
             }
         ],
     }
+
+
+def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
+    """One finding as a SARIF result, pointing at its rule and its file."""
+    result: dict[str, Any] = {
+        "ruleId": finding.code,
+        "level": LEVELS.get(str(finding.severity), "note"),
+        "message": {"text": f"{finding.task or '(project)'}: {finding.message}"},
+        "properties": {"task": finding.task, "category": finding.category},
+    }
+    if finding.code in index:
+        result["ruleIndex"] = index[finding.code]
+    if finding.path:
+        location = {"uri": quote(finding.path), "uriBaseId": "%SRCROOT%"}
+        result["locations"] = [{"physicalLocation": {"artifactLocation": location}}]
+    if finding.correction:
+        result["properties"]["correction"] = finding.correction
+    return result
 
 
 def render(report: AuditReport) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from automaton_rules.core.errors import printable
+from automaton_rules.core.output import printable
 from automaton_rules.core.project import Task
 from automaton_rules.engine.findings import (
     INCONSISTENCY,

@@ -1,0 +1,173 @@
+"""Calling a rule: the arguments it names, its time limit, and what it found, stamped.
+
+Whatever a rule raises is caught here and becomes an error under its plugin's name, so
+one broken rule never hides the findings of the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.project import Project, Task
+from automaton_rules.engine.findings import Finding
+from automaton_rules.engine.plan import Scheduled
+from automaton_rules.engine.plugins import PLUGIN_FAILURES, PluginError, describe, time_limit
+from automaton_rules.engine.result import RunResult
+from automaton_rules.engine.rule import Skip
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from automaton_rules.engine.gitlog import GitHistory
+
+# The arguments a rule may name, as pytest's fixtures; `Fixtures.get` provides each.
+FIXTURES: tuple[str, ...] = ("task", "tasks", "project", "transition", "edit", "config", "git")
+
+
+class PlacedError(NamedTuple):
+    """An error met on a task, with the task's position in its slice of the tasks."""
+
+    position: int
+    error: PluginError
+
+
+class _AlreadyReported(Exception):
+    """The git history could not be read, and the first rule that asked reported why."""
+
+
+def start_git(root: Path, config: Any) -> Callable[[], GitHistory]:
+    """Start reading the git history the `git` argument will hold; a failure surfaces
+    when a rule asks for it, as that rule's error, and the other rules still report."""
+    from automaton_rules.engine import gitlog
+
+    try:
+        return gitlog.start(root, untracked=bool(getattr(config, "source_untracked", False)))
+    except AutomatonError as exc:
+        error = exc
+
+    def failed() -> GitHistory:
+        raise error
+
+    return failed
+
+
+class Fixtures:
+    """The arguments rules may name; the costly ones are computed once, on first use."""
+
+    def __init__(
+        self,
+        project: Project,
+        tasks: list[Task],
+        git: Callable[[], GitHistory] | None = None,
+        **values: Any,
+    ) -> None:
+        self.project = project
+        self.tasks = tasks
+        self.values = values
+        self._pending_git = git
+        self._git: GitHistory | AutomatonError | None = None  # the history, or why not
+        self._git_reported = False
+
+    def get(self, name: str, task: Task | None) -> Any:
+        """The value of the argument `name` for a rule called on `task` (None: the project)."""
+        if name == "task":
+            return task
+        if name == "tasks":
+            return self.tasks
+        if name == "project":
+            return self.project
+        if name == "git":
+            self.prefetch_git()
+            if isinstance(self._git, AutomatonError):
+                if self._git_reported:
+                    raise _AlreadyReported
+                self._git_reported = True
+                raise self._git
+            return self._git
+        return self.values.get(name)
+
+    def prefetch_git(self) -> None:
+        """Collect the git history (once); a failure is kept for the first rule that asks."""
+        if self._git is None:
+            pending, self._pending_git = self._pending_git, None
+            try:
+                self._git = (
+                    pending()
+                    if pending is not None
+                    else start_git(self.project.root, self.values.get("config"))()
+                )
+            except AutomatonError as exc:
+                self._git = exc
+
+
+class RuleCaller:
+    """Calls scheduled rules with their arguments; plugins' rules under the time limit."""
+
+    def __init__(self, fixtures: Fixtures, timeout: float | None) -> None:
+        self.fixtures = fixtures
+        self.timeout = timeout
+
+    def on_tasks(
+        self,
+        tasks: Sequence[Task],
+        rules: Sequence[Scheduled],
+        result: RunResult,
+        placed: list[PlacedError] | None = None,
+    ) -> None:
+        """The rules on each task in turn, each task let go of once done; with `placed`,
+        errors go there instead, so they can be put in order with another process's."""
+        call = self.call
+        for position, task in enumerate(tasks):
+            before = len(result.errors)
+            for scheduled in rules:
+                call(scheduled, result, task)
+            task.release()
+            if placed is not None and len(result.errors) > before:
+                placed.extend(PlacedError(position, error) for error in result.errors[before:])
+                del result.errors[before:]
+
+    def call(self, scheduled: Scheduled, result: RunResult, task: Task | None) -> None:
+        """One rule on `task` (None: on the project); what it raises is its plugin's error."""
+        rule = scheduled.rule
+        try:
+            if scheduled.builtin and rule.argnames == ("task",):
+                produced = rule.func(task=task)  # built-in task rules: the quick road
+                found = list(produced) if produced is not None else []
+            else:
+                kwargs = {name: self.fixtures.get(name, task) for name in rule.argnames}
+                with time_limit(None if scheduled.builtin else self.timeout):
+                    produced = rule.func(**kwargs)
+                    found = list(produced) if produced is not None else []
+            for finding in found:
+                if not isinstance(finding, Finding):
+                    raise TypeError(f"yielded {type(finding).__name__}, not a Finding")
+        except Skip as skip:
+            result.skipped.setdefault(rule.category, str(skip))
+            return
+        except _AlreadyReported:  # git failed for an earlier rule: no verdict here either
+            result.skipped.setdefault(
+                rule.category, "the git history could not be read (see Errors)"
+            )
+            return
+        except AutomatonError as exc:
+            message = f"rule {rule.code}: {exc.message}"
+            result.errors.append(PluginError(scheduled.plugin, message, rule.code))
+            return
+        except PLUGIN_FAILURES as exc:
+            where = f" on task '{task.name}'" if task is not None else ""
+            message = f"rule {rule.code}{where}: {describe(exc)}"
+            result.errors.append(PluginError(scheduled.plugin, message, rule.code))
+            return
+        for finding in found:  # stamped with what the rule knows and the finding left out
+            result.findings.append(
+                replace(
+                    finding,
+                    code=rule.code,
+                    category=finding.category or rule.category,
+                    severity=finding.severity or scheduled.severity,
+                    task=finding.task or (task.name if task is not None else None),
+                )
+            )

@@ -1,0 +1,42 @@
+"""The workflow: the operations that move a task, and the checks each move must pass.
+
+`operations` holds create, transition, approve, follow-up, claim and upgrade; `gates`
+what must hold before a move; `journal` the history written before `.state`, so a killed
+command's change is finished by the next; `claims` multi-agent mode; `changes` what an
+operation did, for the command line to show. It builds on the core and the engine's
+types (a transition consults the rules through an engine handed in); nothing below it
+imports it, and the edit-time path loads it only for `untracked = "infer"`.
+"""
+
+from automaton_rules.workflow.changes import Adopted, ClaimChanged, Created, FollowedUp, Moved
+from automaton_rules.workflow.claims import SINGLE_AGENT, Claims, claim, release
+from automaton_rules.workflow.journal import default_actor
+from automaton_rules.workflow.operations import (
+    approve,
+    create_task,
+    follow_up,
+    infer_untracked,
+    transition,
+    upgrade,
+    verdict_of,
+)
+
+__all__ = [
+    "SINGLE_AGENT",
+    "Adopted",
+    "ClaimChanged",
+    "Claims",
+    "Created",
+    "FollowedUp",
+    "Moved",
+    "approve",
+    "claim",
+    "create_task",
+    "default_actor",
+    "follow_up",
+    "infer_untracked",
+    "release",
+    "transition",
+    "upgrade",
+    "verdict_of",
+]

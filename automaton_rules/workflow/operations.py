@@ -1,0 +1,294 @@
+"""The operations that change a task: create, transition, approve, follow up, upgrade.
+
+Each takes the task's lock, finishes any change a killed process left half done (the
+journal), checks the move (the gates), then writes through the store.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from automaton_rules.core import clock, integrity, machine, store
+from automaton_rules.core.errors import AutomatonError, Refusal
+from automaton_rules.core.output import printable
+from automaton_rules.core.project import Project, Task, load_tracked, split_name
+from automaton_rules.workflow.changes import Adopted, Created, FollowedUp, Moved
+from automaton_rules.workflow.claims import (
+    APPROVER_PATTERN,
+    SINGLE_AGENT,
+    Claims,
+    follow_claim,
+    refuse_self_approval,
+    require_holder,
+)
+from automaton_rules.workflow.gates import consult_rules, refuse_illegal
+from automaton_rules.workflow.journal import (
+    default_actor,
+    entry,
+    finished_by_recovery,
+    pending_approval,
+    roll_forward,
+)
+
+if TYPE_CHECKING:
+    from automaton_rules.engine.runner import Engine
+
+
+def create_task(project: Project, name: str, *, actor: str | None = None) -> Created:
+    """Make a task folder with `.state` = new; sub-tasks only under a decomposed parent."""
+    parent, sub = split_name(name)
+    final = project.task_dir(name)
+    line = entry(None, "new", actor or default_actor(), "--create-task")
+    if sub is None:
+        store.create_task_dir(final, name, "new", line, project.tasks_label)
+        return Created(name, "new")
+    parent_task = load_tracked(project, parent)
+    with store.locked(parent_task.path):
+        parent_task = load_tracked(project, parent)
+        if parent_task.state != machine.SUBTASK_PARENT_STATE:
+            raise Refusal(
+                "parent-not-decomposed",
+                f"Cannot create sub-task '{name}': parent task '{parent}' is in "
+                f"'{parent_task.state}'. Sub-tasks can be created only while the parent is in "
+                f"'{machine.SUBTASK_PARENT_STATE}'.",
+                next_steps={"parent_state": parent_task.state},
+            )
+        store.create_task_dir(final, name, "new", line, project.tasks_label)
+    return Created(name, "new")
+
+
+_VERDICT_LINE = re.compile(r"^\W*verdict\W*[:\-]\s*\W*(PASS|FAIL|NEEDS_REVIEW)\b", re.I | re.M)
+_VERDICT_WORD = re.compile(r"\b(PASS|FAIL|NEEDS_REVIEW)\b")
+
+
+def verdict_of(text: str) -> str | None:
+    """The verdict a `Verdict:` line names, else the first verdict word, else None."""
+    found = _VERDICT_LINE.search(text) or _VERDICT_WORD.search(text)
+    return found.group(1).upper() if found else None
+
+
+def follow_up(project: Project, name: str, new_name: str | None = None) -> FollowedUp:
+    """After FAIL or NEEDS_REVIEW, the follow-up task: earlier artifacts copied, right phase."""
+    origin = load_tracked(project, name)
+    if machine.base_phase(origin.state or "") not in machine.VERDICT_PHASES:
+        raise Refusal(
+            "no-verdict-yet",
+            f"Task '{name}' is in '{origin.state}': a follow-up task comes after the referee's "
+            "verdict (referee, complete or human_intervention).",
+        )
+    verdict = verdict_of(origin.read(machine.ARTIFACTS["referee"]) or "")
+    if verdict not in machine.FOLLOW_UPS:
+        raise Refusal(
+            "no-failed-verdict",
+            f"VERDICT.md of task '{name}' says {verdict or 'no verdict'}; a follow-up task "
+            "follows FAIL (a fix task) or NEEDS_REVIEW (a review task).",
+        )
+    kind, start = machine.FOLLOW_UPS[verdict]
+    target = new_name or f"{name.replace('/', '-')}-{kind}"
+    split_name(target)
+    files = {
+        artifact: (origin.path / artifact).read_bytes()
+        for artifact in machine.carried_artifacts(start)
+        if origin.has_content(artifact)
+    }
+    files[f"ORIGIN_{machine.ARTIFACTS['referee']}"] = (origin.path / "VERDICT.md").read_bytes()
+    line = entry(
+        None, start, default_actor(), "--follow-up", origin=name, verdict=verdict, kind=kind
+    )
+    if "/" in target:
+        raise AutomatonError("invalid-task-name", "A follow-up task is a top-level task.")
+    store.create_task_dir(
+        project.task_dir(target), target, start, line, project.tasks_label, files=files
+    )
+    return FollowedUp(target, start, name, verdict)
+
+
+def transition(
+    project: Project,
+    name: str,
+    target: str,
+    *,
+    engine: Engine,
+    actor: str | None = None,
+    claims: Claims = SINGLE_AGENT,
+) -> Moved:
+    """Move a task along a legal edge, once its artifact is there and no rule objects."""
+    if not machine.is_state(target):
+        raise AutomatonError(
+            "unknown-phase",
+            f"Unknown phase '{printable(target)}'. Known phases: {', '.join(machine.STATES)}",
+        )
+    command = f"--transition {target}"
+    task_dir = load_tracked(project, name).path
+    with store.locked(task_dir):
+        recovered = roll_forward(project, name)
+        task = load_tracked(project, name)
+        if recovered is not None and finished_by_recovery(recovered, target, command):
+            return Moved(name, recovered.get("from"), target, recovered=True)
+        current = task.state or ""
+        require_holder(project, task, claims)
+        refuse_illegal(project, task, target)
+        consult_rules(engine, project, task, target)
+        who = actor or claims.agent or default_actor()
+        store.commit(task_dir, entry(current, target, who, command), target)
+        follow_claim(task_dir, target)
+    return Moved(name, current, target)
+
+
+def _valid_approver(approver: str) -> str:
+    if not APPROVER_PATTERN.fullmatch(approver):
+        raise AutomatonError(
+            "invalid-approver",
+            f"Invalid approver '{printable(approver)}'. Use 'user' or an agent id "
+            "(letters, digits, '.', '_', '@', '-').",
+        )
+    return approver
+
+
+def _refuse_unless_awaiting(current: str) -> None:
+    """Only a task waiting at a gate can be approved."""
+    if not machine.needs_approval(current):
+        message = "This phase does not require approval."
+        raise Refusal("approval-not-required", message, text=message, next_steps={"state": current})
+    if not machine.is_awaiting(current):
+        phase = machine.base_phase(current)
+        raise Refusal(
+            "not-awaiting-approval",
+            f"Current phase is '{current}' (not awaiting approval). Current sub-state must be "
+            f"'{phase}{machine.AWAITING}' before approval can be granted.",
+            next_steps={"state": current},
+        )
+
+
+def _approved_artifact(task: Task) -> str:
+    """The artifact the gate approves, which must be there to be read."""
+    current = task.state or ""
+    artifact = machine.required_artifact(current) or ""
+    if not task.has_content(artifact):
+        raise Refusal(
+            "missing-artifact",
+            f"Cannot approve '{current}': required artifact '{artifact}' is missing or empty "
+            "in task folder.",
+        )
+    return artifact
+
+
+def _recovered_approval(recovered: dict[str, Any] | None, name: str, current: str) -> Moved | None:
+    """The approval a killed --approve journaled, when it is the one being asked for again."""
+    if recovered is None or recovered.get("command") != "--approve":
+        return None
+    if recovered.get("to") != current:
+        return None
+    return Moved(
+        name, recovered.get("from"), current, recovered=True, approver=recovered.get("approver")
+    )
+
+
+def approve(
+    project: Project,
+    name: str,
+    *,
+    approver: str = "user",
+    engine: Engine | None = None,
+    claims: Claims = SINGLE_AGENT,
+) -> Moved:
+    """Open an approval gate: record who approved what, with the artifact's digest."""
+    if claims.enabled and claims.agent is not None:
+        approver = claims.agent  # the approving agent is recorded by its id
+    _valid_approver(approver)
+    task_dir = load_tracked(project, name).path
+    with store.locked(task_dir):
+        recovered = roll_forward(project, name)
+        task = load_tracked(project, name)
+        current = task.state or ""
+        done = _recovered_approval(recovered, name, current)
+        if done is not None:
+            return done
+        _refuse_unless_awaiting(current)
+        refuse_self_approval(task, approver, claims)
+        artifact = _approved_artifact(task)
+        target = machine.approval_target(current) or ""
+        if engine is not None:
+            consult_rules(engine, project, task, target, required=False)
+        digest = store.file_digest(task.path / artifact)
+        line = None
+        if not pending_approval(task_dir, target):
+            line = store.Approval(target, clock.utc_now(), approver)
+        record = entry(
+            current,
+            target,
+            approver,
+            "--approve",
+            approver=approver,
+            artifact=artifact,
+            artifact_sha256=digest,
+        )
+        store.commit(task_dir, record, target, approval=line)
+    return Moved(name, current, target, approver=approver)
+
+
+def _adopt(task: Task, actor: str) -> Adopted | None:
+    """Give one folder a `.state`: restored from its history, or inferred from its artifacts."""
+    if task.state is not None and machine.is_state(task.state):
+        return None
+    history = store.read_history(task.path)
+    recorded = integrity.last_recorded(history)
+    store.ensure_approvals(task.path)
+    if recorded is not None and machine.is_state(recorded):
+        # The history is the record: a lost or garbled .state goes back to what it says.
+        if history[-1].get("command") != "--upgrade":
+            line = entry(task.state, recorded, actor, "--upgrade", restored=True)
+            store.commit(task.path, line, recorded)
+        else:
+            store.write_state(task.path, recorded)
+        return Adopted(task.name, recorded, store.HISTORY)
+    if task.state is not None:
+        raise AutomatonError(
+            "unknown-phase",
+            f"Unknown phase '{printable(task.state)}' in .state file of task '{task.name}', "
+            "and no .state.history to restore it from. Write the right phase into .state.",
+        )
+    phase = machine.infer_phase(task.artifacts)
+    source = machine.ARTIFACTS.get(phase)
+    line = entry(
+        None,
+        phase,
+        actor,
+        "--upgrade",
+        inferred_from=source,
+        adopted_approvals=len(store.read_approvals(task.path)),
+    )
+    store.commit(task.path, line, phase)
+    return Adopted(task.name, phase, source)
+
+
+def infer_untracked(project: Project, name: str, mode: str) -> Adopted | None:
+    """With `untracked = "infer"` (the specification's fallback), write the inferred `.state`.
+
+    With the default `"refuse"` nothing happens here and the command refuses the task.
+    """
+    task_dir = project.task_dir(name)
+    if mode != "infer" or not task_dir.is_dir() or store.read_state(task_dir) is not None:
+        return None
+    with store.locked(task_dir):
+        return _adopt(project.load(name, strict=False), default_actor())
+
+
+def upgrade(project: Project, *, actor: str | None = None) -> tuple[list[Adopted], list[str]]:
+    """Adopt hand-made folders and repair lost `.state` files; idempotent, task by task."""
+    changes: list[Adopted] = []
+    errors: list[str] = []
+    for name in project.names():
+        try:
+            task = project.load(name, strict=False)
+            if task.state is not None and machine.is_state(task.state):
+                continue
+            with store.locked(task.path):
+                change = _adopt(project.load(name, strict=False), actor or default_actor())
+        except AutomatonError as exc:
+            errors.append(f"task {name}: {exc.message}")
+            continue
+        if change is not None:
+            changes.append(change)
+    return changes, errors
