@@ -148,7 +148,8 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
-def _toml() -> Any:
+def toml_module() -> Any:
+    """tomllib, or tomli before Python 3.11: loaded only when a TOML file is read."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on Python < 3.11 only
@@ -159,7 +160,7 @@ def _toml() -> Any:
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
-            return _toml().load(handle)
+            return toml_module().load(handle)
     except OSError as exc:
         raise AutomatonError("config-unreadable", f"Cannot read {path}: {exc.strerror}") from None
     except ValueError as exc:
