@@ -1,0 +1,135 @@
+"""Signed approvals' cryptography: ssh-keygen signs what was approved, and checks it.
+
+Keys are made by `ssh-keygen` in each test. Where the machine lacks it, the setup installs
+Debian's openssh-client when it can (as root, with apt-get) and skips with the reason when
+it cannot.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from automaton_rules.core import signing
+from automaton_rules.core.errors import AutomatonError
+
+
+@pytest.fixture(scope="session")
+def ssh_keygen() -> str:
+    """The ssh-keygen to use, installed here if the machine allows."""
+    found = shutil.which("ssh-keygen")
+    if found is None and shutil.which("apt-get") and os.geteuid() == 0:
+        subprocess.run(
+            ["apt-get", "install", "-y", "-q", "openssh-client"],
+            capture_output=True,
+            check=False,
+            timeout=600,
+        )
+        found = shutil.which("ssh-keygen")
+    if found is None:
+        pytest.skip("ssh-keygen is not installed and could not be installed here")
+    return found
+
+
+def make_key(folder: Path, name: str) -> Path:
+    """A passphrase-less ed25519 key pair; the private key's path."""
+    key = folder / name
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True
+    )
+    return key
+
+
+def signers_file(folder: Path, **keys: Path) -> Path:
+    """An allowed-signers file naming each principal's public key."""
+    lines = []
+    for principal, key in keys.items():
+        kind, blob = Path(f"{key}.pub").read_text().split()[:2]
+        lines.append(f"{principal} {kind} {blob}")
+    path = folder / "allowed_signers"
+    path.write_text("# who may approve\n" + "\n".join(lines) + "\n")
+    return path
+
+
+MESSAGE = signing.message(
+    ".automaton/tasks/login", "research:approved", "ab" * 32, "2026-12-01T04:00:00Z", "alice"
+)
+
+
+def test_the_message_names_everything_approved() -> None:
+    text = MESSAGE.decode()
+    assert text.splitlines() == [
+        "automaton-rules approval v1",
+        "task: .automaton/tasks/login",
+        "phase: research:approved",
+        f"artifact-sha256: {'ab' * 32}",
+        "time: 2026-12-01T04:00:00Z",
+        "approver: alice",
+    ]
+
+
+def test_a_signature_by_the_named_key_stands(ssh_keygen: str, tmp_path: Path) -> None:
+    alice = make_key(tmp_path, "alice")
+    signers = signers_file(tmp_path, alice=alice)
+    signature = signing.sign(MESSAGE, alice)
+    assert signature.startswith("-----BEGIN SSH SIGNATURE-----")
+    assert signing.problem(MESSAGE, signature, signers, "alice") is None
+
+
+def test_a_key_the_file_does_not_name_for_the_approver(ssh_keygen: str, tmp_path: Path) -> None:
+    alice, mallory = make_key(tmp_path, "alice"), make_key(tmp_path, "mallory")
+    signers = signers_file(tmp_path, alice=alice, mallory=mallory)
+    forged = signing.sign(MESSAGE, mallory)
+    assert signing.problem(MESSAGE, forged, signers, "alice") == signing.UNKNOWN_KEY
+    assert signing.problem(MESSAGE, forged, signers, "mallory") is None
+
+
+def test_a_signature_of_other_text_is_invalid(ssh_keygen: str, tmp_path: Path) -> None:
+    alice = make_key(tmp_path, "alice")
+    signers = signers_file(tmp_path, alice=alice)
+    signature = signing.sign(MESSAGE, alice)
+    changed = MESSAGE.replace(b"ab" * 32, b"cd" * 32)
+    assert signing.problem(changed, signature, signers, "alice") == signing.INVALID
+    assert signing.problem(MESSAGE, None, signers, "alice") == signing.MISSING
+    assert signing.problem(MESSAGE, "not a signature", signers, "alice") == signing.INVALID
+
+
+def test_a_signature_from_another_namespace_is_invalid(ssh_keygen: str, tmp_path: Path) -> None:
+    alice = make_key(tmp_path, "alice")
+    signers = signers_file(tmp_path, alice=alice)
+    proc = subprocess.run(
+        ["ssh-keygen", "-Y", "sign", "-q", "-f", str(alice), "-n", "git", "-"],
+        input=MESSAGE,
+        capture_output=True,
+        check=True,
+    )
+    assert signing.problem(MESSAGE, proc.stdout.decode(), signers, "alice") == signing.INVALID
+
+
+def test_signing_with_a_missing_key_is_a_clear_error(ssh_keygen: str, tmp_path: Path) -> None:
+    with pytest.raises(AutomatonError) as caught:
+        signing.sign(MESSAGE, tmp_path / "nothing-here")
+    assert caught.value.code == "signing-failed"
+    assert "nothing-here" in caught.value.message
+
+
+def test_principals_are_read_from_the_signers_file(tmp_path: Path) -> None:
+    path = tmp_path / "allowed_signers"
+    path.write_text("# comment\nalice,bob@example.com ssh-ed25519 AAAA\n\ncarol ssh-rsa BBBB\n")
+    assert signing.principals(path) == ["alice", "bob@example.com", "carol"]
+    with pytest.raises(AutomatonError):
+        signing.principals(tmp_path / "missing")
+
+
+def test_git_signing_key_is_the_default_key(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert signing.git_signing_key(tmp_path) is None
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "config", "user.signingkey", "~/.ssh/id_ed25519.pub"],
+        check=True,
+    )
+    assert signing.git_signing_key(tmp_path) == Path("~/.ssh/id_ed25519.pub").expanduser()
