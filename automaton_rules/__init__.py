@@ -24,7 +24,7 @@ _LAZY = {
     "hookimpl": "engine.hookspecs",
     "hookspec": "engine.hookspecs",
     "Engine": "engine.runner",
-    "RunResult": "engine.runner",
+    "RunResult": "engine.result",
 }
 
 __all__ = [
@@ -52,8 +52,9 @@ if TYPE_CHECKING:
     from automaton_rules.core.project import Project, Task
     from automaton_rules.engine.findings import Finding, Severity
     from automaton_rules.engine.hookspecs import hookimpl, hookspec
+    from automaton_rules.engine.result import RunResult
     from automaton_rules.engine.rule import Edit, Rule, Skip, Transition, rule
-    from automaton_rules.engine.runner import Engine, RunResult
+    from automaton_rules.engine.runner import Engine
 
 
 def __getattr__(name: str) -> object:

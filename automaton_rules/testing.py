@@ -97,8 +97,20 @@ class AutomatonProject:
         (name to text, or names for placeholder text) are written once the state is reached.
         """
         self._ok("--create-task", name)
+        self.advance(name, route_to(state))
         folder = self.task_dir(name)
-        for target in route_to(state):
+        contents = files if isinstance(files, Mapping) else {f: f"# {f}\n" for f in files}
+        for filename, text in contents.items():
+            (folder / filename).write_text(text)
+        return folder
+
+    def advance(self, name: str, states: Iterable[str]) -> None:
+        """Walk an existing task through `states` with real transitions and approvals.
+
+        Each phase's artifact is written as a placeholder when the walk needs it.
+        """
+        folder = self.task_dir(name)
+        for target in states:
             current = (folder / ".state").read_text().strip()
             artifact = machine.required_artifact(current)
             if artifact and not (folder / artifact).exists():
@@ -107,10 +119,6 @@ class AutomatonProject:
                 self._ok("--task", name, "--approve")
             else:
                 self._ok("--task", name, "--transition", target)
-        contents = files if isinstance(files, Mapping) else {f: f"# {f}\n" for f in files}
-        for filename, text in contents.items():
-            (folder / filename).write_text(text)
-        return folder
 
     def folder(self, name: str, files: Mapping[str, str] | Iterable[str] = ()) -> Path:
         """A task folder made by hand, without status.py (what category 4 catches)."""

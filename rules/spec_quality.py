@@ -25,7 +25,7 @@ HEADING = re.compile(r"^\s*#{1,6}\s*acceptance criteria\b", re.IGNORECASE | re.M
 def spec_has_acceptance_criteria(task: Task) -> Iterator[Finding]:
     """A spec without acceptance criteria cannot be refereed, so say so early."""
     text = task.read("SPEC.md")
-    if text is not None and text.strip() and not HEADING.search(text):
+    if text is not None and task.has_content("SPEC.md") and not HEADING.search(text):
         yield Finding(
             "SPEC.md has no 'Acceptance criteria' heading",
             path=task.relpath("SPEC.md"),

@@ -1,8 +1,11 @@
 """Example project rules: a referee's VERDICT.md must decide, and only PASS completes.
 
-Registered by this repository's automaton.toml. The first rule reports in the
-audit and in --validate-folder; the second also runs before every transition, so
-`--transition complete` is refused while the verdict is FAIL or NEEDS_REVIEW.
+Registered by this repository's automaton.toml. The workflow itself refuses
+`referee → complete` while VERDICT.md says FAIL or NEEDS_REVIEW; a team that wants
+more writes it as rules like these. The first reports a verdict that decides nothing
+in the audit and in --validate-folder; the second also runs before every transition,
+so a task completes from `referee` only on a verdict that says PASS, not on one that
+names no verdict at all, and the audit reports a completed task whose verdict failed.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ VERDICTS = ("PASS", "FAIL", "NEEDS_REVIEW")
 def verdict_is_decided(task: Task) -> Iterator[Finding]:
     """A verdict that decides nothing leaves the orchestrator nothing to act on."""
     text = task.read("VERDICT.md")
-    if text is not None and text.strip() and verdict_of(text) is None:
+    if text is not None and task.has_content("VERDICT.md") and verdict_of(text) is None:
         yield Finding(
             "VERDICT.md names no verdict (PASS, FAIL or NEEDS_REVIEW)",
             path=task.relpath("VERDICT.md"),
@@ -38,7 +41,9 @@ def verdict_is_decided(task: Task) -> Iterator[Finding]:
     when=("audit", "transition"),
 )
 def complete_only_on_pass(task: Task, transition: Transition | None) -> Iterator[Finding]:
-    """FAIL and NEEDS_REVIEW go to human_intervention, as the workflow's autopilot rules say."""
+    """The built-in gate stops FAIL and NEEDS_REVIEW; this team also wants a verdict that
+    says PASS, and the audit to find tasks completed without one (by hand, or by the
+    user from human_intervention)."""
     leaving_referee = transition is not None and (transition.source, transition.target) == (
         "referee",
         "complete",
@@ -47,12 +52,14 @@ def complete_only_on_pass(task: Task, transition: Transition | None) -> Iterator
     if not (leaving_referee or finished):
         return
     verdict = verdict_of(task.read("VERDICT.md") or "")
-    if verdict in ("FAIL", "NEEDS_REVIEW"):
-        yield Finding(
-            f"VERDICT.md says {verdict}: the task goes to human_intervention, not complete",
-            path=task.relpath("VERDICT.md"),
-            correction="human_intervention",
-        )
+    if verdict == "PASS" or (finished and verdict is None):
+        return  # in the audit, EX201 reports a verdict that decides nothing
+    said = f"says {verdict}" if verdict else "names no verdict"
+    yield Finding(
+        f"VERDICT.md {said}: only a PASS verdict completes the task",
+        path=task.relpath("VERDICT.md"),
+        correction="human_intervention",
+    )
 
 
 @hookimpl

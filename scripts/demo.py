@@ -171,13 +171,14 @@ def run(project: Path) -> None:
     demo.say("Every task at a glance.")
     demo.status("--list")
 
-    demo.say("Ways around the workflow that only the audit sees.")
+    demo.say("Ways around the workflow: a hand-edited .state is refused; the audit sees all.")
     demo.commit("src/login.py", "def fix(): ...\n", task="fix-login-bug")
     demo.status("--create-task", "quick-fix")
     demo.status("--task", "quick-fix", "--transition", "research")
     demo.write("quick-fix", "SPEC.md", "# Spec\n\n## Acceptance criteria\n- fast\n")
     (demo.tasks / "quick-fix" / ".state").write_text("implement\n")
     print("$ echo implement > .automaton/tasks/quick-fix/.state")
+    demo.status("--can-edit", "--task", "quick-fix", expect=2)  # the history says research
     hand_made = demo.tasks / "hand-made"
     hand_made.mkdir()
     (hand_made / "SPEC.md").write_text("# Spec\n")

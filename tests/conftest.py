@@ -1,70 +1,62 @@
-"""Shared fixtures: a temporary project and two ways to run status.py against it."""
+"""Shared fixtures and helpers: temporary projects, ways to run status.py, an audit's past.
+
+`Project` is the shipped pytest plugin's `AutomatonProject` (automaton_rules/testing.py)
+with the shorthands these tests were written with, so each helper has one home. The audit
+helpers move a task's recorded past (history and approval log, the digest chain rewritten
+as status.py writes it) instead of racing the clock, and read the clock once per test.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass
+import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from automaton_rules.cli import entry as cli
-from automaton_rules.core import machine, store
-from automaton_rules.testing import route_to
+from automaton_rules.core import store
+from automaton_rules.testing import Audit, AutomatonProject, Run, route_to
 
 ROOT = Path(__file__).resolve().parent.parent
 STATUS_PY = ROOT / "status.py"
 
+# --------------------------------------------------------------- running status.py
 
-@dataclass
-class Result:
-    """What one status.py call printed and returned."""
 
-    rc: int
-    out: str
-    err: str
+class Result(Run):
+    """One status.py call, with `.rc` and `.json` read as the tests were written."""
+
+    @property
+    def rc(self) -> int:
+        return self.exit_code
 
     @property
     def json(self) -> Any:
         return json.loads(self.out)
 
 
-class Project:
+class Project(AutomatonProject):
     """A temporary project folder with helpers to drive and inspect its tasks."""
 
-    def __init__(self, root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        self.root = root
-        self.tasks = root / ".automaton" / "tasks"
-        self._capsys = capsys
+    @property
+    def tasks(self) -> Path:
+        return self.tasks_dir
 
     def run(self, *args: str) -> Result:
         """Call status.py in-process (fast), with --project pointing here."""
-        self._capsys.readouterr()
-        rc = cli.main([*args, "--project", str(self.root)])
-        captured = self._capsys.readouterr()
-        return Result(rc, captured.out, captured.err)
+        result = super().run(*args)
+        return Result(result.exit_code, result.out, result.err)
 
     def script(self, *args: str, cwd: Path | None = None) -> Result:
         """Call `python status.py` in a subprocess, exactly as an agent does."""
-        proc = subprocess.run(
-            [sys.executable, str(STATUS_PY), *args],
-            cwd=cwd or self.root,
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            timeout=60,
-        )
+        proc = status_py(*args, cwd=cwd or self.root)
         return Result(proc.returncode, proc.stdout, proc.stderr)
-
-    def task_dir(self, name: str) -> Path:
-        parent, _, sub = name.partition("/")
-        path = self.tasks / parent
-        return path / "subtasks" / sub if sub else path
 
     def write(self, name: str, filename: str, text: str = "content\n") -> Path:
         path = self.task_dir(name) / filename
@@ -78,21 +70,7 @@ class Project:
         return (self.task_dir(name) / store.APPROVALS).read_text().splitlines()
 
     def create(self, name: str) -> None:
-        result = self.run("--create-task", name)
-        assert result.rc == 0, result
-
-    def advance(self, name: str, path: Iterable[str]) -> None:
-        """Walk a task along states, writing each phase's artifact and approving gates."""
-        for target in path:
-            current = self.state(name).strip()
-            artifact = machine.required_artifact(current)
-            if artifact and not (self.task_dir(name) / artifact).exists():
-                self.write(name, artifact, f"# {artifact}\n")
-            if target.endswith(machine.APPROVED):
-                result = self.run("--task", name, "--approve")
-            else:
-                result = self.run("--task", name, "--transition", target)
-            assert result.rc == 0, (target, result)
+        self._ok("--create-task", name)
 
 
 # The states a task passes through from `new` to a state: the same walk rule authors use.
@@ -100,10 +78,10 @@ path_to = route_to
 
 
 @pytest.fixture
-def project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Project:
+def project(tmp_path: Path) -> Project:
     root = tmp_path / "proj"
     root.mkdir()
-    return Project(root, capsys)
+    return Project(root)
 
 
 @pytest.fixture
@@ -117,6 +95,179 @@ def task_in(project: Project):
         return name
 
     return make
+
+
+def status_env(**extra: str) -> dict[str, str]:
+    """The environment status.py runs in from this checkout, with `extra` variables."""
+    return {**os.environ, "PYTHONPATH": str(ROOT), **extra}
+
+
+def status_py(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """`python status.py ARGS` in a fresh interpreter, as an agent or CI runs it."""
+    return subprocess.run(
+        [sys.executable, str(STATUS_PY), *args],
+        cwd=cwd,
+        env=status_env() if env is None else env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def empty_project(tmp_path: Path, name: str = "proj") -> Path:
+    """A project folder with an empty tasks folder, made by hand."""
+    root = tmp_path / name
+    (root / ".automaton" / "tasks").mkdir(parents=True)
+    return root
+
+
+def run(root: Path, *args: str) -> tuple[int, str]:
+    """status.py in-process against the project at `root`; stdout and stderr together."""
+    result = AutomatonProject(root).run(*args)
+    return result.exit_code, result.out + result.err
+
+
+def walk(root: Path, name: str, state: str) -> None:
+    """Create a task and take it to `state` through status.py."""
+    AutomatonProject(root).task(name, state)
+
+
+# ------------------------------------------------------------------ reading output
+
+OUT_OF_ORDER_PASS = "Folder validation: PASS — no out-of-order artifacts found"
+
+
+def one_line(text: str, prefix: str) -> str:
+    """The one line of `text` that starts with `prefix`."""
+    found = [line for line in text.splitlines() if line.startswith(prefix)]
+    assert len(found) == 1, (prefix, text)
+    return found[0]
+
+
+def files_below(folder: Path) -> dict[str, bytes]:
+    """Every file below a folder with its bytes, to prove a command wrote nothing."""
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.is_symlink()
+    }
+
+
+# ----------------------------------------------------------------------- the audit
+
+CAT1 = "=== Category 1: Out-of-order Artifacts ==="
+CAT2 = "=== Category 2: State-Artifact Inconsistency ==="
+CAT3 = "=== Category 3: Unauthorized Modifications ==="
+CAT4 = "=== Category 4: Manually Created Task Folders ==="
+CAT5 = "=== Category 5: Changes to the Guard ==="
+CATEGORY_HEADINGS = (CAT1, CAT2, CAT3, CAT4, CAT5)
+ERRORS = "=== Errors ==="
+BUILTIN_CODES = (
+    "AR101",
+    "AR201",
+    "AR202",
+    "AR203",
+    "AR204",
+    "AR205",
+    "AR206",
+    "AR207",
+    "AR208",
+    "AR209",
+    "AR301",
+    "AR302",
+    "AR401",
+    "AR402",
+    "AR501",
+    "AR502",
+)
+
+
+def write_config(project: AutomatonProject, text: str) -> None:
+    (project.root / "automaton.toml").write_text(text)
+
+
+def with_code(audit: Audit, code: str) -> list[dict[str, Any]]:
+    return [f for f in audit.findings if f["code"] == code]
+
+
+def section(text: str, heading: str) -> list[str]:
+    """The lines of one report section, up to the blank line that ends it."""
+    lines = text.splitlines()
+    start = lines.index(heading) + 1
+    end = lines.index("", start) if "" in lines[start:] else len(lines)
+    return lines[start:end]
+
+
+def assert_clean(audit: Audit) -> None:
+    assert audit.findings == [], audit.text
+    assert audit.exit_code == 0, audit.text
+
+
+# ------------------------------------------------------------------ an audit's past
+
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+HOUR = 3600
+
+
+def now() -> int:
+    return int(time.time())
+
+
+def stamp(moment: int) -> str:
+    """A moment as the task files write it."""
+    return datetime.fromtimestamp(moment, timezone.utc).strftime(TIME_FORMAT)
+
+
+def seconds(text: str) -> int:
+    """A time stamp of the task files as a moment."""
+    return int(datetime.strptime(text, TIME_FORMAT).replace(tzinfo=timezone.utc).timestamp())
+
+
+def history(folder: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (folder / ".state.history").read_text().splitlines()]
+
+
+def rewrite_history(folder: Path, entries: list[dict[str, Any]]) -> None:
+    """Write history entries, each chained to the line before as status.py chains them."""
+    out, prev = [], None
+    for entry in entries:
+        line = json.dumps({**entry, "prev": prev}, separators=(",", ":"))
+        out.append(line)
+        prev = hashlib.sha256(line.encode()).hexdigest()
+    (folder / ".state.history").write_text("".join(f"{line}\n" for line in out))
+
+
+def _shift(text: str, by: int) -> str:
+    moment = datetime.strptime(text, TIME_FORMAT) + timedelta(seconds=by)
+    return moment.strftime(TIME_FORMAT)
+
+
+def shift_times(folder: Path, by: int) -> None:
+    """Move a task's whole recorded past (history and approval log) by `by` seconds."""
+    rewrite_history(folder, [{**e, "time": _shift(e["time"], by)} for e in history(folder)])
+    approvals = folder / ".state.approvals"
+    lines = []
+    for raw in approvals.read_text().splitlines():
+        state, when, approver = raw.split("|")
+        lines.append(f"{state}|{_shift(when, by)}|{approver}\n")
+    approvals.write_text("".join(lines))
+
+
+def backdate(project: AutomatonProject, by: int = HOUR) -> None:
+    """Every task with a history happened `by` seconds earlier than it did."""
+    for folder in sorted(project.tasks_dir.iterdir()):
+        if (folder / ".state.history").exists():
+            shift_times(folder, -by)
+
+
+def git_project(project: AutomatonProject) -> None:
+    """A repository whose first commit predates every task by hours."""
+    project.commit(
+        {"README.txt": "hello\n", "src/app.py": "x = 1\n"}, "init", when=now() - 3 * HOUR
+    )
 
 
 # The example rules of rules/ are importable by module name in tests.

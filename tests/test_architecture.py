@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from automaton_rules import _LAZY as LAZY_NAMES
+
 PACKAGE = ROOT / "automaton_rules"
 TESTS = ROOT / "tests"
 
@@ -27,6 +29,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     "report": {"core", "engine"},
     "cli": {"core", "engine", "workflow", "guards", "report"},
 }
+# Layers a layer may import only inside a function: the edit-time guards load the engine
+# only for a project's edit rules and the workflow only for `untracked = "infer"`.
+LAZY_ONLY: dict[str, set[str]] = {"guards": {"engine", "workflow"}}
 # Beyond these, the package's top (its public names, the pytest plugin) imports any layer.
 TOP_LEVEL = {"__init__", "testing"}
 # typer reads options from a signature: a command that only declares them may be long.
@@ -44,10 +49,35 @@ def _layer(path: Path) -> str:
     return parts[0] if len(parts) > 1 else Path(parts[0]).stem
 
 
-def _imported(path: Path) -> set[str]:
-    """The package's layers a module imports, anywhere in its body."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+def _layer_of(name: str) -> str | None:
+    """The layer a dotted name of the package lives in; public names count as their
+    defining module (`from automaton_rules import Engine` imports the engine)."""
+    parts = name.split(".")
+    if parts[0] != "automaton_rules" or len(parts) < 2:
+        return None
+    if parts[1] in LAZY_NAMES:
+        return LAZY_NAMES[parts[1]].split(".")[0]
+    return parts[1]
+
+
+def _runtime_level(tree: ast.Module) -> set[int]:
+    """Line numbers of statements run when the module is imported: at module level and
+    not under `if TYPE_CHECKING:`."""
+    lines: set[int] = set()
+    for node in tree.body:
+        guarded = isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        if not guarded and isinstance(node, (ast.Import, ast.ImportFrom)):
+            lines.add(node.lineno)
+    return lines
+
+
+def _imports(path: Path) -> set[tuple[str, bool]]:
+    """(layer, imported when the module loads) for every import of the package anywhere
+    in its body: statements, and module names given to importlib as strings."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    at_load = _runtime_level(tree)
+    found: set[tuple[str, bool]] = set()
+    for node in ast.walk(tree):
         names: list[str] = []
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module]
@@ -55,11 +85,21 @@ def _imported(path: Path) -> set[str]:
                 names = [f"automaton_rules.{alias.name}" for alias in node.names]
         elif isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith(
+            ("import_module", "__import__")
+        ):
+            names = [a.value for a in node.args[:1] if isinstance(a, ast.Constant)]
+            names = [str(name) for name in names]
         for name in names:
-            parts = name.split(".")
-            if parts[0] == "automaton_rules" and len(parts) > 1:
-                found.add(parts[1])
+            layer = _layer_of(name)
+            if layer is not None:
+                found.add((layer, getattr(node, "lineno", 0) in at_load))
     return found
+
+
+def _imported(path: Path) -> set[str]:
+    """The package's layers a module imports, anywhere in its body."""
+    return {layer for layer, _ in _imports(path)}
 
 
 def test_every_package_file_is_in_a_known_layer() -> None:
@@ -85,12 +125,29 @@ def test_imports_point_down_the_layers(path: Path) -> None:
     wrong = {name for name in _imported(path) if name in MAY_IMPORT} - MAY_IMPORT[layer] - {layer}
     assert not wrong, f"{layer} may not import {sorted(wrong)}"
     assert "testing" not in _imported(path)
+    eager = {name for name, at_load in _imports(path) if at_load} & LAZY_ONLY.get(layer, set())
+    assert not eager, f"{layer} imports {sorted(eager)} only inside functions"
 
 
-def test_the_checker_sees_a_wrong_import(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def f():\n    from automaton_rules.cli import entry\n", {("cli", False)}),
+        ("import automaton_rules.cli.entry as x\n", {("cli", True)}),
+        ("from automaton_rules import cli\n", {("cli", True)}),
+        ("from automaton_rules import Engine\n", {("engine", True)}),
+        ("import importlib\nimportlib.import_module('automaton_rules.cli')\n", {("cli", False)}),
+        ("__import__('automaton_rules.report')\n", {("report", False)}),
+        ("TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from automaton_rules.engine import rule\n",
+         {("engine", False)}),
+    ],
+)
+def test_the_checker_sees_every_way_to_import(
+    tmp_path: Path, source: str, expected: set[tuple[str, bool]]
+) -> None:
     module = tmp_path / "bad.py"
-    module.write_text("def f():\n    from automaton_rules.cli import entry\n")
-    assert _imported(module) == {"cli"}
+    module.write_text(source)
+    assert _imports(module) == expected
 
 
 def _sizes(path: Path) -> list[tuple[str, int, int]]:

@@ -1,14 +1,17 @@
-"""The command line itself: argument errors, JSON envelopes, crashes, entry points."""
+"""The command line itself: argument errors, JSON envelopes, crashes, entry points, which
+folder is the project, options given without their action, and closed or narrow streams.
+"""
 
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import Project
+from conftest import STATUS_PY, Project, files_below, one_line, path_to, status_env, status_py
 
 from automaton_rules import __version__
 from automaton_rules.cli import entry as cli
@@ -155,3 +158,227 @@ def test_an_os_error_outside_the_store_is_exit_2(
     monkeypatch.setattr(commands, "list_tasks", unreadable)
     result = project.run("--list")
     assert (result.rc, result.err) == (2, "ERROR: /some/file: Permission denied\n")
+
+
+# --------------------------------------------------------- which folder is the project
+
+
+NEEDS_PROJECT = [
+    ("--task", "x"),
+    ("--task", "x", "--transition", "research"),
+    ("--task", "x", "--approve"),
+    ("--list",),
+    ("--list", "--json"),
+    ("--validate-folder",),
+    ("--validate-folder", "--task", "x"),
+    ("--audit",),
+    ("--upgrade",),
+    ("--list-rules",),
+]
+
+
+@pytest.mark.parametrize("args", NEEDS_PROJECT, ids=" ".join)
+def test_project_without_tasks_folder_is_an_error(project: Project, args: tuple[str, ...]) -> None:
+    result = project.run(*args)
+    assert result.rc == 2
+    message = (
+        f"No .automaton/tasks/ folder found in {project.root.resolve()}. "
+        "Pass --project or create a task with --create-task."
+    )
+    if "--json" in args:
+        assert result.json["error"]["message"] == message
+    else:
+        assert result.err == f"ERROR: {message}\n"
+        assert result.out == ""
+    assert list(project.root.iterdir()) == []
+
+
+def test_project_naming_a_file_or_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x\n")
+    missing = tmp_path / "missing"
+    for where, problem in ((afile, "is not a folder"), (missing, "does not exist")):
+        for args in (("--list",), ("--create-task", "x")):
+            capsys.readouterr()
+            assert cli.main([*args, "--project", str(where)]) == 2
+            err = capsys.readouterr().err
+            assert err == f"ERROR: Project folder '{where}' {problem}.\n", (args, err)
+    assert not missing.exists()
+    assert afile.read_text() == "x\n"
+
+
+def test_create_task_in_an_empty_folder_makes_the_project(project: Project) -> None:
+    result = project.run("--create-task", "x")
+    assert result.rc == 0, result
+    assert project.state("x") == "new\n"
+    assert project.run("--list").rc == 0
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    (home / ".automaton" / "scripts").mkdir(parents=True)
+    return home
+
+
+def test_home_folder_is_not_a_project(home: Path) -> None:
+    before = files_below(home)
+    proc = status_py("--create-task", "x", cwd=home, env=status_env(HOME=str(home)))
+    assert proc.returncode == 2, proc
+    assert proc.stderr.startswith("ERROR: ")
+    assert "is the home folder" in proc.stderr
+    assert not (home / ".automaton" / "tasks").exists()
+    assert files_below(home) == before
+
+
+@pytest.mark.parametrize("args", [("--create-task", "x"), ("--list",)], ids=" ".join)
+def test_project_flag_naming_home_is_refused(
+    home: Path, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = status_py(*args, "--project", str(home), cwd=elsewhere, env=status_env(HOME=str(home)))
+    assert proc.returncode == 2, proc
+    assert "is the home folder" in proc.stderr
+    assert not (home / ".automaton" / "tasks").exists()
+
+
+def test_inside_framework_home_its_tasks_folder_is_used(home: Path) -> None:
+    work = home / ".automaton" / "work"
+    work.mkdir()
+    proc = status_py("--create-task", "x", cwd=work, env=status_env(HOME=str(home)))
+    assert proc.returncode == 0, proc
+    assert (home / ".automaton" / "tasks" / "x" / ".state").read_text() == "new\n"
+    assert not (work / ".automaton").exists()
+
+
+# ----------------------------------------------- options that belong to another action
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--task", "x", "--approver", "bob"), "ERROR: --approver goes with --approve.\n"),
+        (
+            ("--task", "x", "--transition", "research", "--approver", "bob"),
+            "ERROR: --approver goes with --approve.\n",
+        ),
+        (("--list", "--select", "AR1"), "ERROR: --select goes with --audit.\n"),
+        (("--list", "--ignore", "AR1"), "ERROR: --ignore goes with --audit.\n"),
+        (("--validate-folder", "--fail-on", "warning"), "ERROR: --fail-on goes with --audit.\n"),
+        (
+            ("--list", "--format", "sarif"),
+            "ERROR: --format goes with --audit (use --json elsewhere).\n",
+        ),
+    ],
+)
+def test_option_without_its_action(
+    project: Project, task_in, args: tuple[str, ...], message: str
+) -> None:
+    task_in("new", name="x")
+    result = project.run(*args)
+    assert result.rc == 2
+    assert result.err == message
+    assert result.out == ""
+    assert project.state("x") == "new\n"
+
+
+# ------------------------------------------------- closed, narrow and vanished streams
+
+
+def test_closed_stderr_keeps_exit_2(project: Project) -> None:
+    project.create("x")
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(STATUS_PY))} --task nope "
+    command += f"--project {shlex.quote(str(project.root))} 2>&-"
+    proc = subprocess.run(
+        ["sh", "-c", command], capture_output=True, text=True, env=status_env(), timeout=20
+    )
+    assert proc.returncode == 2, proc
+
+
+@pytest.fixture
+def dash_project(tmp_path: Path) -> Project:
+    """A project whose path holds an em dash, with a complete task (Next Step '—')."""
+    other = Project(tmp_path / "proj—dash")
+    other.root.mkdir()
+    other.create("done")
+    other.advance("done", path_to("complete"))
+    return other
+
+
+def test_ascii_terminal_list_does_not_crash(dash_project: Project) -> None:
+    proc = status_py(
+        "--list",
+        "--project",
+        str(dash_project.root),
+        cwd=dash_project.root,
+        env=status_env(PYTHONIOENCODING="ascii"),
+    )
+    assert proc.returncode == 0, proc
+    assert "Traceback" not in proc.stderr
+    assert one_line(proc.stdout, "done").split() == ["done", "complete", "\\u2014"]
+
+
+def test_ascii_terminal_list_json_does_not_crash(dash_project: Project) -> None:
+    proc = status_py(
+        "--list",
+        "--json",
+        "--project",
+        str(dash_project.root),
+        cwd=dash_project.root,
+        env=status_env(PYTHONIOENCODING="ascii"),
+    )
+    assert proc.returncode == 0, proc
+    assert "Traceback" not in proc.stderr
+    body = json.loads(proc.stdout)
+    assert body["project"] == str(dash_project.root.resolve())
+    assert "—" in body["project"]
+
+
+def test_reader_closing_the_pipe_is_not_an_error(project: Project) -> None:
+    project.create("a-first")
+    # Enough rows to overflow a pipe buffer, so the writer really meets a closed pipe.
+    for number in range(1500):
+        folder = project.tasks / f"task-{number:05d}"
+        folder.mkdir()
+        (folder / ".state").write_text("new\n")
+    proc = subprocess.Popen(
+        [sys.executable, str(STATUS_PY), "--list", "--project", str(project.root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=status_env(),
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    try:
+        err = proc.stderr.read().decode()
+        returncode = proc.wait(timeout=20)
+    finally:
+        proc.kill()
+    assert first.decode().startswith("Task ")
+    assert returncode == 0, err
+    assert "Traceback" not in err
+    assert "BrokenPipeError" not in err
+
+
+def test_pipe_closed_before_the_first_write_is_not_an_error(project: Project) -> None:
+    project.create("x")
+    proc = subprocess.Popen(
+        [sys.executable, str(STATUS_PY), "--list", "--project", str(project.root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=status_env(),
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    # The reader is gone before the process has even imported its modules.
+    proc.stdout.close()
+    try:
+        err = proc.stderr.read().decode()
+        returncode = proc.wait(timeout=20)
+    finally:
+        proc.kill()
+    assert returncode == 0, err
+    assert err == ""

@@ -1,11 +1,13 @@
-"""automaton.toml and [tool.automaton]: found by walking up, strict about keys and types."""
+"""automaton.toml and [tool.automaton]: found by walking up, strict about keys and types;
+a broken one fails every command, and the repository's own shows every key.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from conftest import Project
+from conftest import ROOT, Project, files_below
 
 from automaton_rules.core.config import Config, find_config, load_config
 from automaton_rules.core.errors import AutomatonError
@@ -135,3 +137,44 @@ def test_a_configuration_in_a_folder_anyone_may_write_to_is_passed_over(tmp_path
     assert find_config(project) is None
     (project / "automaton.toml").write_text('plugins = ["mine.py"]\n')
     assert find_config(project) == project / "automaton.toml"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--task", "x"),
+        ("--task", "x", "--approve"),
+        ("--task", "x", "--transition", "research:approved"),
+        ("--list",),
+        ("--create-task", "y"),
+        ("--upgrade",),
+        ("--audit",),
+        ("--validate-folder",),
+    ],
+    ids=" ".join,
+)
+def test_broken_config_fails_every_command(
+    project: Project, task_in, args: tuple[str, ...]
+) -> None:
+    task_in("research:awaiting_approval", name="x")
+    (project.tasks / "hand").mkdir()
+    config = project.root / "automaton.toml"
+    config.write_text('fail-on = "fatal"\n')
+    before = files_below(project.root)
+    result = project.run(*args)
+    assert result.rc == 2, result
+    assert result.err.startswith("ERROR: ")
+    assert f"Key 'fail-on' in {config}" in result.err
+    assert len(result.err.strip().splitlines()) == 1
+    assert files_below(project.root) == before
+    assert not (project.tasks / "y").exists()
+    assert not (project.tasks / "hand" / ".state").exists()
+
+
+def test_every_configuration_key_is_shown_in_the_repository_config() -> None:
+    """DESIGN §8: the repository's automaton.toml shows each key with a comment."""
+    from automaton_rules.core import config
+
+    text = (ROOT / "automaton.toml").read_text()
+    missing = [key for key in config._KEYS if f"{key} =" not in text]
+    assert missing == []

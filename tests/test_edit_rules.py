@@ -243,13 +243,13 @@ def test_the_adapter_with_a_task_runs_its_task_rules(guarded) -> None:
 
 
 def test_a_shell_write_is_an_edit_too(guarded) -> None:
-    write = {"tool_name": "Bash", "tool_input": {"command": "echo x > src/new.py"}}
+    write = {"tool_name": "Bash", "tool_input": {"command": 'echo x > "src/$NAME.py"'}}
     assert adapter(guarded, write) is None
     (guarded.root / "shell_rules.py").write_text(SHELL_RULES)
     guarded.use_plugins("shell_rules.py")
     assert adapter(guarded, write) == (
         "DENIED: A write with no file named is reviewed first (ED201) "
-        "This shell command writes files."
+        'This shell command writes files it names only when it runs (> "src/$NAME.py").'
     )
     assert adapter(guarded, {"tool_name": "Bash", "tool_input": {"command": "ls src"}}) is None
 

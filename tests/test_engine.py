@@ -9,11 +9,13 @@ import uuid
 from pathlib import Path
 
 import pytest
+from conftest import empty_project, walk
 
 from automaton_rules import AutomatonError, Engine, Refusal, Rule, Transition, rule, workflow
 from automaton_rules.core.project import find_project
 from automaton_rules.engine import plugins as plugins_module
 from automaton_rules.engine import runner as runner_module
+from automaton_rules.engine.plan import Selection
 from automaton_rules.engine.plugins import BUILTIN_PLUGINS, PluginError, plugin_names
 
 OUT_OF_ORDER_PLUGIN = "automaton_rules.builtin.out_of_order"
@@ -71,6 +73,8 @@ BUILTIN_CODES = (
     "AR302",
     "AR401",
     "AR402",
+    "AR501",
+    "AR502",
 )
 
 
@@ -697,3 +701,20 @@ def test_replacing_ar101_changes_both_verdicts(
     project.task_dir(task).joinpath("DRAFT.md").unlink()
     result = project.run("--task", task, "--transition", "research:awaiting_approval")
     assert result.rc == 0, result
+
+
+# ---------------------------------------------------------- what a run keeps in memory
+
+
+def test_an_audit_selecting_only_the_git_rule_keeps_no_history(tmp_path: Path) -> None:
+    """The project-wide rules read every task's history; none of it may stay in memory."""
+    root = empty_project(tmp_path)
+    for name in ("one", "two", "three"):
+        walk(root, name, "design")
+    project = find_project(root)
+    tasks = [project.load(name) for name in ("one", "two", "three")]
+    result = Engine.create().run("audit", project, tasks, selection=Selection(select=("AR3",)))
+    assert result.errors == []
+    for task in tasks:
+        assert task.entered, "the timeline was read"
+        assert "history" not in task.__dict__ and "history_lines" not in task.__dict__

@@ -1,12 +1,20 @@
-"""The example rules in rules/, registered by this repository's automaton.toml."""
+"""The example rules in rules/, registered by this repository's automaton.toml: called
+directly, through --audit and transitions, and the verdict parser they share.
+"""
 
 from __future__ import annotations
 
-from conftest import ROOT, Project
+import json
+import sys
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from conftest import ROOT, TIME_FORMAT, Project, assert_clean, section, with_code
 
 from automaton_rules import Engine
 from automaton_rules.core.config import load_config
 from automaton_rules.core.project import project_at
+from automaton_rules.testing import AutomatonProject
 
 CONFIG = str(ROOT / "automaton.toml")
 
@@ -58,3 +66,105 @@ def test_example_rule_does_not_block_transitions(project: Project) -> None:
         "--task", "demo", "--transition", "research:awaiting_approval", "--config", CONFIG
     )
     assert result.rc == 0, result
+
+
+# --------------------------------------------------- the example rules through --audit
+
+
+def test_ex201_verdict_must_decide(automaton_project: AutomatonProject) -> None:
+    folder = automaton_project.task("judged", "referee", files={"VERDICT.md": "Looks fine.\n"})
+    audit = automaton_project.audit("--config", CONFIG)
+    (finding,) = with_code(audit, "EX201")
+    assert finding["message"] == "VERDICT.md names no verdict (PASS, FAIL or NEEDS_REVIEW)"
+    assert finding["category"] == "Artifact Quality"
+    assert audit.exit_code == 1
+    for verdict in ("PASS", "FAIL", "NEEDS_REVIEW"):
+        (folder / "VERDICT.md").write_text(f"Verdict: {verdict}\n")
+        assert with_code(automaton_project.audit("--config", CONFIG), "EX201") == []
+
+
+def test_ex202_refuses_complete_without_a_pass_and_passes_on_pass(
+    automaton_project: AutomatonProject,
+) -> None:
+    """FAIL is the workflow's own gate now; EX202 also wants a verdict that says PASS."""
+    folder = automaton_project.task("judged", "referee", files={"VERDICT.md": "Looks fine.\n"})
+    refused = automaton_project.run(
+        "--task", "judged", "--transition", "complete", "--config", CONFIG
+    )
+    assert refused.exit_code == 1
+    assert "VERDICT.md names no verdict" in refused.err and "EX202" in refused.err
+    assert (folder / ".state").read_text() == "referee\n"
+    (folder / "VERDICT.md").write_text("Verdict: PASS\n")
+    done = automaton_project.run("--task", "judged", "--transition", "complete", "--config", CONFIG)
+    assert done.exit_code == 0, done
+    assert (folder / ".state").read_text() == "complete\n"
+    assert with_code(automaton_project.audit("--config", CONFIG), "EX202") == []
+
+
+def test_ex202_audit_finds_a_failed_task_marked_complete(
+    automaton_project: AutomatonProject,
+) -> None:
+    folder = automaton_project.task("judged", "complete")
+    (folder / "VERDICT.md").write_text("Verdict: NEEDS_REVIEW\n")
+    audit = automaton_project.audit("--config", CONFIG)
+    (finding,) = with_code(audit, "EX202")
+    assert finding["correction"] == "human_intervention"
+    assert audit.exit_code == 1
+
+
+def test_ex301_expired_claim(automaton_project: AutomatonProject) -> None:
+    automaton_project.use_plugins(str(ROOT / "rules" / "claims.py"))
+    folder = automaton_project.task("claimed", "implement")
+    claim = "agent: agent-7\nphase: implement\nclaimed: {t}\nexpires: {t}\n"
+    future = (datetime.now(timezone.utc) + timedelta(hours=1)).strftime(TIME_FORMAT)
+    (folder / ".state.lock").write_text(claim.format(t=future))
+    clean = automaton_project.audit()
+    assert_clean(clean)
+    # a plugin's category prints even when none of its rules found anything
+    assert section(clean.text, "=== Category 6: Multi-agent Claims ===") == [
+        "[PASS] claimed: no violations"
+    ]
+    past = (datetime.now(timezone.utc) - timedelta(hours=1)).strftime(TIME_FORMAT)
+    (folder / ".state.lock").write_text(claim.format(t=past))
+    audit = automaton_project.audit()
+    (finding,) = audit.findings
+    assert finding["code"] == "EX301"
+    assert finding["severity"] == "warning"
+    assert finding["message"] == f"claim by agent 'agent-7' expired at {past}"
+    assert finding["path"] == ".automaton/tasks/claimed/.state.lock"
+    assert "=== Category 6: Multi-agent Claims ===" in audit.text.splitlines()
+    assert audit.exit_code == 0
+
+
+def test_example_rules_registered_by_the_repository_config(
+    automaton_project: AutomatonProject,
+) -> None:
+    automaton_project.task("demo")
+    result = automaton_project.run("--list-rules", "--json", "--config", CONFIG)
+    assert result.exit_code == 0, result
+    codes = {row["code"] for row in json.loads(result.out)["rules"]}
+    assert {"EX101", "EX201", "EX202", "EX301"} <= codes
+
+
+# -------------------------------------------------------------------- rules/verdict.py
+
+
+@pytest.fixture
+def verdict_of():
+    sys.path.insert(0, str(ROOT / "rules"))
+    try:
+        import verdict
+    finally:
+        sys.path.remove(str(ROOT / "rules"))
+    return verdict.verdict_of
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("tests did not FAIL.\nVerdict: PASS\n", "PASS"),
+        ("## Verdict\nverdict - needs_review", "NEEDS_REVIEW"),
+    ],
+)
+def test_verdict_of(verdict_of, text: str, expected: str) -> None:
+    assert verdict_of(text) == expected

@@ -70,6 +70,8 @@ def judged(project: Project):
         for artifact in EARLY + LATE:
             assert (folder / artifact).read_bytes() == content(artifact), artifact
         (folder / "VERDICT.md").write_text(verdict_text)
+        if state == "complete":  # a failed verdict completes only as the user decides
+            assert project.run("--task", name, "--transition", "human_intervention").rc == 0
         if state != "referee":
             assert project.run("--task", name, "--transition", state).rc == 0
         return name

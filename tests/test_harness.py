@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, Project
 
 from automaton_rules.core import store
-from automaton_rules.guards import harness, shell
+from automaton_rules.guards import harness
 
 FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
 HOOK = Path(sys.executable).parent / "automaton-hook"
@@ -47,12 +47,13 @@ def denied(harness_name: str, proc: subprocess.CompletedProcess[str]) -> str | N
         assert proc.returncode == 0, proc.stderr
         body = json.loads(proc.stdout)
         return body["reason"] if body.get("decision") == "deny" else None
-    if harness_name == "cursor":
+    if harness_name == "cursor":  # exit 0 either way: Cursor reads the JSON
+        assert proc.returncode == 0, proc.stderr
         body = json.loads(proc.stdout)
-        if proc.returncode == 0:
-            assert body == {}
+        if body == {"permission": "allow"}:
             return None
-        assert proc.returncode == 2 and body["permission"] == "deny"
+        assert body["permission"] == "deny"
+        assert body["user_message"] == body["agent_message"]
         return body["agent_message"]
     if proc.returncode == 0:
         assert proc.stdout.strip() == ""
@@ -166,51 +167,6 @@ def test_unknown_harness_fails_closed_in_claude_format(guarded) -> None:
     assert denied("claude", proc).startswith("DENIED: automaton-rules could not check")
 
 
-@pytest.mark.parametrize(
-    ("command", "writes"),
-    [
-        ("cat a.py", False),
-        ("ls > /dev/null", False),
-        ("pytest -q 2>&1 | tail -5", False),
-        ("python status.py --task t --transition implement", False),
-        ("echo x > a.py", True),
-        ("echo x >> a.py", True),
-        ("tee a.py < b", True),
-        ("sed -i 's/a/b/' a.py", True),
-        ("perl -pi -e 's/a/b/' a.py", True),
-        ("cp a b", True),
-        ("mv a b", True),
-        ("rm -rf build", True),
-        ("git apply fix.patch", True),
-        ("git checkout -- a.py", True),
-        ("git restore a.py", True),
-        ("cat > a.py <<'EOF'\nx\nEOF", True),
-        ("cd src && touch new.py", True),
-        ("ls\nrm src/a.py", True),
-        ("echo x 1> src/a.py", True),
-        ("find src | xargs rm", True),
-        ("find src -delete", True),
-        ("env rm a.py", True),
-        ("command rm a.py", True),
-        ("/bin/rm a.py", True),
-        ("\\rm a.py", True),
-        ("sed --in-place s/a/b/ a.py", True),
-        ("git -C . checkout -- src", True),
-        ("curl -sL -o src/a.py https://example.com", True),
-        ("python3 -c \"open('a.py','w').write('x')\"", True),
-        ("printf x >| a.py", True),
-        ("awk '$1 > 5' data.txt", False),
-        ('grep -n "a>b" src/app.py', False),
-        ("git stash list", False),
-        ("git checkout -b feature", False),
-        ("perl -Ilib t.pl", False),
-        ("python3 - <<EOF\nprint(1)\nEOF", False),
-    ],
-)
-def test_shell_write_detection(command: str, writes: bool) -> None:
-    assert shell.shell_writes(command) is writes
-
-
 def test_the_integration_files_are_valid_json_and_call_the_adapter() -> None:
     for config in (ROOT / "integrations").glob("*/*.json"):
         text = config.read_text()
@@ -232,7 +188,7 @@ def test_the_opencode_plugin_under_nodes_test_runner(guarded) -> None:
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "# pass 4" in proc.stdout
+    assert "# pass 8" in proc.stdout
     assert "# fail 0" in proc.stdout
 
 

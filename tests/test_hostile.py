@@ -3,14 +3,15 @@ or 2 with one clear message, no traceback, and no file written outside the tasks
 
 Covered elsewhere: empty, binary, huge, two-line and CRLF `.state` (test_store.py); names
 with `..`, `/` and spaces (test_status.py); malformed and mistyped configuration
-(test_config.py, test_hardening.py); plugins that fail to import, raise or return
-garbage (test_engine.py, test_audit.py); links and pipes as task files
-(test_hardening.py). Arbitrary bytes and arguments: test_fuzz.py.
+(test_config.py); plugins that fail to import, raise or return garbage
+(test_engine.py, test_plugins.py); links and pipes as task files (test_store.py).
+Arbitrary bytes and arguments: test_fuzz.py.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import signal
 import subprocess
@@ -19,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, STATUS_PY, Project
+from conftest import ROOT, STATUS_PY, Project, empty_project, run, walk
 
 from automaton_rules.core import store
 from automaton_rules.engine.plugins import PluginTimeout, time_limit
@@ -390,3 +391,67 @@ def test_plugin_timeout_must_be_a_positive_number(project: Project) -> None:
         assert result.rc == 2
         assert "Key 'plugin-timeout-seconds'" in one_error(result.err)
         assert "must be a number of seconds above 0 and at most 86400" in result.err
+
+
+# --------------------------------------------------------------------- found in review
+
+
+def test_a_history_nested_too_deep_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+    root = empty_project(tmp_path)
+    walk(root, "deep", "research")
+    history = root / ".automaton" / "tasks" / "deep" / store.HISTORY
+    with history.open("a") as out:
+        out.write("[" * 100_000 + "\n")
+    assert store.parse_history(["[" * 100_000]) == [{}]
+    code, text = run(root, "--audit", "--format", "json")
+    assert code == 1, text
+    report = json.loads(text)
+    assert report["errors"] == []
+    assert "AR205" in {f["code"] for f in report["findings"]}
+    code, text = run(root, "--task", "deep")  # a history that vouches for nothing
+    assert code == 2 and "Internal error" not in text
+    assert "the last line of .state.history names no state" in text
+
+
+@pytest.mark.parametrize("flag", ["--can-edit", "--scope-check"])
+def test_edit_hooks_answer_a_symlink_loop_with_an_error_not_a_traceback(
+    tmp_path: Path, flag: str
+) -> None:
+    root = empty_project(tmp_path)
+    walk(root, "coding", "implement")
+    (root / "loop1").symlink_to(root / "loop2")
+    (root / "loop2").symlink_to(root / "loop1")
+    proc = subprocess.run(
+        [sys.executable, str(STATUS_PY), flag, "--file", "loop1", "--project", str(root)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert proc.returncode in (1, 2)
+    if proc.returncode == 2:
+        assert proc.stderr.startswith("ERROR: ")
+
+
+def test_a_task_folder_linked_to_itself_is_one_task_s_error(tmp_path: Path) -> None:
+    root = empty_project(tmp_path)
+    walk(root, "honest", "research")
+    (root / ".automaton" / "tasks" / "looping").symlink_to(
+        root / ".automaton" / "tasks" / "looping"
+    )
+    code, text = run(root, "--audit", "--format", "json")
+    report = json.loads(text)
+    assert code == 2
+    assert "looping" in json.dumps(report["errors"])
+    assert report["summary"]["tasks"] == 1  # the honest task is still audited
+    code, text = run(root, "--list")
+    assert "honest" in text and "looping" in text and "Traceback" not in text
+
+
+@pytest.mark.parametrize("value", ["1e20", "inf", "86401"])
+def test_plugin_timeout_is_at_most_a_day(tmp_path: Path, value: str) -> None:
+    root = empty_project(tmp_path)
+    (root / "automaton.toml").write_text(f"plugin-timeout-seconds = {value}\n")
+    code, text = run(root, "--audit")
+    assert code == 2
+    assert "Key 'plugin-timeout-seconds'" in text and "at most 86400" in text

@@ -36,7 +36,10 @@ CORE = {
     "automaton_rules.core.clock",
     "automaton_rules.core.config",
     "automaton_rules.core.errors",
+    "automaton_rules.core.integrity",  # .state held to the history's last line
     "automaton_rules.guards.checks",
+    "automaton_rules.guards.protected",  # the guard's own files, asked before every edit
+    "automaton_rules.core.guard_files",
     "automaton_rules.core.machine",
     "automaton_rules.core.output",
     "automaton_rules.core.project",
@@ -95,12 +98,23 @@ FORBIDDEN_IN_STATUS = (
     "automaton_rules.guards.harness",
     "automaton_rules.guards.shell",
 )
+# The shell parser and what reads its tree: loaded only for a shell line the pre-scan
+# cannot answer (guards/shell.py), never for a file edit.
+SHELL_PARSER = (
+    "tree_sitter",
+    "tree_sitter_bash",
+    "automaton_rules.guards.shell_parse",
+    "automaton_rules.guards.shell_verdict",
+)
 FORBIDDEN_IN_HOOK = (
     *FORBIDDEN,
+    *SHELL_PARSER,
     "automaton_rules.guards.shell",
     "automaton_rules.cli.entry",
     "shlex",
 )
+# A plain read (`git status`) loads the pre-scan and nothing more.
+SHELL_READ_BUDGET = HOOK_BUDGET | {"automaton_rules.guards.shell"}
 
 
 def imports(command: list[str], cwd: Path, stdin: str = "") -> tuple[int, str, set[str]]:
@@ -208,6 +222,62 @@ def test_a_denied_edit_stays_within_the_adapters_budget(bench: Project) -> None:
     assert forbidden_in(extra, FORBIDDEN_IN_HOOK) == []
 
 
+def shell_event(project: Project, command: str) -> str:
+    return json.dumps(
+        {"cwd": str(project.root), "tool_name": "Bash", "tool_input": {"command": command}}
+    )
+
+
+# tree-sitter's compiled modules are loaded from their files, which `-X importtime` does
+# not report: the hook's own `sys.modules` says whether they were loaded.
+LOADED = (
+    "import sys; from automaton_rules.guards.harness import main; code = main(sys.argv[1:]); "
+    "sys.stderr.write('LOADED ' + ' '.join(sorted(sys.modules)) + chr(10)); sys.exit(code)"
+)
+
+
+def loaded(project: Project, stdin: str) -> tuple[str, set[str]]:
+    """Run the adapter in-process in a fresh interpreter; its stdout and every module loaded."""
+    proc = subprocess.run(
+        [sys.executable, "-c", LOADED, "--harness", "claude"],
+        cwd=project.root,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    line = next(x for x in proc.stderr.splitlines() if x.startswith("LOADED "))
+    return proc.stdout, set(line.split()[1:])
+
+
+@pytest.mark.parametrize("relative", ["src/app.py", ".automaton/tasks/task-2/IMPLEMENTATION.md"])
+def test_a_file_edit_never_loads_the_shell_parser(bench: Project, relative: str) -> None:
+    out, modules = loaded(bench, edit_event(bench, relative))
+    assert out == ""
+    assert forbidden_in(modules, SHELL_PARSER) == []
+    assert "automaton_rules.guards.shell" not in modules
+
+
+@pytest.mark.parametrize("command", ["git status", "grep -rn TODO src | head -20", "pytest -q"])
+def test_a_plain_read_stays_within_the_budget_and_never_loads_the_parser(bench, command) -> None:
+    event = shell_event(bench, command)
+    code, out, names = imports([str(HOOK), "--harness", "claude"], bench.root, event)
+    assert (code, out) == (0, "")
+    extra = names - baseline(bench.root)
+    assert over_budget(extra, SHELL_READ_BUDGET) == []
+    _, modules = loaded(bench, shell_event(bench, command))
+    assert forbidden_in(modules, SHELL_PARSER) == []
+
+
+def test_a_shell_line_that_writes_loads_the_parser(bench: Project) -> None:
+    """The control: the checks above see the parser when it is loaded."""
+    out, modules = loaded(bench, shell_event(bench, "echo x > src/app.py"))
+    assert out == ""  # task-2 is in implement
+    assert {"tree_sitter._binding", "tree_sitter_bash._binding"} <= modules
+    assert "automaton_rules.guards.shell_parse" in modules
+
+
 def test_a_configuration_without_plugins_loads_its_reader_and_nothing_heavy(bench: Project) -> None:
     (bench.root / "automaton.toml").write_text('untracked = "refuse"\n')
     code, _, names = imports([str(STATUS_PY), "--can-edit", "--task", "task-2"], bench.root)
@@ -217,6 +287,17 @@ def test_a_configuration_without_plugins_loads_its_reader_and_nothing_heavy(benc
     assert reader in extra
     heavy = ("typer", "click", "pluggy", "importlib.metadata", "rich", "pydantic", "filelock")
     assert forbidden_in(extra, (*heavy, "json", "hashlib", "dataclasses", "inspect")) == []
+
+
+def test_inferring_an_untracked_task_never_loads_the_engine(bench: Project) -> None:
+    """`untracked = "infer"` brings the workflow onto the edit path, but not the engine."""
+    (bench.root / "automaton.toml").write_text('untracked = "infer"\n')
+    (bench.root / ".automaton" / "tasks" / "by-hand").mkdir()
+    code, out, names = imports([str(STATUS_PY), "--can-edit", "--task", "by-hand"], bench.root)
+    assert code == 1, out
+    assert (bench.root / ".automaton" / "tasks" / "by-hand" / ".state").read_text() == "new\n"
+    assert "automaton_rules.workflow" in names
+    assert forbidden_in(names, ("automaton_rules.engine", "pluggy", "typer")) == []
 
 
 # --------------------------------------------------------------------------------------

@@ -293,7 +293,9 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
     plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
     packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js").read_text()
     first, _, body = plugin.read_text().partition("\n")
-    assert body == packaged
+    # The packaged plugin, calling automaton-hook by absolute path as the JSON files do.
+    hook = f"{sys.executable.rsplit('/', 1)[0]}/automaton-hook"
+    assert body == packaged.replace('"automaton-hook"', json.dumps(hook), 1)
     assert first.startswith("// installed by automaton-install (sha256 ")
 
     hooks = git_hooks_dir(repo)
@@ -492,9 +494,8 @@ def test_a_changed_opencode_plugin_is_never_overwritten_or_removed(home: Path, r
     args = ("--project", str(repo), "--harness", "opencode")
     assert run_install(home, *args).returncode == 0
     plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
-    changed = plugin.read_text().replace(
-        "automaton-hook --harness", "automaton-hook --debug --harness"
-    )
+    changed = plugin.read_text().replace("--harness opencode", "--debug --harness opencode")
+    assert changed != plugin.read_text()
     plugin.write_text(changed)
     again = run_install(home, *args)
     assert again.returncode == 0, again

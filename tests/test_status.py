@@ -15,8 +15,11 @@ import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import Project, backdate, git_project, now, with_code
+from conftest import section as report_section
 from spec_tables import (
     ALL_ARTIFACTS,
     APPROVAL_PHASES,
@@ -322,8 +325,7 @@ def test_transition_refuses_transition_past_awaiting_approval_without_approval(
     # With the approval, the same transition goes through.
     assert project.run("--task", name, "--approve").rc == 0
     if phase == "decomposition":  # the parent waits for its sub-tasks, which may now start
-        assert project.run("--create-task", f"{name}/part-a").rc == 0
-        (project.task_dir(f"{name}/part-a") / ".state").write_text("complete\n")
+        project.task(f"{name}/part-a", "complete")  # walked there: .state is not hand-written
     result = project.run("--task", name, "--transition", after_gate[0])
     assert result.rc == 0, result
     assert project.state(name) == f"{after_gate[0]}\n"
@@ -690,6 +692,8 @@ def test_validate_folder_uses_the_phase_to_forbidden_artifacts_mapping_allowed_p
     only the artifacts the table allows, every phase passes."""
     allowed = [a for a in ALL_ARTIFACTS if a not in FORBIDDEN_TABLE[base(state)]]
     name = put(project, state, artifacts=allowed)
+    if state.endswith(":approved"):  # an approved state without its approval line fails
+        project.write(name, ".state.approvals", f"{state}|2026-06-14T14:30:00Z|user\n")
     result = project.run("--validate-folder", "--task", name)
     assert result.rc == 0, result
     assert result.out.splitlines()[-1] == (
@@ -800,8 +804,7 @@ def test_transition_validation_only_legal_transitions_allowed_legal_edges(projec
     present."""
     name = put(project, source, artifacts=own_artifacts(source))
     if source == "decomposition:approved":
-        project.create(f"{name}/only-part")
-        (project.task_dir(f"{name}/only-part") / ".state").write_text("complete\n")
+        project.task(f"{name}/only-part", "complete")
     result = project.run("--task", name, "--transition", target)
     assert result.rc == 0, result
     assert project.state(name) == f"{target}\n"
@@ -938,7 +941,7 @@ def test_subtask_support_reading_state_from_subtask_folder(project, task_in):
     assert (folder / ".state").read_text() == "new\n"
     assert (folder / ".state.approvals").read_bytes() == b""
 
-    (folder / ".state").write_text("research\n")
+    assert project.run("--task", "parent-task/subtask-a", "--transition", "research").rc == 0
     result = project.run("--task", "parent-task/subtask-a")
     assert result.rc == 0, result
     lines = result.out.splitlines()
@@ -995,16 +998,15 @@ def test_subtask_support_parent_completes_only_when_every_subtask_is_complete(pr
     assert result.rc == 1, result  # no sub-tasks yet
     assert project.state(parent) == "decomposition:approved\n"
 
-    project.create("parent-task/part-a")
-    project.create("parent-task/part-b")
-    (project.task_dir("parent-task/part-a") / ".state").write_text("complete\n")
+    project.task("parent-task/part-a", "complete")
+    project.task("parent-task/part-b", "referee", files={"VERDICT.md": "Verdict: PASS\n"})
     result = project.run("--task", parent, "--transition", "complete")
     assert result.rc == 1, result
     assert result.err.startswith("ERROR: Cannot transition from 'decomposition:approved'")
     assert "part-b" in result.err
     assert project.state(parent) == "decomposition:approved\n"
 
-    (project.task_dir("parent-task/part-b") / ".state").write_text("complete\n")
+    assert project.run("--task", "parent-task/part-b", "--transition", "complete").rc == 0
     result = project.run("--task", parent, "--transition", "complete")
     assert result.rc == 0, result
     assert project.state(parent) == "complete\n"
@@ -1416,3 +1418,97 @@ def test_fallback_to_artifact_heuristic_default_refuses_naming_phase_and_upgrade
     assert "'implement'" in result.err
     assert f"--upgrade --project {project.root.resolve()}" in result.err
     assert sorted(p.name for p in folder.iterdir()) == ["IMPLEMENTATION.md", "SPEC.md"]
+
+
+# --------------------------------------------------------------------------- --audit
+# The specification's six --audit criteria, each through `status.py --audit` as CI runs it.
+
+
+def _audited(automaton_project: Any) -> Any:
+    """Tasks with one violation in each of the four categories, in a git repository."""
+    git_project(automaton_project)
+    automaton_project.task("clean-task", "design", files=["SPEC.md", "DESIGN.md"])
+    automaton_project.task("skipper", "research", files=["SPEC.md", "IMPLEMENTATION.md"])
+    automaton_project.task("waiting", "research:awaiting_approval", files=["SPEC.md"])
+    (automaton_project.tasks_dir / "waiting" / "SPEC.md").unlink()
+    automaton_project.task("coder", "research", files=["SPEC.md"])
+    backdate(automaton_project)
+    automaton_project.commit({"src/app.py": "x = 2\n"}, "code", task="coder", when=now() - 600)
+    (automaton_project.tasks_dir / "by-hand").mkdir()
+    return automaton_project.audit()
+
+
+def test_audit_flag_runs_all_categories_of_checks_across_all_tasks(automaton_project) -> None:
+    """Criterion: "--audit flag runs all categories of checks across all tasks"."""
+    audit = _audited(automaton_project)
+    for number in range(1, 5):
+        assert f"=== Category {number}:" in audit.text, audit.text
+    audited = {task["name"] for task in audit.report["tasks"]}
+    assert {"clean-task", "skipper", "waiting", "coder"} <= audited
+    assert {f["task"] for f in audit.findings} >= {"skipper", "waiting", "coder", "by-hand"}
+
+
+def test_audit_category_1_out_of_order_artifacts_per_phase(automaton_project) -> None:
+    """Criterion: "--audit Category 1: out-of-order artifacts per phase"."""
+    audit = _audited(automaton_project)
+    (finding,) = [f for f in with_code(audit, "AR101") if f["task"] == "skipper"]
+    assert finding["path"].endswith("skipper/IMPLEMENTATION.md")
+    assert "[FAIL] skipper (phase: research): found IMPLEMENTATION.md (implement phase " \
+        "artifact)" in audit.text
+    assert "[PASS] clean-task: no violations" in report_section(
+        audit.text, "=== Category 1: Out-of-order Artifacts ==="
+    )
+
+
+def test_audit_category_2_state_artifact_inconsistency_including_approval_sub_states(
+    automaton_project,
+) -> None:
+    """Criterion: "--audit Category 2: state-artifact inconsistency (including approval
+    sub-states)": a task awaiting approval of a SPEC.md that is not there."""
+    audit = _audited(automaton_project)
+    waiting = [f for f in audit.findings if f["task"] == "waiting"]
+    assert any(f["category"] == "State-Artifact Inconsistency" for f in waiting), audit.text
+    assert any("research:awaiting_approval" in f["message"] for f in waiting), waiting
+
+
+def test_audit_category_3_unauthorized_git_modifications_with_graceful_skip(
+    automaton_project, tmp_path
+) -> None:
+    """Criterion: "--audit Category 3: unauthorized git modifications (with graceful skip
+    if no git repo)"."""
+    audit = _audited(automaton_project)
+    (finding,) = with_code(audit, "AR301")
+    assert (finding["task"], finding["path"]) == ("coder", "src/app.py")
+    bare = Project(tmp_path / "no-git")
+    bare.root.mkdir()
+    bare.task("coder", "research", files=["SPEC.md"])
+    skipped = bare.audit()
+    assert skipped.exit_code == 0, skipped.text
+    assert "not a git repository" in skipped.text
+
+
+def test_audit_category_4_manually_created_task_folders(automaton_project) -> None:
+    """Criterion: "--audit Category 4: manually created task folders (no .state file)"."""
+    audit = _audited(automaton_project)
+    (finding,) = with_code(audit, "AR401")
+    assert finding["task"] == "by-hand"
+    assert "by-hand" in "\n".join(
+        report_section(audit.text, "=== Category 4: Manually Created Task Folders ===")
+    )
+
+
+def test_audit_outputs_structured_report_with_exit_codes(automaton_project, tmp_path) -> None:
+    """Criterion: "--audit outputs structured report with exit codes (0=clean,
+    1=violations, 2=error)"."""
+    audit = _audited(automaton_project)
+    assert audit.exit_code == 1
+    assert audit.report["exit_code"] == 1
+    assert audit.report["summary"]["violations"] >= 4
+    clean = Project(tmp_path / "clean")
+    clean.root.mkdir()
+    clean.task("fine", "design", files=["SPEC.md", "DESIGN.md"])
+    assert clean.audit().exit_code == 0
+    (clean.root / "automaton.toml").write_text("no-such-key = 1\n")
+    broken = clean.run("--audit")
+    assert broken.rc == 2
+    assert broken.err.startswith("ERROR: ")

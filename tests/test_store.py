@@ -1,4 +1,6 @@
-"""The task's metadata files: atomic .state, whole log lines, the digest chain, the lock."""
+"""The task's metadata files: atomic .state, whole log lines, the digest chain, the lock,
+and task files that must be regular files (links, pipes and devices are refused or missing).
+"""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, path_to
+from conftest import ROOT, Project, path_to, status_py
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -659,3 +661,71 @@ def test_timestamp_agrees_with_parse_time(text: str) -> None:
     """The audit's quick timestamps are exactly the parsed times, invalid dates included."""
     parsed = clock.parse_time(text)
     assert clock.timestamp(text) == (parsed.timestamp() if parsed is not None else None)
+
+
+# ---------------------------------------------------- task files must be regular files
+
+
+def test_state_symlink_is_refused(project: Project, tmp_path: Path) -> None:
+    project.create("x")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("research\n")
+    state = project.task_dir("x") / ".state"
+    state.unlink()
+    state.symlink_to(outside)
+    for args in (("--task", "x"), ("--task", "x", "--transition", "research")):
+        result = project.run(*args)
+        assert result.rc == 2, (args, result)
+        assert result.err == f"ERROR: Cannot read {state}: a symbolic link\n"
+    assert outside.read_text() == "research\n"
+    assert state.is_symlink()
+
+
+def test_planted_state_tmp_link_is_not_followed(project: Project, tmp_path: Path) -> None:
+    project.create("x")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious\n")
+    tmp = project.task_dir("x") / ".state.tmp"
+    tmp.symlink_to(outside)
+    result = project.run("--task", "x", "--transition", "research")
+    assert result.rc == 0, result
+    assert outside.read_text() == "precious\n"
+    state = project.task_dir("x") / ".state"
+    assert not state.is_symlink()
+    assert state.read_text() == "research\n"
+    assert not tmp.exists() and not tmp.is_symlink()
+
+
+def test_history_symlink_changes_nothing(project: Project, tmp_path: Path) -> None:
+    project.create("x")
+    folder = project.task_dir("x")
+    outside = tmp_path / "outside.txt"
+    original = (folder / ".state.history").read_bytes()
+    outside.write_bytes(original)
+    (folder / ".state.history").unlink()
+    (folder / ".state.history").symlink_to(outside)
+    result = project.run("--task", "x", "--transition", "research")
+    assert result.rc == 2
+    assert outside.read_bytes() == original
+    assert project.state("x") == "new\n"
+    assert result.err.startswith("ERROR: ")
+    assert result.err.rstrip().endswith(".state.history: a symbolic link")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+def test_fifo_artifact_does_not_hang_and_counts_as_missing(project: Project, task_in) -> None:
+    name = task_in("research")
+    os.mkfifo(project.task_dir(name) / "SPEC.md")
+    proc = status_py("--task", name, "--transition", "research:awaiting_approval", cwd=project.root)
+    assert proc.returncode == 1, proc
+    assert "Required artifact 'SPEC.md' is missing or empty" in proc.stderr
+    assert project.state(name) == "research\n"
+
+
+def test_artifact_linked_to_dev_zero_counts_as_missing(project: Project, task_in) -> None:
+    name = task_in("research")
+    (project.task_dir(name) / "SPEC.md").symlink_to("/dev/zero")
+    proc = status_py("--task", name, "--transition", "research:awaiting_approval", cwd=project.root)
+    assert proc.returncode == 1, proc
+    assert "Required artifact 'SPEC.md' is missing or empty" in proc.stderr
+    assert project.state(name) == "research\n"

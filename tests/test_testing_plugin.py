@@ -171,7 +171,7 @@ def test_my_rule(automaton_project):
     audit = automaton_project.audit()
     assert audit.codes == ["ACME101"]
     assert audit.for_task("login")[0]["severity"] == "warning"
-    assert "=== Category 5: Acme Checks ===" in audit.text
+    assert "=== Category 6: Acme Checks ===" in audit.text
     assert audit.exit_code == 0
     assert audit.exit_code == automaton_project.audit("--fail-on", "warning").exit_code - 1
 

@@ -124,7 +124,10 @@ def test_the_checker_accepts_argument_lists() -> None:
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_shell_string_in_what_ships(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
-    assert SHELL_TEXT.findall(text) == [], path
+    found = SHELL_TEXT.findall(text)
+    if path.suffix == ".py":  # the shell reader names bash's `eval` as data; Python's is a call
+        found = [hit for hit in found if hit != "eval"] + re.findall(r"\beval\s*\(", text)
+    assert found == [], path
     if path.suffix == ".py":
         assert shell_calls(text) == [], path
     if path.parent.name == "githooks":

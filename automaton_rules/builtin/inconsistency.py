@@ -3,6 +3,9 @@
 The first two rules compare the state with the files present, as the specification
 asks. The others check the records `status.py` keeps, so that a hand-edited `.state`,
 a forged approval or an artifact rewritten after sign-off does not pass unnoticed.
+Those that hold the state to the files and records in place (AR201, AR203, AR204,
+AR207) also run in --validate-folder; AR202 does not, since AR101 reports the same
+artifacts there.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ def expected_for(task: Task) -> tuple[str, ...]:
     "AR201",
     summary="The artifacts the state presumes exist and are not empty",
     category=INCONSISTENCY,
+    when=("audit", "validate"),
 )
 def state_without_artifacts(task: Task) -> Iterator[Finding]:
     """`design:approved` without DESIGN.md, or `bug_find` without IMPLEMENTATION.md."""
@@ -86,6 +90,7 @@ def artifacts_ahead_of_state(task: Task) -> Iterator[Finding]:
     "AR203",
     summary="An approved state has its line in .state.approvals",
     category=INCONSISTENCY,
+    when=("audit", "validate"),
 )
 def approved_without_record(task: Task) -> Iterator[Finding]:
     """`X:approved` must be backed by a `X:approved|time|approver` line."""
@@ -104,6 +109,7 @@ def approved_without_record(task: Task) -> Iterator[Finding]:
     "AR204",
     summary=".state was last written by status.py (it matches .state.history)",
     category=INCONSISTENCY,
+    when=("audit", "validate"),
 )
 def state_changed_by_hand(task: Task) -> Iterator[Finding]:
     """A `.state` that differs from the last history entry was edited outside status.py."""
@@ -170,6 +176,7 @@ def approvals_tampered(task: Task) -> Iterator[Finding]:
     "AR207",
     summary="An approved artifact is unchanged since its approval",
     category=INCONSISTENCY,
+    when=("audit", "validate"),
 )
 def approved_artifact_changed(task: Task) -> Iterator[Finding]:
     """Sign-off covers the artifact as approved; a later rewrite needs a new approval."""
@@ -178,18 +185,23 @@ def approved_artifact_changed(task: Task) -> Iterator[Finding]:
     entries = task.history
     latest: dict[str, tuple[int, dict[str, Any]]] = {}
     entered: list[tuple[int, int]] = []  # (history index, rank of the phase entered)
+    regated: dict[str, int] = {}  # phase: the last time its gate was re-requested
     for index, entry in enumerate(entries):
         target = str(entry.get("to"))
         if entry.get("command") == "--approve" and entry.get("artifact_sha256"):
             latest[machine.base_phase(target)] = (index, entry)
         elif target in machine.PHASE_RANK:  # a phase itself, not one of its sub-states
             entered.append((index, machine.PHASE_RANK[target]))
+        elif machine.is_awaiting(target) and machine.is_approved(str(entry.get("from"))):
+            regated[machine.base_phase(target)] = index
     for phase, (index, entry) in sorted(latest.items()):
         rank = machine.PHASE_RANK.get(phase)
         if rank is None:
             continue  # an approval of no phase at all: AR209 reports the line
         if any(later > index and reopened <= rank for later, reopened in entered):
             continue  # the task went back to this phase or before it: a new round
+        if regated.get(phase, -1) > index:
+            continue  # the changed artifact waits at the gate for a new approval
         artifact = str(entry.get("artifact") or machine.ARTIFACTS.get(phase))
         digest = task.digest(artifact)
         if digest == entry.get("artifact_sha256"):
@@ -270,6 +282,8 @@ def _move_problem(previous: Any, entry: dict[str, Any], subtask: bool) -> str | 
     if command == f"--transition {target}":
         if target in machine.legal_targets(source, subtask=subtask):
             return None
+        if machine.is_approved(source) and target == machine.base_phase(source) + machine.AWAITING:
+            return None  # back to the gate to approve a changed artifact again
         return f"'{source}' to '{target}' is not a legal transition"
     return f"command {command!r} does not change a task's state"
 

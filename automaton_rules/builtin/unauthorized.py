@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from automaton_rules.core import clock, machine, store
+from automaton_rules.core import clock, guard_files, machine, store
 from automaton_rules.core.config import Config
 from automaton_rules.core.project import Project, Task, task_file
 from automaton_rules.engine.findings import UNAUTHORIZED, Finding
@@ -114,15 +114,7 @@ def unauthorized_modifications(
     settings = config or Config()
     now = time.time()
     timelines = {task.name: Timeline.of(task) for task in tasks if task.state is not None}
-    known: dict[str, bool] = {}
-
-    def source(path: str) -> bool:
-        """`is_source`, once per path: a long history names the same files again and again."""
-        found = known.get(path)
-        if found is None:
-            found = known[path] = settings.is_source(path)
-        return found
-
+    source = _source_test(project, settings, git)
     coverage = EditCoverage(timelines.values(), now)
     seen: set[tuple[str, str]] = set()
 
@@ -155,13 +147,31 @@ def unauthorized_modifications(
             if state is not None:
                 for path in files:
                     yield from report(line.task, state, path, how)
-    changed = [path for path in git.uncommitted if settings.is_source(path)]
+    changed = [path for path in git.uncommitted if source(path)]
     if changed and not coverage.covers(now):
         for line in timelines.values():
             state = line.judged_state(now)
             if state is not None:
                 for path in changed:
                     yield from report(line.task, state, path, _uncommitted(project, path))
+
+
+def _source_test(project: Project, settings: Config, git: GitHistory) -> Callable[[str], bool]:
+    """`is_source`, once per path: a long history names the same files again and again.
+    The guard's files are a person's to change, shown by AR501, not source; the rest of a
+    pyproject.toml is source, so it stays one."""
+    known: dict[str, bool] = {}
+    guard = guard_files.named_relpaths(project, settings, git.hooks_folders(project.root))
+
+    def source(path: str) -> bool:
+        found = known.get(path)
+        if found is None:
+            kind = guard_files.kind_of_relpath(path, guard)
+            found = settings.is_source(path) and kind in (None, guard_files.TOOL_TABLE)
+            known[path] = found
+        return found
+
+    return source
 
 
 def _uncommitted(project: Project, path: str) -> str:

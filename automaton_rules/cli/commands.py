@@ -11,8 +11,17 @@ from automaton_rules.core import store
 from automaton_rules.core.config import Config, load_config, multi_agent
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.output import printable
-from automaton_rules.core.project import Project, Task, find_project, untracked_error
-from automaton_rules.engine.runner import Engine, Selection, start_git
+from automaton_rules.core.project import (
+    HAND_EDITED,
+    Project,
+    Task,
+    find_project,
+    load_tracked,
+    refuse_hand_edit,
+)
+from automaton_rules.engine.calls import start_git
+from automaton_rules.engine.plan import Selection
+from automaton_rules.engine.runner import Engine
 
 
 def _open(
@@ -79,9 +88,7 @@ def task(
     """`--task NAME`: the full view of one task, with its folder's validation."""
     proj, settings = _open(project, config, invoked_as)
     workflow.infer_untracked(proj, task, settings.untracked)
-    current = proj.load(task)
-    if current.state is None:
-        raise untracked_error(proj, current)
+    current = load_tracked(proj, task)
     parent = proj.load(current.parent, strict=False) if current.parent else None
     subtasks = (
         [] if current.parent else [proj.load(n, strict=False) for n in proj.subtask_names(task)]
@@ -229,13 +236,25 @@ def list_tasks(
         if not isinstance(loaded, Task):
             rows.append(views.ListRow(name, None, problem=f"{name}: {loaded.message}"))
             continue
-        try:
+        try:  # the task is readable: its state is shown beside what is wrong with it
+            refuse_hand_edit(proj, loaded)
             claim = store.read_claim(loaded.path) if holders else None
-        except AutomatonError as exc:  # the task is readable; only its claim is not
-            rows.append(views.ListRow(name, loaded.state, problem=f"{name}: {exc.message}"))
+        except AutomatonError as exc:
+            rows.append(views.ListRow(name, loaded.state, problem=_problem(name, exc)))
             continue
         rows.append(views.ListRow(name, loaded.state, holder=views.holder_text(claim)))
     return views.list_view(proj, rows, holders=holders)
+
+
+def _problem(name: str, error: AutomatonError) -> str:
+    """A --list row's problem, short enough for its Next Step column."""
+    recorded = error.next_steps.get("recorded") if error.code == HAND_EDITED else None
+    if recorded is None:
+        return f"{name}: {error.message}"
+    return (
+        f"{name}: .state was changed outside status.py; .state.history says "
+        f"'{recorded}' (--upgrade restores it)"
+    )
 
 
 def validate_folder(
@@ -245,6 +264,8 @@ def validate_folder(
     proj, settings = _open(project, config, invoked_as)
     if task is not None:
         tasks, errors = [proj.load(task)], list[str]()
+        if tasks[0].state is not None:
+            refuse_hand_edit(proj, tasks[0])
     else:
         tasks, errors = _load_all(proj)
     engine = _engine(settings)

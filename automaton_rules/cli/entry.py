@@ -15,7 +15,7 @@ from pathlib import Path
 from automaton_rules import __version__
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.output import envelope, error_body, json_text, printable
-from automaton_rules.core.project import STATUS_SCRIPT
+from automaton_rules.core.project import STATUS_SCRIPT, framework_home
 from automaton_rules.core.record import Record
 
 # The edit-time hooks start here, so typing, json and the rest load on the full path only.
@@ -108,7 +108,12 @@ ACTIONS = (
     Action(
         "list_rules", "--list-rules", "List every registered rule with its plugin.", task=NO_TASK
     ),
-    Action("upgrade", "--upgrade", "Bootstrap .state for task folders made by hand.", task=NO_TASK),
+    Action(
+        "upgrade",
+        "--upgrade",
+        "Bootstrap .state for task folders made by hand; restore a lost or hand-edited .state.",
+        task=NO_TASK,
+    ),
     Action(
         "claim",
         "--claim",
@@ -246,7 +251,7 @@ def _check_options(action: Action, parsed: Invocation) -> None:
             raise _usage(f"{_flag(name)} goes with --audit.")
     if parsed.output_format != "text" and action.name != "audit":
         raise _usage("--format goes with --audit (use --json elsewhere).")
-    from automaton_rules.engine.findings import SEVERITIES
+    from automaton_rules.core.severity import SEVERITIES
 
     if parsed.fail_on is not None and parsed.fail_on not in SEVERITIES:
         raise _usage(f"Unknown severity '{parsed.fail_on}'; choose {', '.join(SEVERITIES)}.")
@@ -337,7 +342,7 @@ def _invoked_as(argv0: str) -> str:
     path = Path(argv0)
     if path.suffix == ".py":
         script = path.resolve()
-        if script == (Path.home() / ".automaton" / "scripts" / "status.py").resolve():
+        if script == framework_home().joinpath("scripts", "status.py").resolve():
             return STATUS_SCRIPT
         return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
     import shutil

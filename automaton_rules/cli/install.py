@@ -26,6 +26,15 @@ HOOK = "automaton-hook --harness"
 # Our hook command, also when its path had to be quoted for the shell ('/my venv/...').
 _OUR_HOOK = re.compile(r"automaton-hook'?\s+--harness")
 
+# Claude Code and Codex name why a session starts; every start gets the workflow's state,
+# `compact` above all: the model has just lost it.
+SESSION_SOURCES = "startup|resume|clear|compact"
+
+
+def _hook(harness: str, timeout: int, **extra: str) -> dict[str, Any]:
+    return {**extra, "type": "command", "command": f"{HOOK} {harness}", "timeout": timeout}
+
+
 # The configuration each harness reads, as integrations/ ships it.
 HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "claude": (
@@ -35,9 +44,10 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
                 "PreToolUse": [
                     {
                         "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash",
-                        "hooks": [{"type": "command", "command": f"{HOOK} claude", "timeout": 10}],
+                        "hooks": [_hook("claude", 10)],
                     }
-                ]
+                ],
+                "SessionStart": [{"matcher": SESSION_SOURCES, "hooks": [_hook("claude", 10)]}],
             }
         },
     ),
@@ -45,28 +55,26 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
         ".codex/hooks.json",
         {
             "hooks": {
-                "PreToolUse": [
-                    {
-                        "matcher": "*",
-                        "hooks": [{"type": "command", "command": f"{HOOK} codex", "timeout": 10}],
-                    }
-                ]
+                "PreToolUse": [{"matcher": "*", "hooks": [_hook("codex", 10)]}],
+                "SessionStart": [{"matcher": SESSION_SOURCES, "hooks": [_hook("codex", 10)]}],
             }
         },
     ),
     "gemini": (
         ".gemini/settings.json",
         {
+            # Gemini CLI 0.26 reads hooks only with this; later releases default to it.
+            "hooksConfig": {"enabled": True},
             "hooks": {
                 "BeforeTool": [
                     {
                         "matcher": "write_file|replace|run_shell_command",
-                        "hooks": [
-                            {"type": "command", "command": f"{HOOK} gemini", "timeout": 10000}
-                        ],
+                        "hooks": [_hook("gemini", 10000, name="automaton-guard")],
                     }
-                ]
-            }
+                ],
+                # Gemini matches lifecycle events by exact name: no matcher, every start.
+                "SessionStart": [{"hooks": [_hook("gemini", 10000, name="automaton-context")]}],
+            },
         },
     ),
     "cursor": (
@@ -74,14 +82,26 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
         {
             "version": 1,
             "hooks": {
-                "beforeShellExecution": [{"command": f"{HOOK} cursor"}],
+                # failClosed: a hook that crashes or times out blocks instead of allowing.
+                "beforeShellExecution": [{"command": f"{HOOK} cursor", "failClosed": True}],
                 "preToolUse": [
-                    {"command": f"{HOOK} cursor", "matcher": "Write|Edit|StrReplace|Delete"}
+                    {
+                        "command": f"{HOOK} cursor",
+                        "matcher": "Write|Edit|StrReplace|Delete",
+                        "failClosed": True,
+                    }
                 ],
+                "sessionStart": [{"command": f"{HOOK} cursor"}],
             },
         },
     ),
 }
+CODEX_TRUST = (
+    "note: Codex runs a project's hooks only when the project is trusted, and a new or "
+    "changed hook only after you trust it: open /hooks in Codex and trust the "
+    "automaton-hook entries, or they never run"
+)
+GEMINI_OFF = "note: {path} keeps Gemini's hooks off (hooksConfig.enabled is false)"
 OPENCODE_PLUGIN = ".opencode/plugin/automaton-guard.js"
 OPENCODE_MARKER = "// installed by automaton-install"
 KEPT_PLUGIN = "(changed since automaton-install wrote it, or not written by it)"
@@ -120,11 +140,23 @@ sys.exit(main())
 """
 
 
+_PLUGIN_HOOK = 'const HOOK = "automaton-hook";'
+
+
+def bound_plugin(body: str) -> str:
+    """The plugin calling `automaton-hook` by absolute path, as the JSON configurations do
+    (`_bound`), so opencode's PATH cannot decide whether the guard runs."""
+    path = Path(sys.executable).parent / "automaton-hook"
+    if not path.exists():
+        return body
+    return body.replace(_PLUGIN_HOOK, f"const HOOK = {json.dumps(str(path))};", 1)
+
+
 def opencode_plugin() -> str:
     """The packaged plugin under a first line recording its digest, so a copy the user
     changed afterwards is recognised as theirs and never overwritten or removed."""
     packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js")
-    body = packaged.read_text("utf-8")
+    body = bound_plugin(packaged.read_text("utf-8"))
     digest = hashlib.sha256(body.encode()).hexdigest()
     return f"{OPENCODE_MARKER} (sha256 {digest}); a changed copy is kept\n{body}"
 
@@ -140,20 +172,35 @@ def _ours(entry: Any) -> bool:
     return _OUR_HOOK.search(json.dumps(entry)) is not None
 
 
+def _with_defaults(current: Any, ours: Any) -> Any:
+    """`current` with what `ours` adds and it lacks, key by key; a value the user set wins."""
+    if not isinstance(current, dict) or not isinstance(ours, dict):
+        return current
+    merged = dict(current)
+    for key, value in ours.items():
+        merged[key] = _with_defaults(merged[key], value) if key in merged else value
+    return merged
+
+
 def merge_hooks(current: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
-    """Add our hook entries to a harness's settings, keeping everything already there."""
+    """Add our hook entries to a harness's settings, keeping everything already there.
+
+    An entry of ours already there keeps what the user tuned and gains the keys a later
+    release added to it (Cursor's `failClosed`, say).
+    """
     merged = dict(current)
     hooks = dict(merged.get("hooks") or {})
     for event, entries in ours["hooks"].items():
         existing = list(hooks.get(event) or [])
-        if not any(_ours(e) for e in existing):  # ours already there, maybe tuned: keep it
+        mine = [index for index, entry in enumerate(existing) if _ours(entry)]
+        if not mine:
             existing += entries
+        for index in mine[:1]:
+            existing[index] = _with_defaults(existing[index], entries[0])
         hooks[event] = existing
     merged["hooks"] = hooks
-    for key, value in ours.items():
-        if key != "hooks":
-            merged.setdefault(key, value)
-    return merged
+    rest = {key: value for key, value in ours.items() if key != "hooks"}
+    return _with_defaults(merged, rest)
 
 
 def remove_hooks(current: dict[str, Any], ours: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -164,11 +211,11 @@ def remove_hooks(current: dict[str, Any], ours: dict[str, Any] | None = None) ->
         for event, entries in (merged.get("hooks") or {}).items()
     }
     merged["hooks"] = {event: entries for event, entries in hooks.items() if entries}
-    if not merged["hooks"]:
+    if not merged["hooks"]:  # no hook left: the settings install added for them go too
         del merged["hooks"]
-        added = {key: value for key, value in (ours or {}).items() if key != "hooks"}
-        if merged == added:
-            return {}
+        for key, value in (ours or {}).items():
+            if key != "hooks" and merged.get(key) == value:
+                del merged[key]
     return merged
 
 
@@ -209,10 +256,53 @@ def _bound(config: dict[str, Any]) -> dict[str, Any]:
     return json.loads(text)
 
 
+def _install_opencode(project: Path) -> list[str]:
+    plugin = project / OPENCODE_PLUGIN
+    if plugin.exists() and not _unchanged_opencode_plugin(plugin):
+        return [f"kept {plugin} {KEPT_PLUGIN}"]
+    return [f"wrote {plugin}"] if _write(plugin, opencode_plugin()) else []
+
+
+def _install_harness(project: Path, harness: str) -> list[str]:
+    """One harness's hooks merged into its settings, and what the user must still do."""
+    if harness == "opencode":
+        return _install_opencode(project)
+    relative, ours = HARNESS_CONFIGS[harness]
+    path = project / relative
+    merged = merge_hooks(_read_json(path), _bound(ours))
+    if not _write(path, json.dumps(merged, indent=2) + "\n"):
+        return []
+    done = [f"updated {path}"]
+    if harness == "codex":
+        done.append(CODEX_TRUST)
+    if harness == "gemini" and (merged.get("hooksConfig") or {}).get("enabled") is False:
+        done.append(GEMINI_OFF.format(path=path))
+    return done
+
+
+def _install_git_hooks(project: Path) -> list[str]:
+    done = []
+    folder = _git_hooks_dir(project)
+    for name, command in GIT_HOOKS.items():
+        hook = folder / name
+        if hook.exists() and MARKER not in hook.read_text(errors="replace"):
+            done.append(f"kept {hook} (a hook that is not ours; add '{command}' to it)")
+            continue
+        script = Path(sys.executable).parent / "automaton-git-hook"
+        bound = (
+            command.replace("automaton-git-hook", shlex.quote(str(script)))
+            if script.exists()
+            else command
+        )
+        if _write(hook, f"#!/bin/sh\n{MARKER}\nexec {bound}\n", 0o755):
+            done.append(f"wrote {hook}")
+    return done
+
+
 def install(
     project: Path | None, harnesses: Sequence[str], git_hooks: bool, home: Path | None = None
 ) -> list[str]:
-    """Install, reporting one line per file changed."""
+    """Install, reporting one line per file changed (and what the user must still do)."""
     done = []
     script = framework_home(home) / "scripts" / "status.py"
     if script.exists() and MARKER not in script.read_text(encoding="utf-8", errors="replace"):
@@ -222,35 +312,11 @@ def install(
     for harness in harnesses:
         if project is None:
             raise AutomatonError("usage", "--harness needs --project DIR.")
-        if harness == "opencode":
-            plugin = project / OPENCODE_PLUGIN
-            if plugin.exists() and not _unchanged_opencode_plugin(plugin):
-                done.append(f"kept {plugin} {KEPT_PLUGIN}")
-            elif _write(plugin, opencode_plugin()):
-                done.append(f"wrote {plugin}")
-            continue
-        relative, ours = HARNESS_CONFIGS[harness]
-        path = project / relative
-        merged = merge_hooks(_read_json(path), _bound(ours))
-        if _write(path, json.dumps(merged, indent=2) + "\n"):
-            done.append(f"updated {path}")
+        done += _install_harness(project, harness)
     if git_hooks:
         if project is None:
             raise AutomatonError("usage", "--git-hooks needs --project DIR.")
-        folder = _git_hooks_dir(project)
-        for name, command in GIT_HOOKS.items():
-            hook = folder / name
-            if hook.exists() and MARKER not in hook.read_text(errors="replace"):
-                done.append(f"kept {hook} (a hook that is not ours; add '{command}' to it)")
-                continue
-            script = Path(sys.executable).parent / "automaton-git-hook"
-            bound = (
-                command.replace("automaton-git-hook", shlex.quote(str(script)))
-                if script.exists()
-                else command
-            )
-            if _write(hook, f"#!/bin/sh\n{MARKER}\nexec {bound}\n", 0o755):
-                done.append(f"wrote {hook}")
+        done += _install_git_hooks(project)
     return done
 
 
@@ -321,7 +387,9 @@ usage: automaton-install [--project DIR] [--harness NAME[,NAME...]] [--git-hooks
 
 Puts ~/.automaton/scripts/status.py in place (the path the specification's agents call),
 and with --project, the hooks of the named harnesses (claude, codex, gemini, cursor,
-opencode, or all) and the git hooks into that project. Idempotent; --uninstall reverses.
+opencode, or all) and the git hooks into that project: a guard before every edit and
+shell command, and the workflow's state at every session start (and after compaction).
+Idempotent; --uninstall reverses. Codex runs the hooks only once you trust them (/hooks).
 """
 
 

@@ -10,9 +10,10 @@ from typing import Any
 from automaton_rules.core import clock, machine, store
 from automaton_rules.core.output import printable
 from automaton_rules.core.project import STATUS_SCRIPT, Project, Task
-from automaton_rules.engine.findings import OUT_OF_ORDER, Finding
-from automaton_rules.engine.runner import RunResult
+from automaton_rules.engine.findings import INCONSISTENCY, OUT_OF_ORDER, Finding
+from automaton_rules.engine.result import RunResult
 from automaton_rules.workflow import Adopted, ClaimChanged, Created, FollowedUp, Moved
+from automaton_rules.workflow.gates import changed_since_approval
 
 DASH = "—"
 _LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
@@ -94,10 +95,18 @@ def approval_status(task: Task, approvals: Sequence[store.Approval | None]) -> s
     if machine.is_awaiting(state):
         return f"awaiting approval of {artifact} (the user approves with --approve)"
     if machine.is_approved(state):
+        changed = changed_since_approval(task)
+        since = (
+            f"; {changed[0]} changed since, so the task moves on only once the user approves "
+            f"it again (--transition {machine.base_phase(state)}{machine.AWAITING}, then --approve)"
+            if changed
+            else ""
+        )
         for approval in reversed(approvals):
             if approval is not None and approval.state == state:
-                return f"approved by {printable(approval.approver)} at {printable(approval.time)}"
-        return "approved, but no line in .state.approvals records it"
+                by = f"approved by {printable(approval.approver)} at {printable(approval.time)}"
+                return by + since
+        return "approved, but no line in .state.approvals records it" + since
     return f"not requested yet ({artifact} needs the user's approval before the task moves on)"
 
 
@@ -116,9 +125,17 @@ def folder_validation(task: Task, result: RunResult) -> str:
     ]
     if skipped:
         text = f"FAIL — found out-of-order artifacts: {', '.join(skipped)} (see --validate-folder)"
+    elif _disagreements(result.findings):
+        text = "FAIL — found state-artifact inconsistencies (see --validate-folder)"
     else:
         text = "PASS — no out-of-order artifacts found"
     return "; ".join([text, *others])
+
+
+def _disagreements(findings: Sequence[Finding]) -> list[Finding]:
+    """The errors of the state against the task's files and records: they fail the folder
+    as out-of-order artifacts do (a task in bug_find with only SPEC.md is no PASS)."""
+    return [f for f in findings if f.category == INCONSISTENCY and f.severity == "error"]
 
 
 def task_view(
@@ -292,8 +309,12 @@ def validate_block(project: Project, task: Task, findings: Sequence[Finding]) ->
         return lines
     lines.append(f"Phase: {task.state} (from .state)")
     skipped = [f for f in findings if f.category == OUT_OF_ORDER and f.artifact]
-    if not skipped:
+    listed = skipped or _disagreements(findings)
+    if not listed:
         lines.append("Folder validation: PASS — no out-of-order artifacts found")
+    elif not skipped:
+        lines.append("Folder validation: FAIL — found state-artifact inconsistencies:")
+        lines += [printable(f"  - {f.message} ({f.code})", None) for f in listed]
     else:
         lines.append("Folder validation: FAIL — found out-of-order artifacts:")
         lines += [
@@ -312,7 +333,7 @@ def validate_block(project: Project, task: Task, findings: Sequence[Finding]) ->
     lines += [
         f"[{_LABELS.get(f.severity, 'NOTE')}] {printable(f'{f.code}: {f.message}', None)}"
         for f in findings
-        if f not in skipped
+        if f not in listed
     ]
     return lines
 
@@ -445,9 +466,11 @@ def upgrade_view(project: Project, changes: Sequence[Adopted], errors: Sequence[
     lines = []
     for change in changes:
         if change.source == store.HISTORY:
+            edited = change.previous is not None and machine.is_state(change.previous)
+            said = f" (it said '{change.previous}', written outside status.py)" if edited else ""
             lines.append(
                 f"Upgraded task '{change.task}': .state restored to '{change.state}' "
-                "from .state.history"
+                f"from .state.history{said}"
             )
         else:
             source = f"inferred from {change.source}" if change.source else "no artifacts"
@@ -458,7 +481,8 @@ def upgrade_view(project: Project, changes: Sequence[Adopted], errors: Sequence[
         lines.append(f"No untracked tasks in {project.tasks_label}")
     payload = {
         "upgraded": [
-            {"task": c.task, "state": c.state, "inferred_from": c.source} for c in changes
+            {"task": c.task, "state": c.state, "inferred_from": c.source, "previous": c.previous}
+            for c in changes
         ],
         "errors": list(errors),
     }

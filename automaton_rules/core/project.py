@@ -8,7 +8,7 @@ import sys
 from functools import cached_property
 from pathlib import Path
 
-from automaton_rules.core import clock, machine, store
+from automaton_rules.core import clock, integrity, machine, store
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.output import printable
 from automaton_rules.core.record import Record
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME_LENGTH = 64
+BOM = "\ufeff"
 SMALL_FILE = 1 << 20  # artifacts up to this size are read once per task and kept until released
 FRAMEWORK_HOME = ".automaton"
 # How the specification's agents call the tool; the texts it gives word for word use it.
@@ -156,20 +157,17 @@ class Task(Record):
         return data.decode("utf-8", errors="replace")
 
     def has_content(self, filename: str) -> bool:
-        """True when the file is a regular file holding more than white space."""
+        """True when the file is a regular file holding more than white space (any that
+        Unicode knows) and byte order marks: an artifact of `\\u00a0\\u2003` says nothing."""
         if filename not in self.files:
             return False
         try:
             small = self._small(filename)
             if small is not None:
-                return bool(small.strip())
-            with store.open_regular(self.path / filename) as handle:
-                for block in iter(lambda: handle.read(1 << 16), b""):
-                    if block.strip():
-                        return True
+                return not blank(small)
+            return _has_text(self.path / filename)
         except OSError:
             return False
-        return False
 
     def digest(self, filename: str) -> str | None:
         """SHA-256 of a file's bytes, or None when it does not exist (as `store.file_digest`)."""
@@ -190,6 +188,30 @@ class Task(Record):
             data = store.read_bytes(os.path.join(self.path, filename), SMALL_FILE + 1)
             cache[filename] = data if len(data) <= SMALL_FILE else None
         return cache[filename]
+
+
+_ASCII_WHITE = b" \t\n\r\x0b\x0c"
+
+
+def blank(data: bytes) -> bool:
+    """Whether a file's bytes, read as UTF-8, hold only white space and byte order marks:
+    every artifact check decides "empty" this way."""
+    first = data.lstrip(_ASCII_WHITE)[:1]
+    if first and 0x21 <= first[0] <= 0x7E:  # a printable ASCII character: most artifacts
+        return False
+    return not data.decode("utf-8", errors="replace").replace(BOM, "").strip()
+
+
+def _has_text(path: Path) -> bool:
+    """`not blank` for a large file, read a block at a time."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    with store.open_regular(path) as handle:
+        for block in iter(lambda: handle.read(1 << 16), b""):
+            if decoder.decode(block).replace(BOM, "").strip():
+                return True
+    return bool(decoder.decode(b"", final=True).replace(BOM, "").strip())
 
 
 class Project(Record):
@@ -431,12 +453,51 @@ def untracked_error(project: Project, task: Task) -> AutomatonError:
     )
 
 
+HAND_EDITED = "state-edited-by-hand"
+
+
 def load_tracked(project: Project, name: str) -> Task:
-    """A task that has a `.state`; an untracked folder is refused, never guessed at."""
+    """A task that has a `.state` its history vouches for; an untracked folder is refused,
+    never guessed at, and so is a `.state` edited by hand."""
     task = project.load(name)
     if task.state is None:
         raise untracked_error(project, task)
+    refuse_hand_edit(project, task)
     return task
+
+
+def refuse_hand_edit(project: Project, task: Task) -> None:
+    """Refuse a task whose `.state` says what its history's last line does not: every
+    command that decides on a task asks this first, reading only that line and the one
+    before it."""
+    if task.state is None:
+        return
+    moves = integrity.recorded_moves(task.path)
+    if integrity.hand_edited(task.state, moves):
+        raise hand_edit_error(project, task, integrity.last_recorded(moves))
+
+
+def hand_edit_error(project: Project, task: Task, recorded: str | None) -> AutomatonError:
+    """What `.state` says, what the history says, and how the user puts it back."""
+    shown = printable(task.state or "", None)
+    if recorded is None or not machine.is_state(recorded):
+        return AutomatonError(
+            HAND_EDITED,
+            f"Task '{task.name}': .state says '{shown}' but the last line of .state.history "
+            "names no state status.py writes, so nothing vouches for .state. "
+            f"'{project.command('--audit', '--project', project.root)}' shows what was "
+            "changed; the history line must be put back (from version control) by the user.",
+            next_steps={"state": task.state, "recorded": None},
+        )
+    command = project.command("--upgrade", "--project", project.root)
+    return AutomatonError(
+        HAND_EDITED,
+        f"Task '{task.name}': .state says '{shown}' but .state.history says '{recorded}': "
+        f".state was changed outside status.py. Run '{command}' to restore .state to "
+        f"'{recorded}' (the history records the restoration); the task then moves only "
+        "with --transition and --approve.",
+        next_steps={"state": task.state, "recorded": recorded, "command": command},
+    )
 
 
 def framework_home(home: Path | None = None) -> Path:

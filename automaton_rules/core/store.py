@@ -278,6 +278,43 @@ def history_lines(task_dir: Path) -> list[str]:
     return _read_lines(task_dir / HISTORY)
 
 
+TAIL_BLOCK = 4096
+
+
+def history_tail(task_dir: Path, count: int = 2) -> list[str]:
+    """The last `count` lines of `.state.history`, read backwards from its end: the live
+    commands hold `.state` to them before every decision, and a history grows without
+    bound. Lines are split and blank ones skipped exactly as `history_lines` does."""
+    path = f"{task_dir}/{HISTORY}"
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    try:
+        return _tail_lines(fd, _regular_stat(fd, path).st_size, count)
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    finally:
+        os.close(fd)
+
+
+def _tail_lines(fd: int, size: int, count: int) -> list[str]:
+    """Read ever larger blocks from the end until `count` whole lines (or the file) fit."""
+    block = TAIL_BLOCK
+    while True:
+        start = max(0, size - block)
+        data = os.pread(fd, size - start, start)
+        lines = data.decode("utf-8", errors="replace").splitlines()
+        if start > 0:
+            lines = lines[1:]  # the first piece may be the end of a longer line
+        kept = [line for line in lines if line.strip()]
+        if len(kept) >= count or start == 0:
+            return kept[-count:] if count else []
+        block *= 4
+
+
 def line_digest(line: str) -> str:
     """SHA-256 of one history line, which the next line records to chain the log."""
     import hashlib

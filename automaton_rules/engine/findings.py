@@ -15,9 +15,17 @@ OUT_OF_ORDER = "Out-of-order Artifacts"
 INCONSISTENCY = "State-Artifact Inconsistency"
 UNAUTHORIZED = "Unauthorized Modifications"
 MANUAL_FOLDERS = "Manually Created Task Folders"
+GUARD_CHANGES = "Changes to the Guard"
 
-# The specification's categories print first, in this order; plugin categories follow.
-BUILTIN_CATEGORIES: tuple[str, ...] = (OUT_OF_ORDER, INCONSISTENCY, UNAUTHORIZED, MANUAL_FOLDERS)
+# The specification's four categories print first, in this order, then the guard's own
+# history (issue 11); plugin categories follow.
+BUILTIN_CATEGORIES: tuple[str, ...] = (
+    OUT_OF_ORDER,
+    INCONSISTENCY,
+    UNAUTHORIZED,
+    MANUAL_FOLDERS,
+    GUARD_CHANGES,
+)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 Four git calls per audit, whatever the number of tasks or commits: where the
 project sits in its repository, whether it has a commit, the whole log with file
 names, and the working tree's status; the last two run while the task folders are
-read. Git always runs with an argument list, never through a shell.
+read. A rule that must see what a few commits changed inside a file asks for those
+files in one more call (`blobs`). Git always runs with an argument list, never
+through a shell.
 """
 
 from __future__ import annotations
@@ -21,22 +23,27 @@ from automaton_rules.core import git
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.git import TASK_TRAILER
 
-_RECORD, _FIELD = "\x1e", "\x1f"
+# One header per commit, then its files as `STATUS NUL PATH NUL` pairs (`-z --name-status`).
+# The header holds no NUL, and its author name (git ends an identity at `<` or a newline)
+# and unfolded trailers hold no newline: read in order, no file name can pass for a header.
+_RECORD = "\x1e"
 _LOG_FORMAT = (
-    f"{_RECORD}%H{_FIELD}%ct %at{_FIELD}"
-    f"%(trailers:key={TASK_TRAILER},valueonly,separator=%x2C){_FIELD}"
+    f"{_RECORD}%H %ct %at%n%an%n%(trailers:key={TASK_TRAILER},valueonly,unfold,separator=%x2C)"
 )
 
 
 @dataclass(frozen=True)
 class Commit:
-    """One commit: when it was made, the files it touched, the tasks its trailers name."""
+    """One commit: when and by whom it was made, the files it touched (and of them those it
+    deleted), the tasks its trailers name."""
 
     sha: str
     time: int
     files: tuple[str, ...]
     tasks: tuple[str, ...] = ()
     authored: int | None = None
+    author: str = ""
+    deleted: tuple[str, ...] = ()
 
     @property
     def times(self) -> tuple[int, ...]:
@@ -46,35 +53,83 @@ class Commit:
 
 @dataclass(frozen=True)
 class GitHistory:
-    """Everything the audit needs from git; `is_repo` is False outside a repository."""
+    """Everything the audit needs from git; `is_repo` is False outside a repository.
+
+    `prefix` is where the project sits in the repository, for naming a file of a commit;
+    `hooks` the folder git takes hooks from, relative to the project unless absolute.
+    """
 
     is_repo: bool
     commits: tuple[Commit, ...] = ()
     uncommitted: tuple[str, ...] = field(default=())
+    prefix: str = ""
+    hooks: str = ""
+
+    def hooks_folders(self, root: Path) -> list[Path]:
+        """The folder git takes hooks from, resolved against the project at `root`."""
+        if not self.hooks:
+            return []
+        folder = Path(self.hooks)
+        return [(folder if folder.is_absolute() else root / folder).resolve()]
 
 
 def parse_log(output: str, prefix: str = "") -> list[Commit]:
     """Parse `git log` in this module's format, keeping paths under `prefix` (made relative).
 
-    Paths are interned: a long history names the same files over and over.
+    The output is read token by token (git separates them with NUL), so a header is
+    only ever where one can stand. Paths are interned: a long history names the same
+    files over and over.
     """
+    tokens = output.split("\0")
     commits = []
-    for record in output.split(_RECORD):
-        fields = record.split(_FIELD)
-        if len(fields) < 4:
-            continue
-        sha, stamp, trailers = fields[0], fields[1], fields[2]
-        names = _FIELD.join(fields[3:]).split("\0")
-        files = tuple(sys.intern(_relative(name.strip("\n"), prefix)) for name in names)
-        tasks = tuple(t.strip() for t in trailers.split(",") if t.strip())
-        try:
-            committed, _, authored = stamp.partition(" ")
-            time, written = int(committed), int(authored) if authored else None
-        except ValueError:
-            continue
-        commits.append(Commit(sha, time, tuple(f for f in files if f), tasks, written))
+    index, count = 0, len(tokens)
+    while index < count:
+        header = tokens[index]
+        index += 1
+        files, deleted = [], []
+        while index + 1 < count:
+            status = tokens[index]
+            if not status or status[0] == _RECORD:
+                break
+            path = _relative(tokens[index + 1], prefix)
+            index += 2
+            if path:
+                files.append(sys.intern(path))
+                if status[-1] == "D":
+                    deleted.append(files[-1])
+        commit = _commit(header, files, deleted)
+        if commit is not None:
+            commits.append(commit)
     commits.sort(key=lambda commit: commit.time)
     return commits
+
+
+def _commit(header: str, files: list[str], deleted: list[str]) -> Commit | None:
+    """The commit a header names, with its files; None for what is no header."""
+    sha_and_times, _, rest = header[1:].partition("\n")
+    author, _, trailers = rest.partition("\n")
+    author = sys.intern(author)  # a history has few authors and many commits
+    author = sys.intern(author)
+    sha, _, stamps = sha_and_times.partition(" ")
+    if header[:1] != _RECORD or not sha:
+        return None
+    committed, _, authored = stamps.partition(" ")
+    tasks = tuple(t.strip() for t in trailers.split(",") if t.strip())
+    return Commit(
+        sha,
+        _seconds(committed) or 0,
+        tuple(files),
+        tasks,
+        _seconds(authored),
+        author,
+        tuple(deleted),
+    )
+
+
+def _seconds(text: str) -> int | None:
+    """A time git printed; None where it printed none (an identity it could not read):
+    such a commit is kept, dated 0, so what it changed still shows."""
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 def parse_status(output: str, prefix: str = "", *, untracked: bool = False) -> list[str]:
@@ -96,22 +151,27 @@ def _relative(path: str, prefix: str) -> str:
     return path[len(prefix) :]
 
 
-def _prefix(root: Path) -> str | None:
-    """Where the project sits in its repository; None outside any repository."""
-    probe = git.run(root, ["rev-parse", "--show-prefix", "--is-shallow-repository"])
+def _where(root: Path) -> tuple[str, str] | None:
+    """Where the project sits in its repository, and the folder git takes hooks from
+    (`core.hooksPath`, else `.git/hooks`; relative to the project unless absolute); None
+    outside any repository."""
+    probe = git.run(
+        root, ["rev-parse", "--show-prefix", "--is-shallow-repository", "--git-path", "hooks"]
+    )
     if probe.returncode != 0:
         message = probe.stderr.decode(errors="replace").strip()
         if "not a git repository" in message.lower():
             return None
         raise AutomatonError("git-failed", f"git cannot read the repository at {root}: {message}")
-    prefix, _, shallow = probe.stdout.decode("utf-8", errors="surrogateescape").partition("\n")
+    prefix, _, rest = probe.stdout.decode("utf-8", errors="surrogateescape").partition("\n")
+    shallow, _, hooks = rest.partition("\n")
     if shallow.strip() == "true":
         raise AutomatonError(
             "git-shallow",
             "the repository is a shallow clone, so its history is incomplete; fetch the full "
             "history (git fetch --unshallow, or actions/checkout with fetch-depth: 0)",
         )
-    return prefix.strip()
+    return prefix.strip(), hooks.rstrip("\n")
 
 
 def start(root: Path, *, untracked: bool = False) -> Callable[[], GitHistory]:
@@ -120,14 +180,15 @@ def start(root: Path, *, untracked: bool = False) -> Callable[[], GitHistory]:
     git runs while the caller reads the task folders (two processes, two cores); its
     output goes to unnamed temporary files, so it never waits on a full pipe.
     """
-    prefix = _prefix(root)
-    if prefix is None:
+    where = _where(root)
+    if where is None:
         return lambda: GitHistory(is_repo=False)
+    prefix, hooks = where
     head = git.run(root, ["rev-parse", "--verify", "--quiet", "HEAD"])
     log = (
         _Running(
             root,
-            ["log", "--no-renames", "--name-only", "-z", f"--format={_LOG_FORMAT}"]
+            ["log", "--no-renames", "--name-status", "-z", f"--format={_LOG_FORMAT}"]
             # A path limit costs git half again as much time, so it is given only for a
             # project below the repository's top (parse_log drops other paths anyway), with
             # --full-history so that both cases list every commit, side branches included.
@@ -165,9 +226,50 @@ def start(root: Path, *, untracked: bool = False) -> Callable[[], GitHistory]:
                 status.output()  # waited for and closed even when the log failed
             raise
         changed = parse_status(status.output(), prefix, untracked=untracked)
-        return GitHistory(True, tuple(commits), tuple(changed))
+        return GitHistory(True, tuple(commits), tuple(changed), prefix, hooks)
 
     return collect
+
+
+def blobs(root: Path, specs: Sequence[str]) -> list[bytes | None]:
+    """The files `REV:PATH` names, read by one `git cat-file --batch` for all of them; None
+    where git has no such file (a path the commit lacks, the parent of a first commit)."""
+    wanted = [spec for spec in specs if "\n" not in spec]
+    if not wanted:
+        return [None] * len(specs)
+    try:
+        proc = subprocess.run(
+            git.argv(root, ["cat-file", "--batch"]),
+            input="".join(f"{spec}\n" for spec in wanted).encode("utf-8", "surrogateescape"),
+            capture_output=True,
+            check=False,
+        )
+    except OSError as exc:
+        raise git.cannot_run(exc) from None
+    if proc.returncode != 0:
+        message = proc.stderr.decode(errors="replace").strip() or proc.returncode
+        raise AutomatonError("git-failed", f"git cat-file failed in {root}: {message}")
+    found = dict(zip(wanted, _batch(proc.stdout, len(wanted))))
+    return [found.get(spec) for spec in specs]
+
+
+def _batch(out: bytes, count: int) -> list[bytes | None]:
+    """Split `cat-file --batch` output: `OID TYPE SIZE` and the content, or `SPEC missing`."""
+    contents: list[bytes | None] = []
+    at = 0
+    for _ in range(count):
+        end = out.find(b"\n", at)
+        if end < 0:
+            break
+        header = out[at:end].split(b" ")
+        at = end + 1
+        if len(header) == 3 and header[2].isdigit():
+            size = int(header[2])
+            contents.append(out[at : at + size] if header[1] == b"blob" else None)
+            at += size + 1
+        else:
+            contents.append(None)
+    return contents + [None] * (count - len(contents))
 
 
 class _Running:

@@ -17,10 +17,8 @@ from automaton_rules.core import machine
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine import parallel
 from automaton_rules.engine.calls import FIXTURES, Fixtures, RuleCaller
-from automaton_rules.engine.calls import start_git as start_git
 from automaton_rules.engine.findings import BUILTIN_CATEGORIES, Finding
-from automaton_rules.engine.plan import Plan, Registered
-from automaton_rules.engine.plan import Selection as Selection
+from automaton_rules.engine.plan import Plan, Registered, Selection
 from automaton_rules.engine.plugins import (
     BUILTIN_PLUGINS,
     DEFAULT_TIMEOUT,
@@ -30,7 +28,7 @@ from automaton_rules.engine.plugins import (
     plugin_manager,
     time_limit,
 )
-from automaton_rules.engine.result import RunResult as RunResult
+from automaton_rules.engine.result import RunResult
 from automaton_rules.engine.rule import Edit, Rule, Transition
 
 TYPE_CHECKING = False

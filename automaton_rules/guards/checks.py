@@ -13,14 +13,28 @@ from pathlib import Path
 from automaton_rules.core import clock, machine, store
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.output import printable
-from automaton_rules.core.project import Project, Task, framework_home, load_tracked, task_file
+from automaton_rules.core.project import (
+    HAND_EDITED,
+    Project,
+    Task,
+    framework_home,
+    load_tracked,
+    refuse_hand_edit,
+    task_file,
+)
 from automaton_rules.core.record import Record
+from automaton_rules.guards import protected
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from automaton_rules.core.config import Config
+
+    # The file's text after the edit, from its text before (None: no file); None back
+    # when the edit cannot be worked out from the tool's input.
+    Proposed = Callable[[str | None], str | None]
 
 EDIT_PHASES_TEXT = "implement or doc_review"
 DEFAULT_SESSION_MINUTES = 30
@@ -85,6 +99,7 @@ def _first_editing(project: Project) -> tuple[Task | None, list[Task]]:
         if task is None:
             continue
         if machine.is_edit_phase(task.state or ""):
+            refuse_hand_edit(project, task)  # a .state edited by hand opens no edits
             return task, []
         tracked.append(task)
     return None, sorted(tracked, key=lambda task: task.name.split("/"))
@@ -120,6 +135,67 @@ def scope_check(project: Project, file: str | Path, cwd: Path | None = None) -> 
     )
 
 
+def _file_decision(
+    project: Project,
+    file: str | Path,
+    cwd: Path | None,
+    settings: Config | None,
+    proposed: Proposed | None,
+) -> Decision | None:
+    """What the file alone decides, before any phase: state files and the guard's own
+    files never, files outside the project never, artifacts in their phase."""
+    target = resolve(file, cwd)
+    shown = printable(str(file), None)
+    if target.name.lower().startswith(store.STATE):  # .STATE is .state on macOS
+        return Decision(
+            False,
+            f"DENIED: File '{shown}' is workflow state: only status.py writes .state files.",
+            "state-file",
+            {"file": str(target)},
+        )
+    if settings is None:
+        from automaton_rules.core.config import load_config
+
+        settings = load_config(project.root)
+    what = protected.reason(project, target, settings)
+    owner = _task_of(project, target)
+    if what == protected.RECORDS and owner is not None:
+        return _artifact_edit(project, owner[0], owner[1], str(file))
+    if what is not None:
+        return _protected(shown, target, what)
+    if protected.is_pyproject(project, target, settings) and _changes_table(target, proposed):
+        return _protected(shown, target, protected.TOOL_TABLE)
+    scope = scope_check(project, file, cwd)
+    if not scope.allowed:
+        return scope
+    if owner is not None:
+        return _artifact_edit(project, owner[0], owner[1], str(file))
+    return None
+
+
+def _protected(shown: str, target: Path, what: str) -> Decision:
+    return Decision(
+        False, protected.denial(shown, what), "protected-file", {"file": str(target), "what": what}
+    )
+
+
+def _changes_table(target: Path, proposed: Proposed | None) -> bool:
+    """Whether an edit of pyproject.toml may change its `[tool.automaton]` table: it does
+    when the text after the edit has another table, or when that text cannot be told
+    and the file has one."""
+    try:
+        before_text: str | None = target.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        before_text = None
+    except (OSError, UnicodeDecodeError):
+        return True
+    before = None if before_text is None else protected.tool_table(before_text)
+    after_text = None if proposed is None else proposed(before_text)
+    if after_text is None:
+        return before is not None
+    return protected.tool_table(after_text) != before
+
+
 def _task_of(project: Project, path: Path) -> tuple[str, str] | None:
     """(task name, file name) when `path` is a file directly inside a task folder."""
     tasks = project.tasks_dir.resolve()
@@ -135,28 +211,20 @@ def can_edit(
     cwd: Path | None = None,
     *,
     first: bool = False,
+    settings: Config | None = None,
+    proposed: Proposed | None = None,
 ) -> Decision:
-    """The pre-edit hook: the task's phase (or any task's), the file's scope and kind.
+    """The pre-edit hook: the guard's own files, the file's scope and kind, then the
+    task's phase (or any task's).
 
     Without a task, `first` allows on the first task found in an edit phase instead
     of naming them all: the adapter's answer, which prints no list of tasks.
+    `proposed` tells a pyproject.toml edit that leaves `[tool.automaton]` alone.
     """
     if file is not None:
-        scope = scope_check(project, file, cwd)
-        if not scope.allowed:
-            return scope
-        target = resolve(file, cwd)
-        if target.name.lower().startswith(store.STATE):  # .STATE is .state on macOS
-            return Decision(
-                False,
-                f"DENIED: File '{printable(str(file), None)}' is workflow state: only "
-                "status.py writes .state files.",
-                "state-file",
-                {"file": str(target)},
-            )
-        owner = _task_of(project, target)
-        if owner is not None:
-            return _artifact_edit(project, owner[0], owner[1], str(file))
+        decided = _file_decision(project, file, cwd, settings, proposed)
+        if decided is not None:
+            return decided
     if task is not None:
         current = load_tracked(project, task)
         if machine.is_edit_phase(current.state or ""):
@@ -169,6 +237,8 @@ def can_edit(
     else:
         tasks = task_states(project)
     editing = [t for t in tasks if machine.is_edit_phase(t.state or "")]
+    for candidate in editing:  # a .state edited by hand opens no edits
+        refuse_hand_edit(project, candidate)
     if editing:
         return _allowed(tasks=[t.name for t in editing])
     active = [t for t in tasks if t.state != "complete"]
@@ -230,10 +300,13 @@ def edit_rules(
 
 
 def _artifact_edit(project: Project, name: str, filename: str, shown: str) -> Decision:
-    """A task's own artifact is written in its phase; other notes in the folder are free."""
+    """A task's own artifact is written in its phase; nothing else in a task folder is the
+    agent's to write (the folder is the workflow's record)."""
     try:
         owner = load_tracked(project, name)
-    except AutomatonError:
+    except AutomatonError as exc:
+        if exc.code == HAND_EDITED:
+            raise
         return Decision(
             False,
             f"DENIED: File '{printable(shown, None)}' is in task folder '{printable(name, None)}', "
@@ -242,7 +315,9 @@ def _artifact_edit(project: Project, name: str, filename: str, shown: str) -> De
             "untracked-task",
         )
     phase = machine.ARTIFACT_PHASE.get(filename)
-    if phase is None or machine.base_phase(owner.state or "") == phase:
+    if phase is None:
+        return _protected(printable(shown, None), owner.path / filename, protected.RECORDS)
+    if machine.base_phase(owner.state or "") == phase:
         return _allowed(task=owner.name, state=owner.state, artifact=filename)
     return Decision(
         False,

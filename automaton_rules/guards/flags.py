@@ -62,7 +62,8 @@ def decide(
 
         infer_untracked(proj, task, settings.untracked)
     if hook == "--can-edit":
-        return guard.edit_rules(guard.can_edit(proj, task, file), proj, settings, file)
+        decision = guard.can_edit(proj, task, file, settings=settings)
+        return guard.edit_rules(decision, proj, settings, file)
     if hook == "--scope-check":
         if file is None:
             raise AutomatonError("usage", "--scope-check needs --file PATH.")

@@ -1,6 +1,11 @@
 """Git hooks: no source commit while no task may edit, no hand-edited `.state` or approval
 log, a Task trailer.
 
+The guard's own files (the configuration, harness hook settings, git hooks, `.automaton/`
+records, the signers file) are not source: a person commits them in any phase, and the
+audit reports the commits that change them. A `pyproject.toml` is source unless only its
+`[tool.automaton]` table changed.
+
 `automaton-git-hook pre-commit` (and `pre-merge-commit`, the same checks for a merge
 commit) and `automaton-git-hook commit-msg FILE` are what the scripts in `githooks/` (for
 `core.hooksPath`) and `.pre-commit-hooks.yaml` (for the pre-commit framework) run. Git is
@@ -15,13 +20,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from automaton_rules.core import git, integrity, machine, store
-from automaton_rules.core.config import load_config
+from automaton_rules.core import git, guard_files, integrity, machine, store
+from automaton_rules.core.config import Config, load_config
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.git import TASK_TRAILER
 from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project, find_project
 from automaton_rules.guards.checks import task_states
+from automaton_rules.guards.protected import guard_relpaths
 
 _TRAILER = re.compile(rf"^{TASK_TRAILER}:\s*(\S+)\s*$", re.MULTILINE)
 
@@ -37,6 +43,50 @@ def staged(root: Path) -> list[str]:
 def _staged_text(root: Path, path: str) -> str | None:
     proc = git.run(root, ["show", f":./{path}"])
     return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else None
+
+
+def source_files(project: Project, settings: Config, paths: Sequence[str]) -> list[str]:
+    """The staged paths that are source: those the settings count, but the guard's files."""
+    named = guard_relpaths(project, settings)
+    source = []
+    for path in paths:
+        if not settings.is_source(path):
+            continue
+        kind = guard_files.kind_of_relpath(path, named)
+        if kind is None or (kind == guard_files.TOOL_TABLE and _beyond_table(project, path)):
+            source.append(path)
+    return source
+
+
+def _beyond_table(project: Project, path: str) -> bool:
+    """Whether the staged pyproject.toml differs from HEAD's outside `[tool.automaton]`; a
+    file either side cannot read is taken as changed."""
+    texts = [_staged_text(project.root, path), _committed_text(project.root, path)]
+    rest = [_without_table(text) for text in texts]
+    return None in rest or rest[0] != rest[1]
+
+
+def _committed_text(root: Path, path: str) -> str | None:
+    proc = git.run(root, ["show", f"HEAD:./{path}"])
+    return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else ""
+
+
+def _without_table(text: str | None) -> object:
+    """A pyproject.toml's settings but `[tool.automaton]`; None when it cannot be read."""
+    from automaton_rules.core.config import toml_module
+
+    if text is None:
+        return None
+    try:
+        data = toml_module().loads(text)
+    except Exception:
+        return None
+    tool = data.get("tool")
+    if isinstance(tool, dict):
+        tool.pop("automaton", None)
+        if not tool:
+            del data["tool"]
+    return data
 
 
 def hand_edited_states(root: Path, paths: Sequence[str]) -> list[str]:
@@ -100,7 +150,7 @@ def pre_commit(project: Project) -> tuple[int, str]:
             "(only status.py --approve writes .state.approvals; stage .state.history with it):\n"
             + "\n".join(f"  - {p}" for p in forged)
         )
-    source = [p for p in paths if settings.is_source(p)]
+    source = source_files(project, settings, paths)
     if not source:
         return 0, ""
     tasks = task_states(project)
@@ -123,7 +173,7 @@ def pre_commit(project: Project) -> tuple[int, str]:
 def commit_msg(project: Project, message_file: Path) -> tuple[int, str]:
     """Name the task a source commit belongs to with a `Task:` trailer the audit reads."""
     settings = load_config(project.root)
-    if not any(settings.is_source(p) for p in staged(project.root)):
+    if not source_files(project, settings, staged(project.root)):
         return 0, ""
     text = message_file.read_text(encoding="utf-8", errors="replace")
     names = {t.name: t.state for t in task_states(project)}

@@ -1,10 +1,12 @@
 """One adapter for every agent harness: read its hook JSON, decide, answer in its format.
 
-`automaton-hook --harness claude|codex|gemini|cursor|opencode` reads the pre-tool
-event a harness sends on stdin, decides with the same core as `status.py --can-edit`,
-and prints the harness's own deny answer. It denies edits in a non-edit phase, any
-write to `.state*`, the agent running the approval command, and (best effort) shell
-commands that write files in a non-edit phase. An internal error denies too.
+`automaton-hook --harness claude|codex|gemini|cursor|opencode` reads the event a
+harness sends on stdin and dispatches on its name. Before a tool runs it decides with
+the same core as `status.py --can-edit` and prints the harness's own deny answer: edits
+in a non-edit phase, the guard's own files in any phase, the agent running the approval
+command, and shell commands that write where an edit could not. An internal error
+denies too. At session start (and after compaction) it answers with the workflow's
+state as context instead, so one command serves every hook.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from pathlib import Path
 
 from automaton_rules.core.config import load_config
 from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.project import Project, find_project
+from automaton_rules.core.output import printable
+from automaton_rules.core.project import STATUS_SCRIPT, Project, find_project
 from automaton_rules.core.record import Record
 from automaton_rules.guards import checks as guard
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
 HARNESSES: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "opencode")
@@ -44,7 +47,15 @@ EDIT_TOOLS = frozenset(
     }
 )
 SHELL_TOOLS = frozenset({"bash", "shell", "run_shell_command", "local_shell", "exec_command"})
+DELETE_TOOLS = frozenset({"delete", "deletefile"})
 PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "target_file", "absolute_path")
+# Where a patch travels: Codex's apply_patch (`command`, `input`), opencode's (`patchText`).
+PATCH_KEYS = ("patch", "patchText", "input", "command", "cmd")
+# A shell tool's own working folder: opencode's bash `workdir`, Gemini's `dir_path`
+# (`directory` in older releases), Codex's shell `workdir`.
+WORKDIR_KEYS = ("workdir", "dir_path", "directory")
+# Events that start (or restart, after compaction) an agent's context.
+SESSION_EVENTS = frozenset({"SessionStart", "SubagentStart", "sessionStart"})
 
 
 class Action(Record):
@@ -86,7 +97,7 @@ def _paths(tool_input: Any) -> list[str]:
     edits = tool_input.get("edits")
     if isinstance(edits, list):
         found += [str(e["file_path"]) for e in edits if isinstance(e, dict) and e.get("file_path")]
-    for key in ("patch", "input", "command", "cmd"):
+    for key in PATCH_KEYS:
         value = tool_input.get(key)
         texts = value if isinstance(value, list) else [value]
         for text in texts:
@@ -97,15 +108,43 @@ def _paths(tool_input: Any) -> list[str]:
     return found
 
 
-def read_action(payload: Any, harness: str) -> Action:
-    """Normalise one harness's pre-tool event."""
-    if not isinstance(payload, dict):
-        raise ValueError("hook input is not a JSON object")
+def _where(payload: dict[str, Any]) -> Path | None:
+    """The folder the harness works in: `cwd`, or Cursor's first workspace root."""
     roots = payload.get("workspace_roots")
     cwd = payload.get("cwd") or payload.get("directory")
     if not cwd and isinstance(roots, list) and roots:
         cwd = roots[0]  # Cursor names its workspace instead of a working directory
-    where = Path(cwd) if isinstance(cwd, str) and cwd else None
+    return Path(cwd) if isinstance(cwd, str) and cwd else None
+
+
+def _shell_folder(tool_input: Any, where: Path | None) -> Path | None:
+    """Where a shell tool runs its command: its own working folder, resolved against the
+    harness's, else the harness's."""
+    if not isinstance(tool_input, dict):
+        return where
+    for key in WORKDIR_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            return guard.resolve(value, where)
+    return where
+
+
+def _command(tool_input: Any) -> str:
+    command: Any = ""
+    if isinstance(tool_input, dict):
+        command = tool_input.get("command") or tool_input.get("cmd") or ""
+    if isinstance(command, list):
+        import shlex
+
+        command = shlex.join(str(part) for part in command)
+    return str(command)
+
+
+def read_action(payload: Any, harness: str) -> Action:
+    """Normalise one harness's pre-tool event."""
+    if not isinstance(payload, dict):
+        raise ValueError("hook input is not a JSON object")
+    where = _where(payload)
     if harness == "cursor" and isinstance(payload.get("command"), str):
         return Action("shell", command=payload["command"], cwd=where)
     tool = str(payload.get("tool_name") or payload.get("tool") or payload.get("toolName") or "")
@@ -113,19 +152,59 @@ def read_action(payload: Any, harness: str) -> Action:
     paths = _paths(tool_input)
     name = tool.lower()
     if name in SHELL_TOOLS:
-        command: Any = ""
-        if isinstance(tool_input, dict):
-            command = tool_input.get("command") or tool_input.get("cmd") or ""
-        if isinstance(command, list):
-            import shlex
-
-            command = shlex.join(str(part) for part in command)
+        folder = _shell_folder(tool_input, where)
         if paths:  # Codex sends apply_patch through its shell tool
-            return Action("edit", tuple(paths), cwd=where, details={"tool": tool})
-        return Action("shell", command=str(command), cwd=where, details={"tool": tool})
+            return Action("edit", tuple(paths), cwd=folder, details={"tool": tool})
+        return Action("shell", command=_command(tool_input), cwd=folder, details={"tool": tool})
     if name in EDIT_TOOLS or (paths and name.startswith(("write", "edit"))):
-        return Action("edit", tuple(paths), cwd=where, details={"tool": tool})
+        details = {"tool": tool, "input": tool_input}
+        return Action("edit", tuple(paths), cwd=where, details=details)
     return Action("other", cwd=where, details={"tool": tool})
+
+
+def new_text(tool_input: dict[str, Any], before: str | None) -> str | None:
+    """A file's text after a Write, Edit or MultiEdit (each harness's spelling), from its
+    text before (None: no such file); None when the tool's input does not tell."""
+    for key in ("content", "contents"):  # Write (Claude, Gemini, opencode), Cursor's Write
+        if isinstance(tool_input.get(key), str):
+            return str(tool_input[key])
+    edits = tool_input.get("edits")
+    text = before
+    for edit in edits if isinstance(edits, list) else [tool_input]:
+        text = _replaced(text, edit)
+        if text is None:
+            return None
+    return text
+
+
+def _replaced(text: str | None, edit: Any) -> str | None:
+    """One replacement: Claude's `old_string`, opencode's `oldString`, Gemini's `replace`."""
+    if not isinstance(edit, dict):
+        return None
+    old = edit.get("old_string", edit.get("oldString"))
+    new = edit.get("new_string", edit.get("newString"))
+    if not isinstance(old, str) or not isinstance(new, str):
+        return None
+    if text is None or old == "":
+        return new if text is None and old == "" else None
+    if old not in text:
+        return None
+    count = edit.get("expected_replacements")
+    every = edit.get("replace_all") or edit.get("replaceAll") or edit.get("allow_multiple")
+    if every or (isinstance(count, int) and count > 1):
+        return text.replace(old, new)
+    return text.replace(old, new, 1)
+
+
+def _proposed(action: Action) -> Callable[[str | None], str | None] | None:
+    """How the one file an edit tool names reads afterwards, for pyproject.toml's
+    `[tool.automaton]` table; None for patches and tools that name several files."""
+    tool_input = action.details.get("input")
+    if len(action.paths) != 1 or not isinstance(tool_input, dict):
+        return None
+    if str(action.details.get("tool", "")).lower() in DELETE_TOOLS:
+        return lambda before: ""
+    return lambda before: new_text(tool_input, before)
 
 
 def _project(action: Action, explicit: str | None) -> Project | None:
@@ -147,40 +226,18 @@ def decide(action: Action, *, project: str | None = None, task: str | None = Non
 
 
 def _decide_shell(action: Action, project: str | None, task: str | None) -> Verdict:
-    """A shell line: never approval or --no-verify; writes only where an edit could."""
+    """A shell line, read as the shell reads it (guards/shell_verdict.py); plain reads
+    are recognised without loading the parser."""
     from automaton_rules.guards import shell
 
-    command = action.command
-    plain = shell.unquoted(command)
-    if shell.approves(plain):
-        return Verdict(
-            False,
-            "DENIED: Approval is the user's decision. Ask the user to approve; "
-            "agents never run status.py --approve.",
-        )
-    if shell.skips_hooks(plain):
-        return Verdict(False, "DENIED: Commits skip the workflow's git hooks with --no-verify.")
-    proj = _project(action, project)
-    if proj is None:
+    if shell.plain_read(action.command):
         return Verdict(True)
-    settings = load_config(proj.root)
+    from automaton_rules.guards import shell_verdict
 
-    def inside(target: str) -> bool:
-        return guard.scope_check(proj, target, action.cwd).allowed
-
-    if not shell.shell_writes(command, inside):
-        return Verdict(True)
-    if shell.names_state_file(plain):
-        return Verdict(
-            False,
-            "DENIED: This command would write workflow state (.state files); only "
-            "status.py writes them. Use status.py --transition.",
-        )
-    decision = guard.can_edit(proj, task, cwd=action.cwd, first=True)
-    decision = guard.edit_rules(decision, proj, settings, cwd=action.cwd)
-    if decision.allowed:
-        return Verdict(True)
-    return Verdict(False, f"{decision.text} This shell command writes files.")
+    refusal = shell_verdict.judge(
+        action.command, action.cwd, lambda: _project(action, project), task, project is not None
+    )
+    return Verdict(refusal is None, refusal or "")
 
 
 def _decide_edits(action: Action, project: str | None, task: str | None) -> Verdict:
@@ -200,7 +257,15 @@ def _decide_edits(action: Action, project: str | None, task: str | None) -> Verd
         if proj is None:
             continue
         settings = load_config(proj.root)
-        decision = guard.can_edit(proj, task, path, cwd=action.cwd, first=True)
+        decision = guard.can_edit(
+            proj,
+            task,
+            path,
+            cwd=action.cwd,
+            first=True,
+            settings=settings,
+            proposed=_proposed(action),
+        )
         decision = guard.edit_rules(decision, proj, settings, path, action.cwd)
         if not decision.allowed:
             return Verdict(False, decision.text)
@@ -210,8 +275,9 @@ def _decide_edits(action: Action, project: str | None, task: str | None) -> Verd
 def render(harness: str, verdict: Verdict) -> tuple[str, str, int]:
     """(stdout, stderr, exit code) in the harness's own protocol."""
     if verdict.allowed:
-        quiet = "{}" if harness in ("gemini", "cursor") else ""
-        return quiet, "", 0
+        if harness == "cursor":  # fail-closed hooks must answer; silence would refuse
+            return json.dumps({"permission": "allow"}), "", 0
+        return ("{}" if harness == "gemini" else ""), "", 0
     reason = verdict.reason
     if harness == "claude":
         body = {
@@ -224,9 +290,9 @@ def render(harness: str, verdict: Verdict) -> tuple[str, str, int]:
         return json.dumps(body), "", 0
     if harness == "gemini":
         return json.dumps({"decision": "deny", "reason": reason}), "", 0
-    if harness == "cursor":
+    if harness == "cursor":  # documented: the answer's JSON on exit 0, messages included
         denial = {"permission": "deny", "user_message": reason, "agent_message": reason}
-        return json.dumps(denial), reason, 2
+        return json.dumps(denial), "", 0
     if harness == "opencode":
         return json.dumps({"allowed": False, "reason": reason}), reason, 2
     return "", reason, 2  # codex: exit 2 blocks and stderr is the reason
@@ -248,12 +314,63 @@ def _arguments(argv: Sequence[str]) -> dict[str, str]:
     return options
 
 
+def render_context(harness: str, event: str, text: str) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) of a session-start answer, in the harness's context format."""
+    if not text:
+        return ("{}" if harness in ("gemini", "cursor") else ""), "", 0
+    if harness == "cursor":
+        body: dict[str, Any] = {"continue": True, "additional_context": text}
+    elif harness == "opencode":
+        body = {"additionalContext": text}
+    else:  # Claude Code, Codex and Gemini share the shape
+        body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return json.dumps(body), "", 0
+
+
+def session_context(payload: dict[str, Any], project: str | None = None) -> str:
+    """The workflow's state for a starting session; empty outside any project."""
+    from automaton_rules.guards import session
+
+    try:
+        found = find_project(Path(project) if project else None, cwd=_where(payload))
+    except AutomatonError as exc:
+        if project is None and exc.code == "no-project":
+            return ""
+        raise
+    load_config(found.root)  # a broken configuration denies every edit: say so now
+    return session.context(found)
+
+
+def _message(exc: Exception) -> str:
+    text = exc.message if isinstance(exc, AutomatonError) else f"{type(exc).__name__}: {exc}"
+    return printable(text, None)
+
+
+def answer(payload: Any, harness: str, options: dict[str, str]) -> tuple[str, str, int]:
+    """Dispatch on the event: session start gets context, anything else a verdict."""
+    event = str(payload.get("hook_event_name") or "") if isinstance(payload, dict) else ""
+    if event in SESSION_EVENTS:
+        try:
+            text = session_context(payload, options.get("project"))
+        except Exception as exc:  # context is advice: say what failed, never block a start
+            text = (
+                f"automaton-rules could not read this project's workflow ({_message(exc)}). "
+                f"Before editing, run {STATUS_SCRIPT} --task NAME to see your task's phase."
+            )
+        return render_context(harness, event, text)
+    action = read_action(payload, harness)
+    verdict = decide(action, project=options.get("project"), task=options.get("task"))
+    return render(harness, verdict)
+
+
 USAGE = """\
 usage: automaton-hook [--harness claude|codex|gemini|cursor|opencode] [--project DIR] [--task NAME]
 
-Reads a harness's pre-tool hook JSON on stdin and answers in that harness's format:
-allowed prints nothing (claude, codex) or {} (gemini, cursor); denied prints the
-harness's deny answer. See docs/harness-integration.md.
+Reads one hook event of a harness as JSON on stdin and answers in that harness's format.
+Before a tool runs: allowed prints nothing (claude, codex, opencode), {} (gemini) or
+{"permission": "allow"} (cursor); denied prints the harness's deny answer. At session
+start (SessionStart, sessionStart, SubagentStart) it prints the workflow's state as the
+harness's additional context. See docs/harness-integration.md.
 """
 
 
@@ -267,14 +384,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(USAGE)
             return 0
         payload = json.loads(sys.stdin.read() or "{}")
-        action = read_action(payload, harness)
-        verdict = decide(action, project=options.get("project"), task=options.get("task"))
+        out, err, code = answer(payload, harness, options)
     except Exception as exc:  # fail closed: a broken guard must not wave edits through
-        message = exc.message if isinstance(exc, AutomatonError) else f"{type(exc).__name__}: {exc}"
-        verdict = Verdict(
-            False, f"DENIED: automaton-rules could not check this action ({message})."
-        )
-    out, err, code = render(harness, verdict)
+        reason = f"DENIED: automaton-rules could not check this action ({_message(exc)})."
+        out, err, code = render(harness, Verdict(False, reason))
     if out:
         sys.stdout.write(out + "\n")
     if err:

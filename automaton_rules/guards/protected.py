@@ -17,38 +17,27 @@ import re
 from pathlib import Path
 
 from automaton_rules.core.config import CONFIG_FILE, PYPROJECT
+
+# The names live in the core, where the audit reads them too; these are named through here.
+from automaton_rules.core.guard_files import CONFIGURATION as CONFIGURATION
+from automaton_rules.core.guard_files import GIT_HOOKS as GIT_HOOKS
+from automaton_rules.core.guard_files import HARNESS as HARNESS
+from automaton_rules.core.guard_files import HARNESS_FILES as HARNESS_FILES
+from automaton_rules.core.guard_files import HARNESS_FOLDERS as HARNESS_FOLDERS
+from automaton_rules.core.guard_files import RECORDS as RECORDS
+from automaton_rules.core.guard_files import SCRIPT as SCRIPT
+from automaton_rules.core.guard_files import SIGNERS as SIGNERS
+from automaton_rules.core.guard_files import TOOL_TABLE as TOOL_TABLE
+from automaton_rules.core.guard_files import named_relpaths
+from automaton_rules.core.guard_files import signers_file as signers_file
+from automaton_rules.core.guard_files import tool_table as tool_table
 from automaton_rules.core.project import FRAMEWORK_HOME, Project, framework_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from automaton_rules.core.config import Config
 
-# Settings that decide whether an agent harness runs the hooks, relative to the project
-# and to the home folder alike: the installer writes the first of each, and the others
-# can switch hooks off (Claude Code's `disableAllHooks`, a local override, a plugin folder).
-HARNESS_FILES: tuple[str, ...] = (
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".codex/hooks.json",
-    ".codex/config.toml",
-    ".gemini/settings.json",
-    ".cursor/hooks.json",
-    ".cursor/cli.json",
-    "opencode.json",
-    "opencode.jsonc",
-    ".config/opencode/opencode.json",
-)
-HARNESS_FOLDERS: tuple[str, ...] = (".opencode/plugin", ".opencode/plugins", ".config/opencode")
 INSTALLED_SCRIPT = ("scripts", "status.py")
-DEFAULT_SIGNERS = f"{FRAMEWORK_HOME}/allowed_signers"
-
-CONFIGURATION = "the workflow's configuration"
-TOOL_TABLE = "the workflow's configuration ([tool.automaton] of pyproject.toml)"
-HARNESS = "a harness setting that runs the workflow's hooks"
-GIT_HOOKS = "where git's hooks live or which run"
-RECORDS = "the workflow's own records under .automaton/"
-SIGNERS = "the approval signers file"
-SCRIPT = "the installed status.py"
 
 _HOOKS_PATH = re.compile(r"^\s*hookspath\s*=\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 
@@ -120,7 +109,7 @@ def reason(
     fw = framework_home(home).resolve()
     if target == fw.joinpath(*INSTALLED_SCRIPT):
         return SCRIPT
-    if settings is not None and settings.path is not None and target == settings.path.resolve():
+    if _configuration_file(target, settings):
         return CONFIGURATION
     if target == root / CONFIG_FILE:
         return CONFIGURATION
@@ -135,34 +124,29 @@ def reason(
     return None
 
 
-def signers_file(project: Project, settings: Config) -> Path:
-    """The allowed-signers file: the configured one, else `.automaton/allowed_signers`."""
-    configured = getattr(settings, "allowed_signers", None)
-    if configured:
-        path = Path(configured).expanduser()
-        base = settings.path.parent if settings.path is not None else project.root
-        return (path if path.is_absolute() else base / path).resolve()
-    return (project.root / DEFAULT_SIGNERS).resolve()
+def _configuration_file(target: Path, settings: Config | None) -> bool:
+    """The file the configuration was read from, unless it is a pyproject.toml: only that
+    file's `[tool.automaton]` table is the guard's (see `is_pyproject`)."""
+    if settings is None or settings.path is None or settings.path.name == PYPROJECT:
+        return False
+    return target == settings.path.resolve()
 
 
-def is_pyproject(project: Project, target: Path) -> bool:
-    """The project's pyproject.toml: its `[tool.automaton]` table is the guard's."""
-    return target == project.root.resolve() / PYPROJECT
-
-
-def tool_table(text: str) -> object:
-    """The `[tool.automaton]` table of a pyproject.toml's text; unreadable text is itself
-    a value, so a change that breaks the file counts as a change to the table."""
-    from automaton_rules.core.config import toml_module
-
-    try:
-        data = toml_module().loads(text)
-    except Exception:
-        return ("unreadable", text)
-    tool = data.get("tool")
-    return tool.get("automaton") if isinstance(tool, dict) else None
+def is_pyproject(project: Project, target: Path, settings: Config | None = None) -> bool:
+    """The project's pyproject.toml, or the one the configuration came from: its
+    `[tool.automaton]` table is the guard's, the rest of it is source."""
+    if target == project.root.resolve() / PYPROJECT:
+        return True
+    path = None if settings is None else settings.path
+    return path is not None and path.name == PYPROJECT and target == path.resolve()
 
 
 def denial(shown: str, what: str) -> str:
     """The refusal an agent reads: which file, whose it is, who changes it."""
-    return f"DENIED: {shown} is {what}; only the user changes it."
+    return f"DENIED: File '{shown}' is {what}; only the user changes it."
+
+
+def guard_relpaths(project: Project, settings: Config | None = None) -> dict[str, str]:
+    """The guard's files the settings and `.git/config`'s hooks paths name, relative to the
+    project, for `kind_of_relpath`: git's paths (staged, committed) name no file on disk."""
+    return named_relpaths(project, settings, hooks_paths(project.root.resolve()))

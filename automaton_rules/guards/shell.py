@@ -1,93 +1,213 @@
-"""Best-effort reading of one shell line: does it write files, approve, skip git hooks?
+"""A shell line, read as the shell reads it: what it writes, which status.py calls it
+makes, whether it skips the git hooks, and what of it is only known when it runs.
 
-Only the adapter's shell commands need these patterns, so they are compiled when the
-first shell command is judged, never for a file edit.
+`read(command, cwd)` parses the line with tree-sitter-bash (guards/shell_parse.py) and
+interprets each simple command (guards/shell_programs.py, shell_writers.py,
+shell_git.py). Most lines an agent runs are plain reads (`grep`, `ls`, `git status`,
+`pytest`); `plain_read` recognises those with a cheap scan, so the adapter answers them
+without loading the parser. This module imports nothing heavier than `re`.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-_WRITE_COMMANDS = re.compile(
-    r"(^|[;&|(`\n]\s*|\$\(\s*)((sudo|env|command|nohup|xargs|exec)\s+(-\S+\s+)*)*"
-    r"(\\|\S*/)?"
-    r"(tee|cp|mv|rm|rmdir|mkdir|touch|truncate|dd|install|ln|chmod|chown|unlink|rsync|patch|"
-    r"shred|curl\s+[^|;&]*-o|wget)\b",
-    re.MULTILINE,
-)
-_IN_PLACE = re.compile(r"\b(sed|perl|ruby)\b[^;&|\n]*(\s-[a-zA-Z]*i(\s|\.|$)|--in-place)")
-_GIT_WRITES = re.compile(
-    r"\bgit\s+(-C\s+\S+\s+|-c\s+\S+\s+)*"
-    r"(apply|checkout(?!\s+-b\b)|restore|reset|stash(?!\s+(list|show)\b)|merge|rebase|am|mv|rm)\b"
-)
-_FIND_WRITES = re.compile(r"\bfind\b[^|;&\n]*\s-(delete|exec)\b")
-_INTERPRETER_WRITES = re.compile(
-    r"\b(python[\d.]*|perl|ruby|node)\s+(-\S+\s+)*-[ce]\b.*"
-    r"(open\(|write|unlink|remove|rename|rmtree|replace\()"
-)
-_REDIRECT = re.compile(r"(?<![<>])(\d*>>?\|?|&>>?)\s*(?!&)(\S+)")
-_NO_VERIFY = re.compile(r"\bgit\b[^|;&\n]*\b(commit|merge|push)\b[^|;&\n]*(--no-verify|\s-n\b)")
-_APPROVE = re.compile(r"--approve\b")
-_STATE_FILE = re.compile(r"\.st[\w*?\[\]]*")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
+from automaton_rules.core.record import Record
 
 
-def unquoted(command: str) -> str:
-    """The command with quote characters taken out, so `--appr""ove` reads as written."""
-    return command.replace('"', "").replace("'", "").replace("\\", "")
+def names(text: str) -> frozenset[str]:
+    """A table of program names, written as words."""
+    return frozenset(text.split())
 
 
-def outside_quotes(command: str) -> str:
-    """The command with quoted strings blanked, so `grep "a>b"` is not a redirection."""
-    return re.sub(r"'[^']*'|\"(?:\\.|[^\"\\])*\"", "''", command)
+STATE_PREFIX = ".state"  # `.state`, `.state.history`, `.state.approvals`, `.state.lock`
+STATE_NAMES = (".state", ".state.history", ".state.approvals", ".state.lock")
 
 
-def redirect_targets(command: str) -> list[str]:
-    """Files a command's output redirections write to (`/dev/null` and fds excluded)."""
-    return [
-        target
-        for _, target in _REDIRECT.findall(outside_quotes(command))
-        if target != "/dev/null" and not target.startswith("&")
-    ]
+class Write(Record):
+    """A file or folder the line writes, resolved as the write would reach it."""
+
+    _fields = ("path", "shown", "by", "removes")
+    path: Path
+    shown: str  # the word as written, for the refusal
+    by: str  # the command that writes it
+    removes: bool  # deletes or moves away the path and everything below it
+
+    def __init__(self, path: Path, shown: str, by: str, removes: bool = False) -> None:
+        self._init(path, shown, by, removes)
 
 
-def shell_writes(command: str, inside: Any = None) -> bool:
-    """Best effort: does this shell line write files? Reads and status.py calls do not.
+class Computed(Record):
+    """A write whose target only running the line decides, with what is known of it."""
 
-    `inside(path)` tells whether a redirection target is in the project; writes to
-    scratch files elsewhere (`git diff > /tmp/x.diff`) are not the project's business.
-    """
-    bare = outside_quotes(command)
-    targets = redirect_targets(command)
-    if inside is not None:
-        targets = [t for t in targets if inside(t)]
-    return bool(
-        _WRITE_COMMANDS.search(bare)
-        or _IN_PLACE.search(command)
-        or _GIT_WRITES.search(bare)
-        or _FIND_WRITES.search(bare)
-        or _INTERPRETER_WRITES.search(command)
-        or targets
+    _fields = ("by", "within", "name", "mentions")
+    by: str  # the command, e.g. "python3 -c" or "xargs rm"
+    within: Path | None  # a folder the target is known to lie in
+    name: str  # the target's last part when that part is literal
+    mentions: tuple[Path, ...]  # paths named in code that can write anywhere
+
+    def __init__(
+        self, by: str, within: Path | None = None, name: str = "", mentions: tuple[Path, ...] = ()
+    ) -> None:
+        self._init(by, within, name, mentions)
+
+
+class Call(Record):
+    """One status.py (or automaton-status) call the line makes."""
+
+    _fields = ("argv", "computed", "approves")
+    argv: tuple[str, ...]  # the words as written
+    computed: bool  # its program or an argument is only known when it runs
+    approves: bool  # a literal --approve
+
+    def __init__(self, argv: tuple[str, ...], computed: bool, approves: bool) -> None:
+        self._init(argv, computed, approves)
+
+
+class ShellLine(Record):
+    """Everything the guard needs to know about one shell line."""
+
+    _fields = (
+        "writes",
+        "computed",
+        "programs",
+        "code",
+        "calls",
+        "hooks",
+        "states",
+        "named",
+        "unreadable",
     )
+    writes: tuple[Write, ...]
+    computed: tuple[Computed, ...]  # writes to computed targets
+    programs: tuple[str, ...]  # commands whose program is computed
+    code: tuple[str, ...]  # shell or interpreter code built at run time (eval "$X", | sh)
+    calls: tuple[Call, ...]
+    hooks: tuple[str, ...]  # how the line skips or reroutes git's hooks
+    states: tuple[str, ...]  # words that can name a `.state*` file
+    named: tuple[Path, ...]  # paths a variable or `echo` holds, which a computed write may use
+    unreadable: bool  # the parser could not read all of it
+
+    def __init__(
+        self,
+        writes: tuple[Write, ...] = (),
+        computed: tuple[Computed, ...] = (),
+        programs: tuple[str, ...] = (),
+        code: tuple[str, ...] = (),
+        calls: tuple[Call, ...] = (),
+        hooks: tuple[str, ...] = (),
+        states: tuple[str, ...] = (),
+        named: tuple[Path, ...] = (),
+        unreadable: bool = False,
+    ) -> None:
+        self._init(writes, computed, programs, code, calls, hooks, states, named, unreadable)
+
+    @property
+    def writes_files(self) -> bool:
+        """It writes something, where or not known."""
+        return bool(self.writes or self.computed)
+
+    @property
+    def approves(self) -> bool:
+        """A status.py call with a literal `--approve`."""
+        return any(call.approves for call in self.calls)
 
 
-def approves(plain: str) -> bool:
-    """The line runs `status.py --approve` (quotes already taken out)."""
-    return _APPROVE.search(plain) is not None
+def read(command: str, cwd: Path | None, home: Path | None = None) -> ShellLine:
+    """Parse one shell line run in `cwd` (the harness's working folder)."""
+    from automaton_rules.guards.shell_parse import Where, walk
+    from automaton_rules.guards.shell_reading import Reading
+
+    start = Where(None if cwd is None else Path(cwd), home=home or Path.home())
+    reading = Reading(start.cwd)
+    walk(command, start, reading)
+    return reading.result()
 
 
-def skips_hooks(plain: str) -> bool:
-    """The line commits, merges or pushes with `--no-verify`."""
-    return _NO_VERIFY.search(plain) is not None
+def names_state(word: str) -> bool:
+    """A word (or a path or glob inside one) that can name a `.state*` file."""
+    from fnmatch import fnmatchcase
+
+    for token in re.findall(r"[^\s'\"`=:;,(){}<>|&$]+", word):
+        name = token.rstrip("/").rsplit("/", 1)[-1].lower()
+        if name.startswith(STATE_PREFIX):
+            return True
+        pattern = name.startswith(".") and any(c in name for c in "*?[")
+        if pattern and any(fnmatchcase(state, name) for state in STATE_NAMES):
+            return True
+    return False
 
 
-def names_state_file(plain: str) -> bool:
-    """The line mentions a `.state*` file, also through a glob."""
-    return _STATE_FILE.search(plain) is not None
+# ----------------------------------------------------------------------- the pre-scan
+
+# Programs that read (or run the project's own tests and checks) whatever their
+# arguments; the parser's tables agree (tests/test_shell.py holds them to it).
+READERS = names(
+    "cat head tail ls ll tree wc grep egrep fgrep rg ag ack pwd echo printf which type "
+    "whereis file stat du df diff cmp cut tr nl column jq realpath readlink basename "
+    "dirname date whoami id uname hostname true false test [ sleep md5sum sha1sum "
+    "sha256sum sha512sum cksum od hexdump strings nproc free ps uptime seq printenv find "
+    "fd fdfind pytest mypy flake8 pylint pyright pyflakes pydocstyle bandit vulture"
+)
+# Programs that read only with the sub-commands named here.
+READ_SUBCOMMANDS = {
+    "git": names(
+        "status diff log show blame grep ls-files ls-tree rev-parse describe shortlog "
+        "cat-file rev-list reflog whatchanged show-ref merge-base name-rev count-objects "
+        "help version"
+    ),
+    "cargo": frozenset({"check", "test", "tree", "metadata"}),
+    "go": frozenset({"test", "vet", "list", "version", "env", "doc"}),
+    "npm": frozenset({"test", "ls", "list", "view", "outdated", "audit", "why"}),
+    "uv": frozenset({"tree", "version"}),
+    "pip": frozenset({"list", "show", "freeze", "check", "--version"}),
+    "pip3": frozenset({"list", "show", "freeze", "check", "--version"}),
+}
+# Options that make a reader write or run a program (`find -delete`, `fd -x`,
+# `git diff --output=F`): a line with one goes to the parser.
+_WRITING_OPTIONS = re.compile(r"^-(o|-output.*|exec.*|ok.*|delete|fprint.*|fls|x|X|-fix.*)$")
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"$`\\]*)\"")
+_NOT_PLAIN = re.compile(r"[^\w@%+=:,./~^*?\[\]-]")
+_HARMLESS_REDIRECT = re.compile(r"(?:(?:[12]?>|&>)\s*/dev/null|[12]?>&[12])(?=$|[\s;|&])")
+_SEPARATORS = re.compile(r"\|\||&&|[|;\n]")
+_PATH_PROGRAMS = frozenset({"pytest", "mypy", "python", "python3"})
+
+
+def _unquote(match: re.Match[str]) -> str:
+    """A quoted string's text as one word, whatever it holds: `'-delete'` is `-delete`."""
+    return _NOT_PLAIN.sub("_", match.group(1) if match.group(1) is not None else match.group(2))
+
+
+def plain_read(command: str) -> bool:
+    """A line of plain reads only: no redirection to a file, no expansion, no
+    substitution, and each command a reader. Anything else goes to the parser."""
+    if len(command) > 2000:
+        return False
+    bare = _HARMLESS_REDIRECT.sub(" ", _QUOTED.sub(_unquote, command))
+    if any(char in bare.replace("&&", ";") for char in "<>$`\\'\"(){}&#!"):
+        return False
+    segments = [segment.split() for segment in _SEPARATORS.split(bare)]
+    return all(segment and _reader(segment) for segment in segments)
+
+
+def _reader(words: list[str]) -> bool:
+    """One command of the pre-scan: a known reader, with no option that writes."""
+    if any(_NOT_PLAIN.search(word) or _WRITING_OPTIONS.match(word) for word in words):
+        return False
+    program = words[0].rsplit("/", 1)[-1]
+    if "/" in words[0] and program not in _PATH_PROGRAMS:
+        return False
+    if program in ("python", "python3"):
+        return words[1:3] == ["-m", "pytest"]
+    if program in READ_SUBCOMMANDS:
+        return len(words) > 1 and words[1] in READ_SUBCOMMANDS[program]
+    return program in READERS
+
+
+# ------------------------------------------------------------- apply_patch bodies
+
+_PATCH_FILE = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
 
 
 def patch_files(text: str) -> list[str]:

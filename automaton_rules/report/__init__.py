@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import BUILTIN_CATEGORIES, SEVERITIES, Finding
+from automaton_rules.engine.result import RunResult
 from automaton_rules.engine.rule import Rule
-from automaton_rules.engine.runner import RunResult
 
 FORMATS: tuple[str, ...] = ("text", "json", "sarif", "github")
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from automaton_rules import __version__
 from automaton_rules.core.output import envelope, json_text
+from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.report import AuditReport
 
 
@@ -19,7 +20,7 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
             "tasks": len(report.tasks),
             "violations": len(report.violations),
             "errors": len(report.errors),
-            "by_severity": {s: severities.get(s, 0) for s in ("error", "warning", "note")},
+            "by_severity": {s: severities.get(s, 0) for s in SEVERITIES},
             "by_category": {
                 c: sum(1 for f in findings if f.category == c) for c in report.categories
             },

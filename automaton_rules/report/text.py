@@ -5,6 +5,7 @@ from __future__ import annotations
 from automaton_rules.core.output import printable
 from automaton_rules.core.project import Task
 from automaton_rules.engine.findings import (
+    GUARD_CHANGES,
     INCONSISTENCY,
     MANUAL_FOLDERS,
     OUT_OF_ORDER,
@@ -19,6 +20,12 @@ SUMMARY_LABELS = {
     INCONSISTENCY: "state-artifact mismatch",
     UNAUTHORIZED: "unauthorized modification",
     MANUAL_FOLDERS: "manually created task folder",
+    GUARD_CHANGES: "the guard's history",
+}
+# Categories about the project's history rather than each task: their findings are listed
+# as they come, and a clean one says so once, in these words.
+PROJECT_WIDE = {
+    GUARD_CHANGES: "no commit changed the guard's files and no task folder was removed",
 }
 
 
@@ -62,6 +69,12 @@ def summary_line(finding: Finding) -> str:
     )
 
 
+def project_wide(category: str, findings: list[Finding]) -> list[str]:
+    """A project-wide category: its findings in order, or one `[PASS]` line."""
+    found = [finding_line(f, None) for f in findings if f.category == category]
+    return found or [f"[PASS] (project): {PROJECT_WIDE[category]}"]
+
+
 def render(report: AuditReport) -> str:
     """The whole report, sections in the fixed category order, then the summary."""
     by_key: dict[tuple[str, str | None], list[Finding]] = {}
@@ -81,6 +94,9 @@ def render(report: AuditReport) -> str:
             continue
         if category in failed:
             out.append(f"Error: rule {failed[category]} failed (see Errors); no verdict")
+            continue
+        if category in PROJECT_WIDE:
+            out += project_wide(category, report.result.findings)
             continue
         for finding in by_key.get((category, None), []):
             out.append(finding_line(finding, None))

@@ -10,6 +10,7 @@ imports it, and the edit-time path loads it only for `untracked = "infer"`.
 
 from automaton_rules.workflow.changes import Adopted, ClaimChanged, Created, FollowedUp, Moved
 from automaton_rules.workflow.claims import SINGLE_AGENT, Claims, claim, release
+from automaton_rules.workflow.gates import verdict_of
 from automaton_rules.workflow.journal import default_actor
 from automaton_rules.workflow.operations import (
     approve,
@@ -18,7 +19,6 @@ from automaton_rules.workflow.operations import (
     infer_untracked,
     transition,
     upgrade,
-    verdict_of,
 )
 
 __all__ = [

@@ -50,8 +50,10 @@ class ClaimChanged:
 @dataclass(frozen=True)
 class Adopted:
     """A `.state` written by --upgrade (or the infer fallback): restored from the history
-    (`source` is `.state.history`), inferred from an artifact, or `new` (`source` None)."""
+    (`source` is `.state.history`), inferred from an artifact, or `new` (`source` None).
+    `previous` is what `.state` said before, when it said anything."""
 
     task: str
     state: str
     source: str | None
+    previous: str | None = None

@@ -1,26 +1,39 @@
 """What must hold before a task moves: a legal edge, finished sub-tasks, the phase's
-artifact, and no objection from a transition rule. Each refusal is a `Refusal` in the
-specification's words, carrying what the agent can do next."""
+artifact, an approved artifact as it was approved, a referee's verdict that lets the
+task complete, and no objection from a transition rule. Each refusal is a `Refusal` in
+the specification's words where it has some, carrying what the agent can do next."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Any
 
 from automaton_rules.core import machine
 from automaton_rules.core.errors import AutomatonError, Refusal
 from automaton_rules.core.output import printable
-from automaton_rules.core.project import Project, Task
-from automaton_rules.engine.findings import Finding, refusal
-from automaton_rules.engine.rule import Transition
+from automaton_rules.core.project import Project, Task, refuse_hand_edit
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine loads when a move consults the rules, not for `infer`
+    from automaton_rules.engine.findings import Finding
     from automaton_rules.engine.runner import Engine
+
+
+_VERDICT_LINE = re.compile(r"^\W*verdict\W*[:\-]\s*\W*(PASS|FAIL|NEEDS_REVIEW)\b", re.I | re.M)
+_VERDICT_WORD = re.compile(r"\b(PASS|FAIL|NEEDS_REVIEW)\b")
+
+
+def verdict_of(text: str) -> str | None:
+    """The verdict a `Verdict:` line names, else the first verdict word, else None."""
+    found = _VERDICT_LINE.search(text) or _VERDICT_WORD.search(text)
+    return found.group(1).upper() if found else None
 
 
 def refuse_illegal(project: Project, task: Task, target: str) -> None:
     """Refuse a move along no edge of the machine, or out of a parent with open sub-tasks."""
     current = task.state or ""
     legal = machine.legal_targets(current, subtask=task.parent is not None)
+    if target == reapproval_gate(task):
+        return
     if target in legal:
         if current == machine.SUBTASK_PARENT_STATE and target == "complete":
             _refuse_open_subtasks(project, task, target)
@@ -39,6 +52,8 @@ def refuse_illegal(project: Project, task: Task, target: str) -> None:
 
 def _refuse_open_subtasks(project: Project, task: Task, target: str) -> None:
     subtasks = [project.load(name, strict=False) for name in project.subtask_names(task.name)]
+    for sub in subtasks:  # a sub-task made `complete` by hand completes nothing
+        refuse_hand_edit(project, sub)
     open_ones = [
         f"{sub.name} ({printable(sub.state or 'untracked')})"
         for sub in subtasks
@@ -68,6 +83,8 @@ def transition_problems(
     task: Task, target: str, findings: list[Finding], *, required: bool = True
 ) -> list[str]:
     """Every reason the move is refused, one message each, in the specification's words."""
+    from automaton_rules.engine.findings import refusal
+
     current = task.state or ""
     prefix = f"Cannot transition from '{current}' to '{target}'."
     problems = []
@@ -85,6 +102,8 @@ def consult_rules(
     engine: Engine, project: Project, task: Task, target: str, *, required: bool = True
 ) -> None:
     """Ask every transition rule about the move; a broken rule refuses it (fail closed)."""
+    from automaton_rules.engine.rule import Transition
+
     current = task.state or ""
     result = engine.run("transition", project, [task], Transition(current, target))
     if result.errors:
@@ -106,3 +125,89 @@ def consult_rules(
                 ),
             },
         )
+
+
+def approval_in_force(task: Task) -> dict[str, Any] | None:
+    """The `--approve` line that let the task into its `X:approved` state, if it recorded
+    the artifact's digest (older versions did not); None in any other state."""
+    state = task.state or ""
+    if not machine.is_approved(state):
+        return None
+    for entry in reversed(task.history):
+        if entry.get("command") == "--approve" and entry.get("to") == state:
+            return entry if isinstance(entry.get("artifact_sha256"), str) else None
+    return None
+
+
+def changed_since_approval(task: Task) -> tuple[str, dict[str, Any]] | None:
+    """The approved artifact and its approval, when its bytes are no longer those approved."""
+    entry = approval_in_force(task)
+    if entry is None:
+        return None
+    named = entry.get("artifact")
+    artifact = named if isinstance(named, str) and machine.is_artifact(named) else None
+    artifact = artifact or machine.required_artifact(task.state or "") or ""
+    if task.digest(artifact) == entry.get("artifact_sha256"):
+        return None
+    return artifact, entry
+
+
+def reapproval_gate(task: Task) -> str | None:
+    """`X:awaiting_approval`, the way back to the gate from `X:approved`, open only while
+    the approved artifact has changed: the user approves the new one there."""
+    state = task.state or ""
+    if not machine.is_approved(state) or changed_since_approval(task) is None:
+        return None
+    return machine.base_phase(state) + machine.AWAITING
+
+
+def refuse_changed_approval(project: Project, task: Task, target: str) -> None:
+    """Leaving `X:approved` needs the artifact byte for byte as the user approved it."""
+    changed = changed_since_approval(task)
+    gate = machine.base_phase(task.state or "") + machine.AWAITING
+    if changed is None or target == gate:
+        return
+    artifact, entry = changed
+    change = "was removed" if task.digest(artifact) is None else "changed"
+    command = project.command("--task", task.name, "--transition", gate, "--project", project.root)
+    raise Refusal(
+        "approved-artifact-changed",
+        f"Cannot transition from '{task.state}' to '{target}'. {artifact} {change} after its "
+        f"approval at {printable(str(entry.get('time')))}: the approval covers {artifact} as "
+        f"it was approved. Put the approved {artifact} back, or re-request approval: "
+        f"{command} (the user then approves the new {artifact} with --approve).",
+        next_steps={
+            "artifact": artifact,
+            "approved_at": entry.get("time"),
+            "transition": gate,
+            "command": command,
+        },
+    )
+
+
+def refuse_failed_verdict(project: Project, task: Task, target: str) -> None:
+    """From `referee`, a FAIL or NEEDS_REVIEW verdict never completes the task: the
+    autopilot pauses for the user (v2.0 rule 5), who decides in human_intervention."""
+    if task.state != "referee" or target != "complete":
+        return
+    verdict = verdict_of(task.read(machine.ARTIFACTS["referee"]) or "")
+    if verdict not in machine.FOLLOW_UPS:
+        return
+    root = project.root
+    pause = project.command(
+        "--task", task.name, "--transition", "human_intervention", "--project", root
+    )
+    follow = project.command("--task", task.name, "--follow-up", "--project", root)
+    raise Refusal(
+        "verdict-not-pass",
+        f"Cannot transition from 'referee' to 'complete'. VERDICT.md says {verdict}: the task "
+        f"does not complete on it; the workflow pauses for the user. Move it to "
+        f"human_intervention ({pause}), where the user decides; {follow} creates the "
+        f"{machine.FOLLOW_UPS[verdict][0]} task.",
+        next_steps={
+            "verdict": verdict,
+            "transition": "human_intervention",
+            "command": pause,
+            "follow_up": follow,
+        },
+    )

@@ -6,7 +6,6 @@ journal), checks the move (the gates), then writes through the store.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from automaton_rules.core import clock, integrity, machine, store
@@ -22,7 +21,13 @@ from automaton_rules.workflow.claims import (
     refuse_self_approval,
     require_holder,
 )
-from automaton_rules.workflow.gates import consult_rules, refuse_illegal
+from automaton_rules.workflow.gates import (
+    consult_rules,
+    refuse_changed_approval,
+    refuse_failed_verdict,
+    refuse_illegal,
+    verdict_of,
+)
 from automaton_rules.workflow.journal import (
     default_actor,
     entry,
@@ -56,16 +61,6 @@ def create_task(project: Project, name: str, *, actor: str | None = None) -> Cre
             )
         store.create_task_dir(final, name, "new", line, project.tasks_label)
     return Created(name, "new")
-
-
-_VERDICT_LINE = re.compile(r"^\W*verdict\W*[:\-]\s*\W*(PASS|FAIL|NEEDS_REVIEW)\b", re.I | re.M)
-_VERDICT_WORD = re.compile(r"\b(PASS|FAIL|NEEDS_REVIEW)\b")
-
-
-def verdict_of(text: str) -> str | None:
-    """The verdict a `Verdict:` line names, else the first verdict word, else None."""
-    found = _VERDICT_LINE.search(text) or _VERDICT_WORD.search(text)
-    return found.group(1).upper() if found else None
 
 
 def follow_up(project: Project, name: str, new_name: str | None = None) -> FollowedUp:
@@ -129,6 +124,8 @@ def transition(
         current = task.state or ""
         require_holder(project, task, claims)
         refuse_illegal(project, task, target)
+        refuse_changed_approval(project, task, target)
+        refuse_failed_verdict(project, task, target)
         consult_rules(engine, project, task, target)
         who = actor or claims.agent or default_actor()
         store.commit(task_dir, entry(current, target, who, command), target)
@@ -230,19 +227,29 @@ def approve(
 
 def _adopt(task: Task, actor: str) -> Adopted | None:
     """Give one folder a `.state`: restored from its history, or inferred from its artifacts."""
-    if task.state is not None and machine.is_state(task.state):
+    if _vouched_for(task):
         return None
     history = store.read_history(task.path)
     recorded = integrity.last_recorded(history)
     store.ensure_approvals(task.path)
     if recorded is not None and machine.is_state(recorded):
-        # The history is the record: a lost or garbled .state goes back to what it says.
-        if history[-1].get("command") != "--upgrade":
+        # The history is the record: a lost, garbled or hand-edited .state goes back to it,
+        # and every hand edit undone is recorded (a second line for a restoration a kill
+        # left half done is harmless: it restores the same state).
+        edited = task.state is not None and machine.is_state(task.state)
+        if history[-1].get("command") == "--upgrade" and not edited:
+            store.write_state(task.path, recorded)
+        else:
             line = entry(task.state, recorded, actor, "--upgrade", restored=True)
             store.commit(task.path, line, recorded)
-        else:
-            store.write_state(task.path, recorded)
-        return Adopted(task.name, recorded, store.HISTORY)
+        return Adopted(task.name, recorded, store.HISTORY, previous=task.state)
+    if task.state is not None and machine.is_state(task.state):
+        raise AutomatonError(
+            "unreadable-history",
+            f"The last line of .state.history of task '{task.name}' names no state, so "
+            f".state ('{task.state}') cannot be checked or restored from it. --audit shows "
+            "what changed; the line must be put back (from version control) by the user.",
+        )
     if task.state is not None:
         raise AutomatonError(
             "unknown-phase",
@@ -263,6 +270,13 @@ def _adopt(task: Task, actor: str) -> Adopted | None:
     return Adopted(task.name, phase, source)
 
 
+def _vouched_for(task: Task) -> bool:
+    """A known phase its history agrees with (or that has no history): nothing to repair."""
+    if task.state is None or not machine.is_state(task.state):
+        return False
+    return not integrity.hand_edited(task.state, integrity.recorded_moves(task.path))
+
+
 def infer_untracked(project: Project, name: str, mode: str) -> Adopted | None:
     """With `untracked = "infer"` (the specification's fallback), write the inferred `.state`.
 
@@ -276,13 +290,14 @@ def infer_untracked(project: Project, name: str, mode: str) -> Adopted | None:
 
 
 def upgrade(project: Project, *, actor: str | None = None) -> tuple[list[Adopted], list[str]]:
-    """Adopt hand-made folders and repair lost `.state` files; idempotent, task by task."""
+    """Adopt hand-made folders, and put back from the history a `.state` that was lost,
+    garbled or edited by hand; idempotent, task by task."""
     changes: list[Adopted] = []
     errors: list[str] = []
     for name in project.names():
         try:
             task = project.load(name, strict=False)
-            if task.state is not None and machine.is_state(task.state):
+            if _vouched_for(task):
                 continue
             with store.locked(task.path):
                 change = _adopt(project.load(name, strict=False), actor or default_actor())

@@ -1,24 +1,28 @@
 // node --test integrations/opencode/ — the plugin against a stubbed Bun shell that runs
-// the real automaton-hook (AUTOMATON_HOOK names it) on the payload the plugin sends.
+// the real automaton-hook (AUTOMATON_HOOK names it) on the event the plugin sends.
+// AUTOMATON_PROJECT is a project whose only task, `guarded`, is in research.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { AutomatonGuard, hookPayload } from "./automaton-guard.js";
+import * as plugin from "./automaton-guard.js";
 
+const { AutomatonGuard } = plugin;
 const HOOK = process.env.AUTOMATON_HOOK || "automaton-hook";
 const PROJECT = process.env.AUTOMATON_PROJECT;
 
+// Bun's `$` as the plugin uses it: `${program} --harness opencode < ${Response}`.
 function stubShell(calls) {
   return (strings, ...values) => {
-    const command = strings.join("<value>").trim();
     const chain = {
       nothrow: () => chain,
       quiet: () => chain,
       then: async (resolve, reject) => {
         try {
-          const payload = await values[0].text();
-          calls.push({ command, payload });
-          const run = spawnSync(HOOK, ["--harness", "opencode"], { input: payload });
+          const [program, input] = values;
+          const args = strings[1].trim().split(/\s+/).slice(0, -1);
+          const payload = await input.text();
+          calls.push({ program, args, event: JSON.parse(payload) });
+          const run = spawnSync(HOOK, args, { input: payload });
           resolve({ exitCode: run.status, stdout: run.stdout, stderr: run.stderr });
         } catch (error) {
           reject(error);
@@ -29,32 +33,85 @@ function stubShell(calls) {
   };
 }
 
-test("the payload carries the tool, its arguments and the directory", () => {
-  const payload = JSON.parse(hookPayload({ tool: "edit" }, { args: { filePath: "/p/a.py" } }, "/p"));
-  assert.deepEqual(payload, { tool_name: "edit", tool_input: { filePath: "/p/a.py" }, cwd: "/p" });
+async function hooks(calls = []) {
+  return await AutomatonGuard({ $: stubShell(calls), directory: PROJECT });
+}
+
+test("the file exports the plugin and nothing else (opencode calls every export)", () => {
+  assert.deepEqual(Object.keys(plugin), ["AutomatonGuard"]);
+});
+
+test("the hook runs as in the JSON configurations, on the tool call", { skip: !PROJECT }, async () => {
+  const calls = [];
+  const guard = await hooks(calls);
+  await guard["tool.execute.before"]({ tool: "read" }, { args: { filePath: `${PROJECT}/src/app.py` } });
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0].program, "automaton-hook");
+  assert.deepEqual(calls[0].args, ["--harness", "opencode"]);
+  assert.deepEqual(calls[0].event, {
+    hook_event_name: "PreToolUse",
+    tool_name: "read",
+    tool_input: { filePath: `${PROJECT}/src/app.py` },
+    cwd: PROJECT,
+  });
 });
 
 test("an edit the workflow forbids throws the reason", { skip: !PROJECT }, async () => {
-  const calls = [];
-  const hooks = await AutomatonGuard({ $: stubShell(calls), directory: PROJECT });
+  const guard = await hooks();
   await assert.rejects(
-    hooks["tool.execute.before"]({ tool: "edit" }, { args: { filePath: `${PROJECT}/src/app.py` } }),
+    guard["tool.execute.before"]({ tool: "edit" }, { args: { filePath: `${PROJECT}/src/app.py` } }),
     /DENIED: No task in project .* \(guarded: research\)/,
   );
-  assert.equal(calls.length, 1);
-  assert.match(calls[0].command, /^automaton-hook --harness opencode </);
 });
 
 test("writing .state through the shell throws", { skip: !PROJECT }, async () => {
-  const hooks = await AutomatonGuard({ $: stubShell([]), directory: PROJECT });
+  const guard = await hooks();
   await assert.rejects(
-    hooks["tool.execute.before"]({ tool: "bash" }, { args: { command: "echo implement > .automaton/tasks/guarded/.state" } }),
+    guard["tool.execute.before"](
+      { tool: "bash" },
+      { args: { command: "echo implement > .automaton/tasks/guarded/.state" } },
+    ),
     /workflow state/,
   );
 });
 
+test("a patch that adds a .state file throws, as Codex's does", { skip: !PROJECT }, async () => {
+  const patchText =
+    "*** Begin Patch\n*** Add File: .automaton/tasks/guarded/.state\n+implement\n*** End Patch\n";
+  const guard = await hooks();
+  await assert.rejects(
+    guard["tool.execute.before"]({ tool: "apply_patch" }, { args: { patchText } }),
+    /workflow state/,
+  );
+});
+
+test("a patch that rewrites automaton.toml throws: only the user changes it", { skip: !PROJECT }, async () => {
+  const patchText = '*** Begin Patch\n*** Add File: automaton.toml\n+ignore = ["AR"]\n*** End Patch\n';
+  const guard = await hooks();
+  await assert.rejects(
+    guard["tool.execute.before"]({ tool: "apply_patch" }, { args: { patchText } }),
+    /automaton\.toml' is the workflow's configuration; only the user changes it/,
+  );
+});
+
 test("reading is allowed", { skip: !PROJECT }, async () => {
-  const hooks = await AutomatonGuard({ $: stubShell([]), directory: PROJECT });
-  await hooks["tool.execute.before"]({ tool: "bash" }, { args: { command: "cat src/app.py" } });
-  await hooks["tool.execute.before"]({ tool: "read" }, { args: { filePath: `${PROJECT}/src/app.py` } });
+  const guard = await hooks();
+  await guard["tool.execute.before"]({ tool: "bash" }, { args: { command: "cat src/app.py" } });
+  await guard["tool.execute.before"]({ tool: "read" }, { args: { filePath: `${PROJECT}/src/app.py` } });
+});
+
+test("every request and every compaction carry the task's phase", { skip: !PROJECT }, async () => {
+  const calls = [];
+  const guard = await hooks(calls);
+  const system = { system: ["You are opencode."] };
+  await guard["experimental.chat.system.transform"]({ sessionID: "s1" }, system);
+  assert.equal(system.system.length, 2);
+  assert.match(system.system[1], /- guarded: research phase \(state research\)/);
+  const summary = { context: [] };
+  await guard["experimental.session.compacting"]({ sessionID: "s1" }, summary);
+  assert.match(summary.context[0], /guarded: research phase/);
+  assert.deepEqual(
+    calls.map((call) => [call.event.hook_event_name, call.event.source]),
+    [["SessionStart", "startup"], ["SessionStart", "compact"]],
+  );
 });

@@ -218,13 +218,18 @@ def test_can_edit_subtask_artifact_follows_the_subtask(project: Project) -> None
 
 
 @pytest.mark.parametrize("filename", ["notes.md", "VRAM_CONFIG.md", "scratch.txt"])
-def test_can_edit_non_artifact_notes_in_a_task_folder_are_allowed(
+def test_can_edit_other_files_in_a_task_folder_are_the_workflows(
     project: Project, filename: str
 ) -> None:
-    put(project, "research", "alpha")
+    """Issue 11: under .automaton/ only a task's own artifact, in its phase, is writable."""
+    put(project, "implement", "alpha")
     note = project.task_dir("alpha") / filename
     result = project.run("--can-edit", "--task", "alpha", "--file", str(note))
-    assert (result.rc, result.out) == (0, "ALLOWED\n"), result
+    assert (result.rc, result.out) == (
+        1,
+        f"DENIED: File '{note}' is the workflow's own records under .automaton/; "
+        "only the user changes it.\n",
+    ), result
 
 
 def test_can_edit_relative_file_resolves_against_cwd(
@@ -596,10 +601,10 @@ def test_untracked_task_with_infer_is_adopted_by_the_hook(project: Project) -> N
     assert (folder / ".state").read_text() == "implement\n"
 
 
-def test_no_project_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_project_is_exit_2(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    result = Project(empty, capsys).run("--can-edit", "--task", "alpha")
+    result = Project(empty).run("--can-edit", "--task", "alpha")
     assert result.rc == 2
     assert result.err.startswith("ERROR: No .automaton/tasks/ folder found in ")
 

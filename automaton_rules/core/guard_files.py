@@ -1,0 +1,125 @@
+"""The guard's own files by name, and what a path relative to the project is among them.
+
+The edit-time guard (`guards/protected.py`) holds every edit to these; the audit's fifth
+category and the git pre-commit hook read git's paths, which name no file on disk,
+against the same names with `kind_of_relpath`. Pure data and path arithmetic: no I/O.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from automaton_rules.core.config import CONFIG_FILE, PYPROJECT
+from automaton_rules.core.project import FRAMEWORK_HOME
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from automaton_rules.core.config import Config
+    from automaton_rules.core.project import Project
+
+# Settings that decide whether an agent harness runs the hooks, relative to the project
+# and to the home folder alike: the installer writes the first of each, and the others
+# can switch hooks off (Claude Code's `disableAllHooks`, a local override, a plugin folder).
+HARNESS_FILES: tuple[str, ...] = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".codex/hooks.json",
+    ".codex/config.toml",
+    ".gemini/settings.json",
+    ".cursor/hooks.json",
+    ".cursor/cli.json",
+    "opencode.json",
+    "opencode.jsonc",
+    ".config/opencode/opencode.json",
+)
+HARNESS_FOLDERS: tuple[str, ...] = (".opencode/plugin", ".opencode/plugins", ".config/opencode")
+DEFAULT_SIGNERS = f"{FRAMEWORK_HOME}/allowed_signers"
+
+CONFIGURATION = "the workflow's configuration"
+TOOL_TABLE = "the workflow's configuration ([tool.automaton] of pyproject.toml)"
+HARNESS = "a harness setting that runs the workflow's hooks"
+GIT_HOOKS = "where git's hooks live or which run"
+RECORDS = "the workflow's own records under .automaton/"
+SIGNERS = "the approval signers file"
+SCRIPT = "the installed status.py"
+
+
+def signers_file(project: Project, settings: Config) -> Path:
+    """The allowed-signers file: the configured one, else `.automaton/allowed_signers`."""
+    configured = getattr(settings, "allowed_signers", None)
+    if configured:
+        path = Path(configured).expanduser()
+        base = settings.path.parent if settings.path is not None else project.root
+        return (path if path.is_absolute() else base / path).resolve()
+    return (project.root / DEFAULT_SIGNERS).resolve()
+
+
+def tool_table(text: str) -> object:
+    """The `[tool.automaton]` table of a pyproject.toml's text; unreadable text is itself
+    a value, so a change that breaks the file counts as a change to the table."""
+    from automaton_rules.core.config import toml_module
+
+    try:
+        data = toml_module().loads(text)
+    except Exception:
+        return ("unreadable", text)
+    tool = data.get("tool")
+    return tool.get("automaton") if isinstance(tool, dict) else None
+
+
+def named_relpaths(
+    project: Project, settings: Config | None, hooks: Iterable[Path] = ()
+) -> dict[str, str]:
+    """The guard's files that the settings and the hooks folders (resolved) name, relative
+    to the project, a folder ending in `/`: what `kind_of_relpath` needs beyond fixed names."""
+    root = project.root.resolve()
+    named = {DEFAULT_SIGNERS: SIGNERS}
+    for folder in hooks:
+        relpath = _below(folder, root)
+        if relpath:
+            named[f"{relpath}/"] = GIT_HOOKS
+    if settings is None:
+        return named
+    del named[DEFAULT_SIGNERS]
+    signers = _below(signers_file(project, settings), root)
+    if signers:
+        named[signers] = SIGNERS
+    config = _below(settings.path.resolve(), root) if settings.path is not None else None
+    if config:
+        named[config] = TOOL_TABLE if Path(config).name == PYPROJECT else CONFIGURATION
+    return named
+
+
+def kind_of_relpath(relpath: str, named: Mapping[str, str] | None = None) -> str | None:
+    """What guard file a path relative to the project is (as git names it), or None.
+
+    `named` comes from `named_relpaths`. A `pyproject.toml` is TOOL_TABLE: whether a
+    change to it touched the table is the caller's question (`tool_table`).
+    """
+    named = {DEFAULT_SIGNERS: SIGNERS} if named is None else named
+    kind = named.get(relpath)
+    if kind is not None:
+        return kind
+    if relpath == CONFIG_FILE:
+        return CONFIGURATION
+    if relpath == PYPROJECT:
+        return TOOL_TABLE
+    if relpath in HARNESS_FILES or any(relpath.startswith(f"{f}/") for f in HARNESS_FOLDERS):
+        return HARNESS
+    for folder, what in named.items():
+        if folder.endswith("/") and relpath.startswith(folder):
+            return what
+    if relpath.startswith(".git/"):
+        return GIT_HOOKS
+    if relpath.startswith(f"{FRAMEWORK_HOME}/"):
+        return RECORDS
+    return None
+
+
+def _below(path: Path, root: Path) -> str | None:
+    """`path` relative to `root`, when it lies strictly inside it."""
+    if root not in path.parents:
+        return None
+    return path.relative_to(root).as_posix()

@@ -1,0 +1,68 @@
+"""What an agent is told when its session starts, resumes or is compacted.
+
+An agent whose context was compacted forgets which phase its task is in; harnesses run
+`automaton-hook` at those moments and hand this text to the model. It names every
+active task with its phase, what is allowed and forbidden now, and the next step, read
+from `.state` files and the workflow's own guidance (`machine.guidance`).
+"""
+
+from __future__ import annotations
+
+from automaton_rules.core import machine
+from automaton_rules.core.output import printable
+from automaton_rules.core.project import STATUS_SCRIPT, Project, Task
+from automaton_rules.guards.checks import EDIT_PHASES_TEXT, task_states
+
+MAX_TASKS = 12  # more would crowd the model's context; the rest are counted
+
+INTRO = (
+    "automaton-rules guards this project: each task moves through research, design, "
+    "implement, bug finding, review and verdict, one phase at a time. Code edits are "
+    f"allowed only while a task is in {EDIT_PHASES_TEXT}; hooks deny the rest. Only "
+    "status.py moves a task on, only the user approves, and the workflow's own files "
+    "(automaton.toml, harness settings, git hooks, .automaton/) are the user's."
+)
+
+
+def context(project: Project) -> str:
+    """The text a new, resumed or compacted session starts with."""
+    active = [task for task in task_states(project) if task.state != "complete"]
+    lines = [INTRO, f"Project: {printable(str(project.root), None)}"]
+    if not active:
+        lines.append(
+            "No task is active. Before changing code, create one: "
+            f"{STATUS_SCRIPT} --create-task NAME"
+        )
+        return "\n".join(lines)
+    lines.append("Active tasks:")
+    for task in active[:MAX_TASKS]:
+        lines += task_lines(task)
+    if len(active) > MAX_TASKS:
+        lines.append(f"... and {len(active) - MAX_TASKS} more ({STATUS_SCRIPT} --list).")
+    lines.append(f"Full status of a task: {STATUS_SCRIPT} --task NAME")
+    return "\n".join(lines)
+
+
+def task_lines(task: Task) -> list[str]:
+    """One task: its phase, what it allows and forbids now, and how it moves on."""
+    state = task.state or ""
+    info = machine.guidance(state, subtask=task.parent is not None)
+    name = printable(task.name, None)
+    return [
+        f"- {name}: {machine.base_phase(state)} phase (state {state})",
+        f"  Allowed now: {'; '.join(info.allowed) or 'nothing'}",
+        f"  Forbidden now: {'; '.join(info.forbidden) or 'nothing'}",
+        f"  Next step: {next_step(name, info)}",
+    ]
+
+
+def next_step(name: str, info: machine.Guidance) -> str:
+    """The deliverable to write, then the move that follows it."""
+    parts = [f"write {info.next_artifact}"] if info.next_artifact else []
+    if info.via_approve:
+        parts.append(f"ask the user to approve it (the user runs --task {name} --approve)")
+    elif info.next_states:
+        first, *others = info.next_states
+        move = f"move on with {STATUS_SCRIPT} --task {name} --transition {first}"
+        parts.append(move + (f" (or {', '.join(others)})" if others else ""))
+    return ", then ".join(parts) or "none (wait for the user)"

@@ -1,0 +1,474 @@
+"""Issue 11, section 1: the guard's own files, through every edit tool and status.py.
+
+No agent may change the configuration, the harness settings that run the hooks, the git
+hooks, the workflow's records under `.automaton/` (a task's own artifact in its phase
+excepted), the signers file or the installed status.py, in any phase: each bypass the
+issue quotes is tried in `research` and in `implement`, through the adapter as Claude
+Code calls it, through `status.py --can-edit --file`, and through each harness's edit tool.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, Project
+
+from automaton_rules.core.config import load_config
+from automaton_rules.core.project import find_project
+from automaton_rules.guards import checks, harness, protected
+
+FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
+HOOK = Path(sys.executable).parent / "automaton-hook"
+HARNESSES = ("claude", "codex", "gemini", "cursor", "opencode")
+PHASES = ("research", "implement")
+
+CONFIG = "the workflow's configuration"
+TABLE = "the workflow's configuration ([tool.automaton] of pyproject.toml)"
+HARNESS = "a harness setting that runs the workflow's hooks"
+GIT = "where git's hooks live or which run"
+RECORDS = "the workflow's own records under .automaton/"
+
+PYPROJECT = """\
+[project]
+name = "app"
+version = "1.0"
+
+[tool.automaton]
+same-session-minutes = 30
+"""
+
+
+def denial(path: Path | str, what: str) -> str:
+    return f"DENIED: File '{path}' is {what}; only the user changes it."
+
+
+def hook(name: str, payload: str, home: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOME": str(home)} if home is not None else None
+    return subprocess.run(
+        [str(HOOK), "--harness", name],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def reason_of(name: str, proc: subprocess.CompletedProcess[str]) -> str | None:
+    """The deny reason in the harness's own answer, or None when the call is allowed."""
+    out = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    if name == "claude":
+        assert proc.returncode == 0, proc.stderr
+        return out.get("hookSpecificOutput", {}).get("permissionDecisionReason")
+    if name == "gemini":
+        assert proc.returncode == 0, proc.stderr
+        return out.get("reason") if out.get("decision") == "deny" else None
+    if name == "cursor":
+        assert proc.returncode == 0, proc.stderr
+        return out["agent_message"] if out["permission"] == "deny" else None
+    return proc.stderr.strip() if proc.returncode == 2 else None
+
+
+def write(project: Project, path: Path, content: str = "x\n", **extra: object) -> str | None:
+    """Claude Code's Write of `path`, answered by the adapter: the reason, or None."""
+    payload = {
+        "session_id": "7f3c",
+        "cwd": str(project.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(path), "content": content},
+        **extra,
+    }
+    return reason_of("claude", hook("claude", json.dumps(payload)))
+
+
+def claude_tool(project: Project, tool: str, tool_input: dict[str, object]) -> str | None:
+    payload = {"cwd": str(project.root), "tool_name": tool, "tool_input": tool_input}
+    return reason_of("claude", hook("claude", json.dumps(payload)))
+
+
+@pytest.fixture(params=PHASES)
+def guarded(request: pytest.FixtureRequest, project: Project, task_in) -> Project:
+    """A git project whose task t1 is in research or in implement."""
+    subprocess.run(["git", "init", "-q", str(project.root)], check=True, timeout=60)
+    (project.root / "src").mkdir()
+    (project.root / "src" / "app.py").write_text("x = 1\n")
+    task_in(request.param, name="t1")
+    return project
+
+
+def phase_of(project: Project) -> str:
+    return project.state("t1").strip()
+
+
+# --------------------------------------------------------------------------------------
+# The issue's bypasses, through Claude Code's Write, in research and in implement
+# --------------------------------------------------------------------------------------
+
+
+def test_rewriting_the_configuration_is_denied(guarded: Project) -> None:
+    target = guarded.root / "automaton.toml"
+    assert write(guarded, target, 'ignore = ["AR"]\n') == denial(target, CONFIG)
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("relative", [".claude/settings.json", ".claude/settings.local.json"])
+def test_rewriting_claude_settings_is_denied(guarded: Project, relative: str) -> None:
+    target = guarded.root / relative
+    assert write(guarded, target, '{"disableAllHooks": true}\n') == denial(target, HARNESS)
+
+
+def test_rewriting_a_git_hook_is_denied(guarded: Project) -> None:
+    target = guarded.root / ".git" / "hooks" / "pre-commit"
+    assert write(guarded, target, "#!/bin/sh\nexit 0\n") == denial(target, GIT)
+
+
+def test_writing_into_a_task_folder_is_denied(guarded: Project) -> None:
+    notes = guarded.task_dir("t1") / "notes.md"
+    assert write(guarded, notes) == denial(notes, RECORDS)
+    made_by_hand = guarded.tasks / "t2" / "SPEC.md"
+    reason = write(guarded, made_by_hand)
+    assert reason == (
+        f"DENIED: File '{made_by_hand}' is in task folder 't2', which is not a task made "
+        "with --create-task."
+    )
+    history = guarded.task_dir("t1") / ".state.history"
+    assert "is workflow state" in (write(guarded, history) or "")
+
+
+def test_other_records_under_automaton_are_denied(guarded: Project) -> None:
+    for target in (guarded.root / ".automaton" / "allowed_signers", guarded.tasks / "README"):
+        assert write(guarded, target) is not None, target
+
+
+def test_the_tasks_own_artifact_stays_editable_in_its_phase(guarded: Project) -> None:
+    artifact = "SPEC.md" if phase_of(guarded) == "research" else "IMPLEMENTATION.md"
+    assert write(guarded, guarded.task_dir("t1") / artifact, "# mine\n") is None
+    other = "IMPLEMENTATION.md" if artifact == "SPEC.md" else "SPEC.md"
+    assert "belongs to the" in (write(guarded, guarded.task_dir("t1") / other) or "")
+
+
+def test_ordinary_code_follows_the_phase(guarded: Project) -> None:
+    reason = write(guarded, guarded.root / "src" / "app.py")
+    assert (reason is None) == (phase_of(guarded) == "implement"), reason
+
+
+def test_the_folder_core_hookspath_names_is_git_hooks(guarded: Project) -> None:
+    subprocess.run(
+        ["git", "-C", str(guarded.root), "config", "core.hooksPath", "githooks"],
+        check=True,
+        timeout=60,
+    )
+    target = guarded.root / "githooks" / "pre-commit"
+    assert write(guarded, target) == denial(target, GIT)
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [".codex/hooks.json", ".gemini/settings.json", ".cursor/hooks.json", "opencode.json"],
+)
+def test_every_installed_harness_setting_is_denied(guarded: Project, relative: str) -> None:
+    target = guarded.root / relative
+    assert write(guarded, target, "{}\n") == denial(target, HARNESS)
+
+
+def test_the_opencode_plugin_folder_is_denied(guarded: Project) -> None:
+    target = guarded.root / ".opencode" / "plugin" / "automaton-guard.js"
+    assert write(guarded, target, "export const X = 1;\n") == denial(target, HARNESS)
+
+
+def test_the_installed_status_script_and_home_settings_are_denied(
+    guarded: Project, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    for target, what in (
+        (home / ".automaton" / "scripts" / "status.py", "the installed status.py"),
+        (home / ".claude" / "settings.json", HARNESS),
+    ):
+        payload = {
+            "cwd": str(guarded.root),
+            "tool_name": "Write",
+            "tool_input": {"file_path": str(target), "content": "x\n"},
+        }
+        assert reason_of("claude", hook("claude", json.dumps(payload), home)) == denial(
+            target, what
+        )
+
+
+def test_a_subagents_edit_is_judged_as_the_main_agents(guarded: Project) -> None:
+    """Claude Code and Codex send a subagent's tool calls with `agent_id`/`agent_type`."""
+    for name in ("claude", "codex"):
+        payload = (FIXTURES / name / "subagent-edit.json").read_text()
+        reason = reason_of(name, hook(name, payload.replace("__PROJECT__", str(guarded.root))))
+        assert (reason is None) == (phase_of(guarded) == "implement"), (name, reason)
+    target = guarded.root / "automaton.toml"
+    assert write(guarded, target, agent_id="a-1", agent_type="Explore") == denial(target, CONFIG)
+
+
+# --------------------------------------------------------------------------------------
+# status.py --can-edit --file, for each of them
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("relative", "what"),
+    [
+        ("automaton.toml", CONFIG),
+        (".claude/settings.json", HARNESS),
+        (".claude/settings.local.json", HARNESS),
+        (".git/hooks/pre-commit", GIT),
+        (".automaton/tasks/t1/notes.md", RECORDS),
+        (".automaton/allowed_signers", "the approval signers file"),
+    ],
+)
+def test_status_py_can_edit_refuses_the_guards_files(
+    guarded: Project, relative: str, what: str
+) -> None:
+    result = guarded.run("--can-edit", "--file", str(guarded.root / relative))
+    assert (result.rc, result.out) == (1, denial(guarded.root / relative, what) + "\n")
+    named = guarded.run("--can-edit", "--task", "t1", "--file", str(guarded.root / relative))
+    assert (named.rc, named.out) == (result.rc, result.out)
+
+
+def test_status_py_names_the_file_as_given_and_explains_in_json(guarded: Project) -> None:
+    proc = guarded.script("--can-edit", "--file", "automaton.toml", "--json")
+    assert proc.rc == 1
+    body = json.loads(proc.out)
+    assert body["reason"] == "protected-file"
+    assert body["message"] == denial("automaton.toml", CONFIG)
+    assert body["file"] == str((guarded.root / "automaton.toml").resolve())
+
+
+# --------------------------------------------------------------------------------------
+# Every harness's edit tool
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_each_harness_edit_tool_is_denied_the_configuration(guarded: Project, name: str) -> None:
+    payload = (FIXTURES / name / "edit-config.json").read_text()
+    reason = reason_of(name, hook(name, payload.replace("__PROJECT__", str(guarded.root))))
+    assert reason is not None
+    assert reason.startswith("DENIED: File '") and reason.endswith(
+        "automaton.toml' is the workflow's configuration; only the user changes it."
+    )
+
+
+def test_an_opencode_patch_adding_state_is_denied_as_codexs_is(guarded: Project) -> None:
+    payload = (FIXTURES / "opencode" / "patch-state.json").read_text()
+    payload = payload.replace("__PROJECT__", str(guarded.root)).replace("guarded", "t1")
+    assert "workflow state" in (reason_of("opencode", hook("opencode", payload)) or "")
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Edit", {"file_path": "F", "old_string": "AR1", "new_string": "AR"}),
+        ("MultiEdit", {"file_path": "F", "edits": [{"old_string": "AR1", "new_string": "AR"}]}),
+        ("NotebookEdit", {"notebook_path": "F", "new_source": "x"}),
+        ("replace", {"file_path": "F", "old_string": "AR1", "new_string": "AR"}),
+        ("edit", {"filePath": "F", "oldString": "AR1", "newString": "AR"}),
+        ("Delete", {"path": "F"}),
+    ],
+)
+def test_every_edit_tool_spelling_is_held_to_the_configuration(
+    guarded: Project, tool: str, tool_input: dict[str, object]
+) -> None:
+    target = guarded.root / "automaton.toml"
+    target.write_text('ignore = ["AR1"]\n')
+    spelled = json.loads(json.dumps(tool_input).replace('"F"', json.dumps(str(target))))
+    assert claude_tool(guarded, tool, spelled) == denial(target, CONFIG)
+
+
+# --------------------------------------------------------------------------------------
+# pyproject.toml: only its [tool.automaton] table is the guard's
+# --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def pyproject(guarded: Project) -> Path:
+    path = guarded.root / "pyproject.toml"
+    path.write_text(PYPROJECT)
+    return path
+
+
+def edit(old: str, new: str, path: Path) -> dict[str, object]:
+    return {"file_path": str(path), "old_string": old, "new_string": new}
+
+
+def test_an_edit_of_the_tool_table_is_denied(guarded: Project, pyproject: Path) -> None:
+    change = edit("same-session-minutes = 30", "same-session-minutes = 1", pyproject)
+    assert claude_tool(guarded, "Edit", change) == denial(pyproject, TABLE)
+    removed = PYPROJECT.split("[tool.automaton]")[0]
+    assert write(guarded, pyproject, removed) == denial(pyproject, TABLE)
+    multi = {
+        "file_path": str(pyproject),
+        "edits": [
+            {"old_string": 'version = "1.0"', "new_string": 'version = "1.1"'},
+            {"old_string": "[tool.automaton]", "new_string": "[tool.other]"},
+        ],
+    }
+    assert claude_tool(guarded, "MultiEdit", multi) == denial(pyproject, TABLE)
+
+
+def test_other_pyproject_edits_follow_the_phase(guarded: Project, pyproject: Path) -> None:
+    implement = phase_of(guarded) == "implement"
+    bump = edit('version = "1.0"', 'version = "1.1"', pyproject)
+    rewritten = PYPROJECT.replace('name = "app"', 'name = "app"\ndescription = "x"')
+    for reason in (
+        claude_tool(guarded, "Edit", bump),
+        write(guarded, pyproject, rewritten),
+        claude_tool(guarded, "Edit", {**bump, "replace_all": True}),
+    ):
+        if implement:
+            assert reason is None
+        else:
+            assert reason is not None and "(t1: research)" in reason
+
+
+def test_an_edit_that_cannot_be_worked_out_is_denied_while_the_table_exists(
+    guarded: Project, pyproject: Path
+) -> None:
+    missing = edit("no such text", "x", pyproject)
+    assert claude_tool(guarded, "Edit", missing) == denial(pyproject, TABLE)
+    patch = (
+        "*** Begin Patch\n*** Update File: pyproject.toml\n@@\n"
+        '-version = "1.0"\n+version = "1.1"\n*** End Patch\n'
+    )
+    payload = {
+        "cwd": str(guarded.root),
+        "tool_name": "apply_patch",
+        "tool_input": {"command": patch},
+    }
+    assert reason_of("codex", hook("codex", json.dumps(payload))) == denial("pyproject.toml", TABLE)
+    result = guarded.run("--can-edit", "--file", str(pyproject))
+    assert (result.rc, result.out) == (1, denial(pyproject, TABLE) + "\n")
+
+
+def test_a_pyproject_without_the_table_may_not_gain_one(guarded: Project) -> None:
+    path = guarded.root / "pyproject.toml"
+    path.write_text('[project]\nname = "app"\n')
+    added = edit('name = "app"', 'name = "app"\n\n[tool.automaton]\nignore = ["AR"]', path)
+    assert claude_tool(guarded, "Edit", added) == denial(path, TABLE)
+    result = guarded.run("--can-edit", "--file", str(path))
+    implement = phase_of(guarded) == "implement"
+    assert (result.rc, result.out == "ALLOWED\n") == ((0, True) if implement else (1, False))
+
+
+# --------------------------------------------------------------------------------------
+# The Python API
+# --------------------------------------------------------------------------------------
+
+
+def test_can_edit_asks_for_the_text_after_the_edit(guarded: Project, pyproject: Path) -> None:
+    found = find_project(guarded.root)
+    settings = load_config(found.root)
+    same = checks.can_edit(found, file=pyproject, settings=settings, proposed=lambda text: text)
+    assert same.allowed == (phase_of(guarded) == "implement")
+    changed = checks.can_edit(found, file=pyproject, proposed=lambda text: "")
+    assert (changed.allowed, changed.code) == (False, "protected-file")
+    assert changed.details == {"file": str(pyproject), "what": TABLE}
+
+
+def test_protected_reason_names_each_kind(guarded: Project, tmp_path: Path) -> None:
+    found = find_project(guarded.root)
+    home = tmp_path / "home"
+    root = guarded.root.resolve()
+    assert protected.reason(found, root / "automaton.toml", home=home) == CONFIG
+    assert protected.reason(found, root / ".git" / "config", home=home) == GIT
+    assert protected.reason(found, root / ".automaton" / "x", home=home) == RECORDS
+    assert protected.reason(found, home / ".gemini" / "settings.json", home=home) == HARNESS
+    assert protected.reason(found, root / "src" / "app.py", home=home) is None
+    assert protected.reason(found, root / "pyproject.toml", home=home) is None
+    assert protected.is_pyproject(found, root / "pyproject.toml")
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "before", "after"),
+    [
+        ({"content": "new"}, "old", "new"),
+        ({"contents": "new"}, None, "new"),
+        ({"old_string": "a", "new_string": "b"}, "a a", "b a"),
+        ({"old_string": "a", "new_string": "b", "replace_all": True}, "a a", "b b"),
+        ({"oldString": "a", "newString": "b", "replaceAll": True}, "a a", "b b"),
+        ({"old_string": "a", "new_string": "b", "expected_replacements": 2}, "a a", "b b"),
+        (
+            {
+                "edits": [
+                    {"old_string": "a", "new_string": "b"},
+                    {"old_string": "b", "new_string": "c"},
+                ]
+            },
+            "a",
+            "c",
+        ),
+        ({"old_string": "", "new_string": "fresh"}, None, "fresh"),
+        ({"old_string": "zzz", "new_string": "b"}, "a", None),
+        ({"new_source": "x"}, "a", None),
+    ],
+)
+def test_new_text_reads_each_harnesss_edit(
+    tool_input: dict[str, object], before: str | None, after: str | None
+) -> None:
+    assert harness.new_text(tool_input, before) == after
+
+
+# --------------------------------------------------------------------------------------
+# Section 5, harness fixes: how each harness's input reaches the guard
+# --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def researching(project: Project, task_in) -> Project:
+    (project.root / "src").mkdir()
+    (project.root / "src" / "app.py").write_text("x = 1\n")
+    task_in("research", name="guarded")
+    return project
+
+
+def test_cursor_denies_with_exit_0_and_its_documented_json(researching: Project) -> None:
+    payload = (FIXTURES / "cursor" / "edit.json").read_text()
+    proc = hook("cursor", payload.replace("__PROJECT__", str(researching.root)))
+    assert (proc.returncode, proc.stderr) == (0, "")
+    body = json.loads(proc.stdout)
+    assert set(body) == {"permission", "user_message", "agent_message"}
+    assert body["permission"] == "deny"
+    assert body["user_message"] == body["agent_message"]
+    assert body["agent_message"].startswith("DENIED: No task in project ")
+    broken = hook("cursor", "not json")
+    assert (broken.returncode, json.loads(broken.stdout)["permission"]) == (0, "deny")
+    read = (FIXTURES / "cursor" / "shell-read.json").read_text()
+    allowed = hook("cursor", read.replace("__PROJECT__", str(researching.root)))
+    assert (allowed.returncode, json.loads(allowed.stdout)) == (0, {"permission": "allow"})
+
+
+def test_opencode_shell_paths_resolve_against_workdir(researching: Project) -> None:
+    """`workdir` decides where `> app.py` lands: outside the project, or in src/."""
+    (researching.root.parent / "elsewhere").mkdir()
+    payload = (FIXTURES / "opencode" / "shell-workdir.json").read_text()
+    payload = payload.replace("__PROJECT__", str(researching.root))
+    assert reason_of("opencode", hook("opencode", payload)) is None
+    inside = payload.replace('"../elsewhere"', '"src"')
+    reason = reason_of("opencode", hook("opencode", inside))
+    assert reason is not None and reason.endswith("This shell command writes files.")
+
+
+def test_gemini_shell_paths_resolve_against_dir_path(researching: Project, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    payload = (FIXTURES / "gemini" / "shell-dir-path.json").read_text()
+    payload = payload.replace("__PROJECT__", str(researching.root))
+    payload = payload.replace("__OUTSIDE__", str(outside))
+    reason = reason_of("gemini", hook("gemini", payload))
+    assert reason is not None and "(guarded: research)" in reason
+    action = harness.read_action(json.loads(payload), "gemini")
+    assert action.cwd == (researching.root / "src").resolve()
+    legacy = json.loads(payload)
+    legacy["tool_input"]["directory"] = legacy["tool_input"].pop("dir_path")
+    assert harness.read_action(legacy, "gemini").cwd == action.cwd

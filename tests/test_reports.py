@@ -1,0 +1,545 @@
+"""The audit report: the specification's example line for line, the text, JSON,
+SARIF and GitHub formats, and what --select, --ignore, severity overrides and
+--fail-on do to it. Projects come from the `automaton_project` fixture of the
+package's own pytest plugin; conftest's `backdate()` moves a task's recorded past so
+a commit falls after the transitions it is judged against without racing the clock.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import (
+    BUILTIN_CODES,
+    CAT1,
+    CAT2,
+    CAT3,
+    CAT4,
+    CATEGORY_HEADINGS,
+    ROOT,
+    assert_clean,
+    backdate,
+    git_project,
+    now,
+    section,
+    stamp,
+    with_code,
+    write_config,
+)
+
+from automaton_rules.testing import Audit, AutomatonProject
+
+# --------------------------------------------------------- the specification's example
+
+
+def spec_example(project: AutomatonProject, *, git: bool = True) -> tuple[str, int]:
+    """Section 11's project; with git, src/auth.py is committed during research."""
+    if git:
+        project.git("status")  # initialises the repository
+    project.task("add-user-auth", "research", files=["SPEC.md"])
+    project.task("fix-login-bug", "research", files=["SPEC.md", "IMPLEMENTATION.md"])
+    project.task("add-payment-api", "complete")
+    backdate(project)
+    if not git:
+        return "", 0
+    when = now() - 600
+    sha = project.commit(
+        {"src/auth.py": "def login():\n    return True\n"},
+        "Fix the login bug",
+        task="fix-login-bug",
+        when=when,
+    )
+    return sha, when
+
+
+def spec_report(root: Path, sha: str, when: int) -> list[str]:
+    """Section 11's report, in its order. Two additions come from the issue, not the
+    specification: category 4, and category 3's line for add-payment-api (the example
+    shows two of its three tasks there). The commit/date part is ours."""
+    return [
+        f"Audit Report for {root}",
+        "",
+        "=== Category 1: Out-of-order Artifacts ===",
+        "[PASS] add-user-auth: no violations",
+        "[FAIL] fix-login-bug (phase: research): "
+        "found IMPLEMENTATION.md (implement phase artifact)",
+        "[PASS] add-payment-api: no violations",
+        "",
+        "=== Category 2: State-Artifact Inconsistency ===",
+        '[PASS] add-user-auth: .state ("research") matches artifacts (SPEC.md exists)',
+        '[WARN] fix-login-bug: .state says "research" but IMPLEMENTATION.md exists'
+        " — suggested correction: implement",
+        '[PASS] add-payment-api: .state ("complete") matches all artifacts',
+        "",
+        "=== Category 3: Unauthorized Modifications ===",
+        "[PASS] add-user-auth: no code modifications outside implement phase",
+        "[FAIL] fix-login-bug: src/auth.py was modified during research phase "
+        f"(state: research, commit: {sha[:7]}, date: {stamp(when)})",
+        "[PASS] add-payment-api: no code modifications outside implement phase",
+        "",
+        "=== Category 4: Manually Created Task Folders ===",
+        "[PASS] add-user-auth: created with --create-task (.state present)",
+        "[PASS] fix-login-bug: created with --create-task (.state present)",
+        "[PASS] add-payment-api: created with --create-task (.state present)",
+        "",
+        "=== Category 5: Changes to the Guard ===",  # issue 11: the guard's own history
+        "[PASS] (project): no commit changed the guard's files and no task folder was removed",
+        "",
+        "=== Summary ===",
+        "3 tasks audited",
+        "2 violations found",
+        "  - fix-login-bug: out-of-order artifact (IMPLEMENTATION.md)",
+        "  - fix-login-bug: state-artifact mismatch "
+        "(.state says research, IMPLEMENTATION.md exists)",
+        "  - fix-login-bug: unauthorized modification (src/auth.py during research phase)",
+    ]
+
+
+def test_spec_example_reproduces_the_report_line_for_line(
+    automaton_project: AutomatonProject,
+) -> None:
+    """Line for line, with tasks listed by name inside each category (as --list lists them)."""
+    sha, when = spec_example(automaton_project)
+    audit = automaton_project.audit()
+    assert audit.exit_code == 1
+    expected = spec_report(automaton_project.root, sha, when)
+    by_name = []
+    for block in "\n".join(expected).split("\n\n"):
+        lines = block.split("\n")
+        if lines[0].startswith("=== Category"):
+            lines = [lines[0], *sorted(lines[1:], key=lambda line: line.split("] ")[1])]
+        by_name.append("\n".join(lines))
+    assert audit.text.splitlines() == "\n\n".join(by_name).splitlines()
+
+
+def _sections(lines: list[str]) -> list[list[str]]:
+    out: list[list[str]] = [[]]
+    for line in lines:
+        if line == "":
+            out.append([])
+        else:
+            out[-1].append(line)
+    return out
+
+
+def test_spec_example_report_has_the_specs_lines_in_every_section(
+    automaton_project: AutomatonProject,
+) -> None:
+    """The same report with the order of tasks inside a section left free."""
+    sha, when = spec_example(automaton_project)
+    audit = automaton_project.audit()
+    expected = spec_report(automaton_project.root, sha, when)
+    got = _sections(audit.text.splitlines())
+    want = _sections(expected)
+    assert [s[:1] for s in got] == [s[:1] for s in want]  # headings, in order
+    assert [sorted(s) for s in got] == [sorted(s) for s in want]
+    summary = got[-1]
+    assert summary == want[-1]  # the summary keeps the specification's order
+
+
+def test_spec_example_json_agrees_with_the_text(automaton_project: AutomatonProject) -> None:
+    sha, _ = spec_example(automaton_project)
+    audit = automaton_project.audit()
+    assert audit.codes == ["AR101", "AR202", "AR301"]
+    assert {f["task"] for f in audit.findings} == {"fix-login-bug"}
+    summary = audit.report["summary"]
+    assert (summary["tasks"], summary["violations"], summary["exit_code"]) == (3, 2, 1)
+    (commit,) = with_code(audit, "AR301")
+    assert commit["path"] == "src/auth.py"
+    assert sha[:7] in commit["message"]
+
+
+def test_spec_example_without_git_skips_category_3(automaton_project: AutomatonProject) -> None:
+    spec_example(automaton_project, git=False)
+    assert not (automaton_project.root / ".git").exists()
+    audit = automaton_project.audit()
+    lines = audit.text.splitlines()
+    heading = lines.index("=== Category 3: Unauthorized Modifications ===")
+    assert lines[heading + 1 : heading + 3] == ["Skipped: not a git repository", ""]
+    assert "1 violations found" in lines
+    assert audit.report["summary"]["skipped"] == {
+        "Unauthorized Modifications": "not a git repository",
+        "Changes to the Guard": "not a git repository",
+    }
+    assert audit.exit_code == 1
+
+
+def test_clean_project_exits_0(automaton_project: AutomatonProject) -> None:
+    automaton_project.task("add-user-auth", "research", files=["SPEC.md"])
+    automaton_project.task("add-payment-api", "complete")
+    audit = automaton_project.audit()
+    assert_clean(audit)
+    assert "0 violations found" in audit.text.splitlines()
+    for heading in CATEGORY_HEADINGS:
+        assert heading in audit.text
+
+
+# --------------------------------------------------------------------------- selection
+
+
+@pytest.fixture
+def warned(automaton_project: AutomatonProject) -> AutomatonProject:
+    """One AR101 error and one AR202 warning (the specification's example, no git)."""
+    spec_example(automaton_project, git=False)
+    return automaton_project
+
+
+@pytest.mark.parametrize(
+    ("args", "codes", "exit_code"),
+    [
+        ((), ["AR101", "AR202"], 1),
+        (("--select", "AR1"), ["AR101"], 1),
+        (("--select", "AR2"), ["AR202"], 0),
+        (("--select", "AR202,AR101"), ["AR101", "AR202"], 1),
+        (("--ignore", "AR2"), ["AR101"], 1),
+        (("--ignore", "AR101"), ["AR202"], 0),
+        (("--ignore", "AR101", "--fail-on", "warning"), ["AR202"], 1),
+        (("--fail-on", "warning", "--select", "AR3,AR4"), [], 0),
+    ],
+)
+def test_selection_on_the_command_line(
+    warned: AutomatonProject, args: tuple[str, ...], codes: list[str], exit_code: int
+) -> None:
+    audit = warned.audit(*args)
+    assert audit.codes == codes
+    assert audit.exit_code == exit_code
+    assert audit.report["summary"]["exit_code"] == exit_code
+
+
+@pytest.mark.parametrize(
+    ("config", "args", "codes", "exit_code"),
+    [
+        ('select = ["AR2"]\n', (), ["AR202"], 0),
+        ('ignore = ["AR101"]\n', (), ["AR202"], 0),
+        ('ignore = ["AR101"]\nseverity = { AR202 = "error" }\n', (), ["AR202"], 1),
+        ('ignore = ["AR101"]\nfail-on = "warning"\n', (), ["AR202"], 1),
+        ('ignore = ["AR101"]\nfail-on = "warning"\n', ("--fail-on", "error"), ["AR202"], 0),
+        ('severity = { AR101 = "note" }\n', (), ["AR101", "AR202"], 0),
+        ('select = ["AR2"]\n', ("--select", "AR1"), ["AR101"], 1),  # --select replaces
+        ('ignore = ["AR2"]\n', ("--ignore", "AR1"), [], 0),  # --ignore adds
+    ],
+)
+def test_selection_in_automaton_toml(
+    warned: AutomatonProject, config: str, args: tuple[str, ...], codes: list[str], exit_code: int
+) -> None:
+    write_config(warned, config)
+    audit = warned.audit(*args)
+    assert audit.codes == codes
+    assert audit.exit_code == exit_code
+
+
+def test_severity_override_shows_in_every_format(warned: AutomatonProject) -> None:
+    write_config(warned, 'ignore = ["AR101"]\nseverity = { AR202 = "error" }\n')
+    audit = warned.audit()
+    assert audit.findings[0]["severity"] == "error"
+    assert any(
+        line.startswith("[FAIL] fix-login-bug: .state says") for line in audit.text.splitlines()
+    )
+    assert "1 violations found" in audit.text.splitlines()
+    sarif = json.loads(warned.run("--audit", "--format", "sarif").out)
+    assert [r["level"] for r in sarif["runs"][0]["results"]] == ["error"]
+    github = warned.run("--audit", "--format", "github").out
+    assert github.startswith("::error file=.automaton/tasks/fix-login-bug/.state,title=AR202::")
+
+
+@pytest.mark.parametrize(
+    "args", [("--select", "XX1"), ("--ignore", "AR9"), ("--select", "AR1,AR9")]
+)
+def test_unknown_rule_code_on_the_command_line(warned: AutomatonProject, args) -> None:
+    result = warned.run("--audit", *args)
+    assert result.exit_code == 2
+    assert "Unknown rule code or prefix" in result.err
+    assert args[1].split(",")[-1] in result.err
+    assert result.out == ""
+
+
+@pytest.mark.parametrize(
+    "config",
+    ['select = ["ZZ1"]\n', 'ignore = ["AR9"]\n', 'severity = { AR999 = "error" }\n'],
+)
+def test_unknown_rule_code_in_automaton_toml(warned: AutomatonProject, config: str) -> None:
+    write_config(warned, config)
+    result = warned.run("--audit")
+    assert result.exit_code == 2
+    assert "Unknown rule code or prefix" in result.err
+
+
+def test_unknown_code_in_config_select_names_the_file_and_keys(
+    automaton_project: AutomatonProject,
+) -> None:
+    automaton_project.task("demo", "research", files=["SPEC.md"])
+    write_config(automaton_project, 'select = ["ZZ9"]\n')
+    result = automaton_project.run("--audit")
+    assert result.exit_code == 2, result
+    assert result.out == ""
+    assert "ZZ9" in result.err
+    assert str(automaton_project.root / "automaton.toml") in result.err
+    assert "(keys select, ignore, severity)" in result.err
+
+
+def test_select_prints_skipped_for_unselected_categories(
+    automaton_project: AutomatonProject,
+) -> None:
+    git_project(automaton_project)
+    automaton_project.task("fix", "research", files=["SPEC.md", "IMPLEMENTATION.md"])
+    automaton_project.folder("hand-made", files=["SPEC.md"])
+    full = automaton_project.audit()
+    assert {"AR101", "AR202", "AR401"} <= set(full.codes)  # every category has something
+    audit = automaton_project.audit("--select", "AR2")
+    for heading in (CAT1, CAT3, CAT4):
+        assert section(audit.text, heading) == ["Skipped: no rule of this category selected"]
+    lines = section(audit.text, CAT2)
+    assert any(line.startswith("[WARN] fix:") for line in lines)
+    assert audit.codes == ["AR202"]
+
+
+@pytest.mark.parametrize(
+    ("config", "key"),
+    [
+        ('selct = ["AR1"]\n', "selct"),
+        ('fail-on = "fatal"\n', "fail-on"),
+        ('source-exclude = "*.md"\n', "source-exclude"),
+        ('severity = { AR202 = "loud" }\n', "severity"),
+    ],
+)
+def test_bad_configuration_stops_the_audit(warned: AutomatonProject, config: str, key: str) -> None:
+    write_config(warned, config)
+    result = warned.run("--audit", "--json")
+    assert result.exit_code == 2
+    assert f"'{key}'" in (result.err + result.out)
+    assert "automaton.toml" in (result.err + result.out)
+
+
+def test_unknown_fail_on_value(warned: AutomatonProject) -> None:
+    result = warned.run("--audit", "--fail-on", "fatal")
+    assert result.exit_code == 2
+    assert "fatal" in result.err
+
+
+def test_broken_task_is_an_error_and_the_rest_is_still_audited(warned: AutomatonProject) -> None:
+    (warned.task_dir("add-user-auth") / ".state").write_text("implemnt\n")
+    audit = warned.audit()
+    assert audit.exit_code == 2
+    assert any("add-user-auth" in e and "implemnt" in e for e in audit.errors)
+    assert audit.codes == ["AR101", "AR202"]
+    assert "=== Errors ===" in audit.text
+
+
+# ----------------------------------------------------------------------------- formats
+
+
+def test_json_and_format_json_are_the_same_object(warned: AutomatonProject) -> None:
+    by_flag = warned.run("--audit", "--json")
+    by_format = warned.run("--audit", "--format", "json")
+    assert by_flag.exit_code == by_format.exit_code == 1
+    assert json.loads(by_flag.out) == json.loads(by_format.out)
+
+
+def test_json_report_shape(warned: AutomatonProject) -> None:
+    result = warned.run("--audit", "--json")
+    report = json.loads(result.out)  # exactly one JSON object on stdout
+    assert report["schema_version"] == 1
+    assert report["tool"] == "automaton-rules"
+    assert report["summary"]["exit_code"] == result.exit_code == 1
+    assert report["summary"]["tasks"] == 3
+    assert report["summary"]["violations"] == 1
+    assert report["errors"] == []
+    keys = {"code", "category", "severity", "task", "message", "path", "correction"}
+    for finding in report["findings"]:
+        assert keys <= set(finding)
+    ahead = report["findings"][1]
+    assert ahead["code"] == "AR202"
+    assert ahead["category"] == "State-Artifact Inconsistency"
+    assert ahead["severity"] == "warning"
+    assert ahead["task"] == "fix-login-bug"
+    assert ahead["path"] == ".automaton/tasks/fix-login-bug/.state"
+    assert ahead["correction"] == "implement"
+    assert result.err == ""
+
+
+def _sarif(project: AutomatonProject, *args: str) -> tuple[int, dict[str, Any]]:
+    result = project.run("--audit", "--format", "sarif", *args)
+    return result.exit_code, json.loads(result.out)
+
+
+def test_sarif_report(warned: AutomatonProject) -> None:
+    legacy = warned.task("legacy", "research", files=["SPEC.md"])
+    (legacy / ".state.history").unlink()  # an AR208 note
+    (legacy / ".state.mutex").unlink()
+    exit_code, log = _sarif(warned)
+    assert exit_code == 1
+    assert log["version"] == "2.1.0"
+    assert "sarif" in log["$schema"] and log["$schema"].endswith(".json")
+    (run,) = log["runs"]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "automaton-rules"
+    ids = [rule["id"] for rule in driver["rules"]]
+    assert len(ids) == len(set(ids))
+    assert ids == list(BUILTIN_CODES)
+    for rule in driver["rules"]:
+        assert rule["shortDescription"]["text"]
+        assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
+    results = run["results"]
+    assert [r["ruleId"] for r in results] == ["AR101", "AR202", "AR208"]
+    assert [r["level"] for r in results] == ["error", "warning", "note"]
+    for result in results:
+        assert result["ruleId"] in ids
+        assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["message"]["text"]
+        (location,) = result["locations"]
+        artifact = location["physicalLocation"]["artifactLocation"]
+        assert artifact["uriBaseId"] == "%SRCROOT%"
+        assert artifact["uri"].startswith(".automaton/tasks/")
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].endswith("/")
+    (invocation,) = run["invocations"]
+    assert invocation["executionSuccessful"] is True
+    assert invocation["toolExecutionNotifications"] == []
+
+
+def test_sarif_rules_are_the_enabled_rules(warned: AutomatonProject) -> None:
+    _, log = _sarif(warned, "--select", "AR2", "--ignore", "AR208")
+    ids = [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
+    assert ids == [*(f"AR20{n}" for n in range(1, 8)), "AR209"]
+    (result,) = log["runs"][0]["results"]
+    assert ids[result["ruleIndex"]] == result["ruleId"] == "AR202"
+
+
+def test_sarif_rule_ids_are_stable_across_runs(warned: AutomatonProject) -> None:
+    _, first = _sarif(warned)
+    warned.task("another", "implement")
+    _, second = _sarif(warned)
+    rules = [r["id"] for r in first["runs"][0]["tool"]["driver"]["rules"]]
+    assert rules == [r["id"] for r in second["runs"][0]["tool"]["driver"]["rules"]]
+
+
+ODD_PATH_RULE = """
+from automaton_rules import Finding, hookimpl, rule
+
+
+@rule("URI101", summary="odd path", category="Odd Paths")
+def odd(task):
+    yield Finding("odd path", path="src/my file \\u00fc.py")
+
+
+@hookimpl
+def register_rules(register):
+    register(odd)
+"""
+
+
+def test_sarif_uri_is_percent_encoded(automaton_project: AutomatonProject) -> None:
+    automaton_project.task("odd", "research", files=["SPEC.md"])
+    automaton_project.write_plugin(ODD_PATH_RULE, name="odd_rules")
+    result = automaton_project.run("--audit", "--format", "sarif")
+    assert result.exit_code == 1, result
+    (found,) = [r for r in json.loads(result.out)["runs"][0]["results"] if r["ruleId"] == "URI101"]
+    (location,) = found["locations"]
+    artifact = location["physicalLocation"]["artifactLocation"]
+    assert artifact["uri"] == "src/my%20file%20%C3%BC.py"
+    assert artifact["uriBaseId"] == "%SRCROOT%"
+    report = json.loads(automaton_project.run("--audit", "--json").out)
+    assert with_code(Audit(1, report, "", report["findings"]), "URI101")[0]["path"] == (
+        "src/my file ü.py"
+    )
+
+
+def test_github_annotations(warned: AutomatonProject) -> None:
+    legacy = warned.task("legacy", "research", files=["SPEC.md"])
+    (legacy / ".state.history").unlink()
+    (legacy / ".state.mutex").unlink()
+    result = warned.run("--audit", "--format", "github")
+    assert result.exit_code == 1
+    lines = result.out.splitlines()
+    assert lines[0] == (
+        "::error file=.automaton/tasks/fix-login-bug/IMPLEMENTATION.md,title=AR101::"
+        "fix-login-bug: IMPLEMENTATION.md belongs to the implement phase, which task state "
+        "'research' has not reached"
+    )
+    assert lines[1] == (
+        "::warning file=.automaton/tasks/fix-login-bug/.state,title=AR202::"
+        'fix-login-bug: .state says "research" but IMPLEMENTATION.md exists'
+    )
+    assert lines[2].startswith(
+        "::notice file=.automaton/tasks/legacy/.state.history,title=AR208::legacy: "
+    )
+    assert len([line for line in lines if line.startswith("::")]) == 3
+
+
+ODD_PLUGIN = """
+from automaton_rules import Finding, hookimpl, rule
+
+
+@rule("ODD101", summary="odd characters", category="Odd Checks")
+def odd(task):
+    yield Finding("100% bad,\\nreally: yes", path="src/a,b:c%.py")
+
+
+@hookimpl
+def register_rules(register):
+    register(odd)
+"""
+
+
+def test_github_annotations_escape_data_and_properties(
+    automaton_project: AutomatonProject,
+) -> None:
+    automaton_project.task("odd", "research", files=["SPEC.md"])
+    automaton_project.write_plugin(ODD_PLUGIN)
+    result = automaton_project.run("--audit", "--format", "github")
+    assert result.exit_code == 1
+    assert result.out.splitlines()[0] == (
+        "::error file=src/a%2Cb%3Ac%25.py,title=ODD101::odd: 100%25 bad,%0Areally: yes"
+    )
+
+
+def test_github_reports_plugin_errors(automaton_project: AutomatonProject) -> None:
+    automaton_project.task("odd", "research", files=["SPEC.md"])
+    automaton_project.write_plugin("raise RuntimeError('100%\\nbroken')\n", name="broken_rules")
+    result = automaton_project.run("--audit", "--format", "github")
+    assert result.exit_code == 2
+    errors = [line for line in result.out.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1
+    assert "broken_rules" in errors[0]
+    assert "100%25%0Abroken" in errors[0]
+
+
+def test_unknown_format(warned: AutomatonProject) -> None:
+    result = warned.run("--audit", "--format", "xml")
+    assert result.exit_code == 2
+    assert "xml" in result.err
+
+
+# -------------------------------------------------------------------------- documented
+
+
+def audit_finding_keys(project: AutomatonProject) -> list[str]:
+    (project.task_dir("demo") / "IMPLEMENTATION.md").write_text("# early\n")
+    findings = project.audit().findings
+    (project.task_dir("demo") / "IMPLEMENTATION.md").unlink()
+    return list(findings[0])
+
+
+def test_audit_json_is_documented(automaton_project: AutomatonProject) -> None:
+    """The issue: the JSON object's fields are documented in the docs."""
+    automaton_project.task("demo", "research", files=["SPEC.md"])
+    report = automaton_project.audit().report
+    docs = "\n".join(p.read_text() for p in (ROOT / "docs").glob("*.md"))
+    docs += (ROOT / "README.md").read_text()
+
+    def documented(key: str) -> bool:
+        return f"`{key}`" in docs or f'"{key}"' in docs
+
+    keys = [*report, *report["summary"], *audit_finding_keys(automaton_project)]
+    assert [key for key in keys if not documented(key)] == []
+
+
+def test_readme_has_a_ci_example() -> None:
+    """The issue: a CI example with `--audit --json` and a SARIF upload (README or its docs)."""
+    text = (ROOT / "README.md").read_text()
+    text += "".join(p.read_text() for p in sorted((ROOT / "docs").glob("*.md")))
+    assert "--audit --json" in text
+    assert "--format sarif" in text
+    assert "upload-sarif" in text

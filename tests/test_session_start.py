@@ -1,0 +1,299 @@
+"""Issue 11, section 6: context that survives compaction.
+
+Each harness runs `automaton-hook --harness X` when a session starts, resumes or (where
+it can) is compacted; the adapter dispatches on the event it receives and answers with
+the project's active tasks, each with its phase, what is allowed and forbidden now and
+the next step, in the harness's additional-context format. `automaton-install` puts these
+hooks in place beside the pre-tool ones, idempotently, and `--uninstall` takes them out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, Project
+
+from automaton_rules.cli import install
+from automaton_rules.core.project import find_project
+from automaton_rules.guards import harness, session
+
+FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
+HOOK = Path(sys.executable).parent / "automaton-hook"
+INSTALL = Path(sys.executable).parent / "automaton-install"
+HARNESSES = ("claude", "codex", "gemini", "cursor", "opencode")
+EVENT = {
+    "claude": "SessionStart",
+    "codex": "SessionStart",
+    "gemini": "SessionStart",
+    "cursor": "sessionStart",
+    "opencode": "SessionStart",
+}
+
+
+def event(name: str, root: Path) -> str:
+    return (FIXTURES / name).read_text().replace("__PROJECT__", str(root))
+
+
+def hook(name: str, payload: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(HOOK), "--harness", name], input=payload, capture_output=True, text=True, timeout=60
+    )
+
+
+def context_of(name: str, proc: subprocess.CompletedProcess[str]) -> str:
+    """The context in the harness's own format; exit 0 and nothing on stderr, always."""
+    assert (proc.returncode, proc.stderr) == (0, ""), proc
+    if not proc.stdout.strip():
+        return ""
+    body = json.loads(proc.stdout)
+    if name == "cursor":
+        return str(body.get("additional_context", ""))
+    if name == "opencode":
+        return str(body.get("additionalContext", ""))
+    if not body:
+        return ""
+    output = body["hookSpecificOutput"]
+    assert output["hookEventName"] in ("SessionStart", "SubagentStart")
+    return str(output["additionalContext"])
+
+
+@pytest.fixture
+def guarded(project: Project, task_in) -> Project:
+    """A project whose only task is in research."""
+    task_in("research", name="guarded")
+    return project
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_a_session_start_yields_the_tasks_phase(guarded: Project, name: str) -> None:
+    text = context_of(name, hook(name, event(f"{name}/session-start.json", guarded.root)))
+    assert "- guarded: research phase (state research)" in text
+    assert "  Allowed now: Read project files; Ask clarifying questions; Write SPEC.md" in text
+    assert "  Forbidden now: Edit code;" in text
+    assert (
+        "  Next step: write SPEC.md, then move on with python ~/.automaton/scripts/status.py "
+        "--task guarded --transition research:awaiting_approval" in text
+    )
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_after_compaction_the_agent_is_told_its_phase_again(guarded: Project, name: str) -> None:
+    guarded.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
+    text = context_of(name, hook(name, event(f"{name}/session-start.json", guarded.root)))
+    assert "- guarded: implement phase (state implement)" in text
+    assert "Allowed now: Edit code; Write and run tests; Write IMPLEMENTATION.md" in text
+
+
+def test_the_answer_is_in_each_harnesss_context_format(guarded: Project) -> None:
+    for name in HARNESSES:
+        proc = hook(name, event(f"{name}/session-start.json", guarded.root))
+        body = json.loads(proc.stdout)
+        if name == "cursor":
+            assert set(body) == {"continue", "additional_context"} and body["continue"] is True
+        elif name == "opencode":
+            assert set(body) == {"additionalContext"}
+        else:
+            assert set(body) == {"hookSpecificOutput"}
+            assert set(body["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
+            assert body["hookSpecificOutput"]["hookEventName"] == EVENT[name]
+
+
+def test_a_subagent_start_gets_the_same_context(guarded: Project) -> None:
+    proc = hook("claude", event("claude/subagent-start.json", guarded.root))
+    body = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert body["hookEventName"] == "SubagentStart"
+    assert "- guarded: research phase" in body["additionalContext"]
+
+
+def test_one_command_serves_every_hook(guarded: Project) -> None:
+    """The same `automaton-hook --harness claude` denies a tool call and starts a session."""
+    edit = {
+        "cwd": str(guarded.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(guarded.root / "app.py"), "content": "x\n"},
+    }
+    denied = json.loads(hook("claude", json.dumps(edit)).stdout)["hookSpecificOutput"]
+    assert denied["permissionDecision"] == "deny"
+    started = {**edit, "hook_event_name": "SessionStart", "source": "startup"}
+    assert "research phase" in context_of("claude", hook("claude", json.dumps(started)))
+
+
+def test_every_active_task_is_listed_and_complete_ones_are_not(project: Project, task_in) -> None:
+    task_in("complete", name="done")
+    task_in("bug_find", name="hunting")
+    task_in("design:awaiting_approval", name="planning")
+    text = context_of("claude", hook("claude", event("claude/session-start.json", project.root)))
+    assert "- hunting: bug_find phase (state bug_find)" in text
+    assert "Fix the bugs you find (report them instead)" in text
+    assert "- planning: design phase (state design:awaiting_approval)" in text
+    assert "ask the user to approve it (the user runs --task planning --approve)" in text
+    assert "done" not in text.split("Active tasks:")[1]
+
+
+def test_without_an_active_task_the_agent_is_told_to_create_one(project: Project) -> None:
+    project.tasks.mkdir(parents=True)
+    text = context_of("gemini", hook("gemini", event("gemini/session-start.json", project.root)))
+    assert "No task is active. Before changing code, create one:" in text
+
+
+def test_outside_any_project_there_is_nothing_to_say(tmp_path: Path) -> None:
+    for name in HARNESSES:
+        proc = hook(name, event(f"{name}/session-start.json", tmp_path))
+        assert context_of(name, proc) == "", name
+
+
+def test_a_broken_configuration_is_said_but_never_blocks_a_start(guarded: Project) -> None:
+    (guarded.root / "automaton.toml").write_text("nonsense = 1\n")
+    text = context_of("codex", hook("codex", event("codex/session-start.json", guarded.root)))
+    assert text.startswith("automaton-rules could not read this project's workflow (")
+    assert "Unknown key 'nonsense'" in text
+
+
+def test_the_python_api(guarded: Project) -> None:
+    found = find_project(guarded.root)
+    text = session.context(found)
+    assert text.startswith(session.INTRO)
+    payload = json.loads(event("claude/session-start.json", guarded.root))
+    assert harness.session_context(payload) == text
+    out, err, code = harness.answer(payload, "claude", {})
+    assert (json.loads(out)["hookSpecificOutput"]["additionalContext"], err, code) == (text, "", 0)
+
+
+def test_many_tasks_are_counted_not_listed(project: Project) -> None:
+    for index in range(session.MAX_TASKS + 3):
+        folder = project.task_dir(f"task-{index:02}")
+        folder.mkdir(parents=True)
+        (folder / ".state").write_text("research\n")
+    text = session.context(find_project(project.root))
+    assert text.count(": research phase") == session.MAX_TASKS
+    assert "... and 3 more (python ~/.automaton/scripts/status.py --list)." in text
+
+
+# --------------------------------------------------------------------------------------
+# automaton-install puts the session hooks in place, and takes them out again
+# --------------------------------------------------------------------------------------
+
+
+def run_install(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "AUTOMATON_REEXEC")}
+    return subprocess.run(
+        [str(INSTALL), *args],
+        capture_output=True,
+        text=True,
+        env={**env, "HOME": str(home)},
+        cwd=home,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, Path]:
+    home, folder = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    (folder / ".automaton" / "tasks").mkdir(parents=True)
+    return home, folder
+
+
+def settings(folder: Path, relative: str) -> dict:
+    return json.loads((folder / relative).read_text())
+
+
+def test_install_puts_a_session_hook_in_every_harness(repo: tuple[Path, Path]) -> None:
+    home, folder = repo
+    proc = run_install(home, "--project", str(folder), "--harness", "all")
+    assert proc.returncode == 0, proc
+    hook_path = str(HOOK)
+    claude = settings(folder, ".claude/settings.json")["hooks"]["SessionStart"]
+    assert claude == [
+        {
+            "matcher": "startup|resume|clear|compact",
+            "hooks": [
+                {"type": "command", "command": f"{hook_path} --harness claude", "timeout": 10}
+            ],
+        }
+    ]
+    codex = settings(folder, ".codex/hooks.json")["hooks"]["SessionStart"]
+    assert codex[0]["matcher"] == "startup|resume|clear|compact"
+    gemini = settings(folder, ".gemini/settings.json")
+    assert gemini["hooksConfig"] == {"enabled": True}
+    assert "matcher" not in gemini["hooks"]["SessionStart"][0]  # exact names: every start
+    cursor = settings(folder, ".cursor/hooks.json")["hooks"]
+    assert cursor["sessionStart"] == [{"command": f"{hook_path} --harness cursor"}]
+    assert all(entry["failClosed"] is True for entry in cursor["preToolUse"])
+    assert all(entry["failClosed"] is True for entry in cursor["beforeShellExecution"])
+    plugin = (folder / ".opencode" / "plugin" / "automaton-guard.js").read_text()
+    assert f"const HOOK = {json.dumps(hook_path)};" in plugin
+    assert '"experimental.session.compacting"' in plugin
+    assert install.CODEX_TRUST in proc.stdout.splitlines()
+
+
+def test_the_installed_session_hook_answers(repo: tuple[Path, Path]) -> None:
+    """The command the installer wrote, run on a recorded SessionStart, gives context."""
+    home, folder = repo
+    Project(folder).task("ready", "implement")
+    assert run_install(home, "--project", str(folder), "--harness", "claude").returncode == 0
+    entry = settings(folder, ".claude/settings.json")["hooks"]["SessionStart"][0]
+    proc = subprocess.run(
+        entry["hooks"][0]["command"],
+        shell=True,
+        input=event("claude/session-start.json", folder),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "- ready: implement phase (state implement)" in context_of("claude", proc)
+
+
+def test_installing_twice_changes_nothing_and_uninstall_removes_the_session_hooks(
+    repo: tuple[Path, Path],
+) -> None:
+    home, folder = repo
+    (folder / ".gemini").mkdir()
+    (folder / ".gemini" / "settings.json").write_text('{"theme": "dark"}\n')
+    args = ("--project", str(folder), "--harness", "all")
+    assert run_install(home, *args).returncode == 0
+    again = run_install(home, *args)
+    assert (again.returncode, again.stdout) == (0, "nothing to change\n")
+    assert run_install(home, *args, "--uninstall").returncode == 0
+    assert settings(folder, ".gemini/settings.json") == {"theme": "dark"}
+    for relative in (".claude/settings.json", ".codex/hooks.json", ".cursor/hooks.json"):
+        assert not (folder / relative).exists(), relative
+
+
+def test_an_older_install_gains_the_session_hooks_and_fail_closed(repo: tuple[Path, Path]) -> None:
+    """Upgrading adds what a later release added, and keeps what the user tuned."""
+    home, folder = repo
+    old = {
+        "version": 1,
+        "hooks": {
+            "beforeShellExecution": [{"command": "automaton-hook --harness cursor", "timeout": 5}],
+            "preToolUse": [{"command": "automaton-hook --harness cursor", "matcher": "Write"}],
+        },
+    }
+    (folder / ".cursor").mkdir()
+    (folder / ".cursor" / "hooks.json").write_text(json.dumps(old))
+    assert run_install(home, "--project", str(folder), "--harness", "cursor").returncode == 0
+    cursor = settings(folder, ".cursor/hooks.json")["hooks"]
+    assert cursor["beforeShellExecution"] == [
+        {"command": "automaton-hook --harness cursor", "timeout": 5, "failClosed": True}
+    ]
+    assert cursor["preToolUse"][0]["matcher"] == "Write"
+    assert cursor["preToolUse"][0]["failClosed"] is True
+    assert len(cursor["sessionStart"]) == 1
+
+
+def test_a_gemini_setting_that_turns_hooks_off_is_reported(repo: tuple[Path, Path]) -> None:
+    home, folder = repo
+    (folder / ".gemini").mkdir()
+    path = folder / ".gemini" / "settings.json"
+    path.write_text('{"hooksConfig": {"enabled": false}}\n')
+    proc = run_install(home, "--project", str(folder), "--harness", "gemini")
+    assert proc.returncode == 0, proc
+    assert install.GEMINI_OFF.format(path=path) in proc.stdout.splitlines()
+    assert settings(folder, ".gemini/settings.json")["hooksConfig"] == {"enabled": False}

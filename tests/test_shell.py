@@ -1,0 +1,505 @@
+"""The shell, read by a parser (issue 11, section 4): what a shell line writes, which
+status.py calls it makes and whether it skips git's hooks, read as bash reads it.
+
+The corpus (tests/fixtures/shell_corpus.toml) holds the lines agents run with the answer
+expected in a phase that does not edit and in one that does; every line goes through the
+Python API, a sample through the real `automaton-hook`. The bypasses the issue quotes go
+through `automaton-hook --harness claude` with a recorded Bash PreToolUse input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from automaton_rules.guards import harness, shell, shell_verdict
+from automaton_rules.testing import AutomatonProject
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+CORPUS = ROOT / "tests" / "fixtures" / "shell_corpus.toml"
+RECORDED = ROOT / "tests" / "fixtures" / "hooks" / "claude" / "shell-write.json"
+HOOK = Path(sys.executable).parent / "automaton-hook"
+PHASES = ("research", "implement")
+KINDS = {
+    "allow",
+    "phase",
+    "computed",
+    "artifact",
+    "guard",
+    "state",
+    "hooks",
+    "approve",
+    "call",
+    "code",
+}
+PATCH = "--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+FILES = {
+    "automaton.toml": "# the workflow's settings\n",
+    "pyproject.toml": '[project]\nname = "app"\n',
+    "package.json": '{"name": "app", "scripts": {"test": "jest"}}\n',
+    "Makefile": "test:\n\tpytest\n",
+    "README.md": "# app\n",
+    "fix.patch": PATCH,
+    "src/app.py": "x = 1\n",
+    "src/util.py": "def f():\n    return 1\n",
+    "tests/test_app.py": "def test_app():\n    pass\n",
+    "docs/guide.md": "# guide\n",
+    "scripts/build.sh": "#!/bin/sh\necho build\n",
+    "build/.keep": "",
+    ".claude/settings.json": "{}\n",
+}
+
+
+def load_corpus() -> list[dict[str, Any]]:
+    """Every line of the corpus, with its answer in each phase."""
+    lines = []
+    for group in tomllib.loads(CORPUS.read_text(encoding="utf-8"))["group"]:
+        for index, entry in enumerate(group["lines"]):
+            both = entry.get("verdict")
+            lines.append(
+                {
+                    "id": f"{group['name']}-{index}",
+                    "run": entry["run"],
+                    "research": entry.get("research", both),
+                    "implement": entry.get("implement", both),
+                    "writes": sorted(set(entry.get("writes", []))),
+                    "computed": entry.get("computed", False),
+                }
+            )
+    return lines
+
+
+CORPUS_LINES = load_corpus()
+
+
+class World:
+    """A home folder and two copies of one project: its task in research, in implement."""
+
+    def __init__(self, base: Path) -> None:
+        self.home = base / "home"
+        for name in (".claude/settings.json", ".automaton/scripts/status.py"):
+            (self.home / name).parent.mkdir(parents=True, exist_ok=True)
+            (self.home / name).write_text("{}\n")
+        self.roots = {phase: self.build(base / phase, phase) for phase in PHASES}
+
+    def build(self, root: Path, phase: str) -> Path:
+        root.mkdir()
+        project = AutomatonProject(root)
+        project.git("status")
+        for name, text in FILES.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(text)
+        project.task("t1", phase)
+        return root.resolve()
+
+    def shown(self, path: Path, phase: str = "research") -> str:
+        """A written path as the corpus writes it."""
+        root = self.roots[phase]
+        if path == root or root in path.parents:
+            return path.relative_to(root).as_posix() or "."
+        if self.home.resolve() in path.parents:
+            return "~/" + path.relative_to(self.home.resolve()).as_posix()
+        return str(path)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    base = tmp_path_factory.mktemp("shell").resolve()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(base / "home"))
+        return World(base)
+
+
+@pytest.fixture
+def home(world: World, monkeypatch: pytest.MonkeyPatch) -> World:
+    """The world, with HOME its home folder (where the guard looks for harness settings)."""
+    monkeypatch.setenv("HOME", str(world.home))
+    return world
+
+
+def kind(verdict: harness.Verdict) -> str:
+    """Which of the corpus's answers a verdict is."""
+    reason = verdict.reason
+    if verdict.allowed:
+        return "allow"
+    found = [
+        ("approve", reason == shell_verdict.APPROVAL),
+        ("call", reason.startswith("DENIED: This command runs status.py with arguments")),
+        ("code", reason.startswith("DENIED: This command runs shell or interpreter code")),
+        ("hooks", reason.startswith("DENIED: This command skips or reroutes the workflow's git")),
+        ("state", reason == shell_verdict.STATE),
+        (
+            "guard",
+            reason.endswith("only the user changes it.") or shell_verdict.PYPROJECT in reason,
+        ),
+        ("artifact", " belongs to the " in reason and reason.endswith(shell_verdict.WRITES)),
+        (
+            "phase",
+            reason.startswith("DENIED: No task in project")
+            and reason.endswith(shell_verdict.WRITES),
+        ),
+        (
+            "computed",
+            reason.startswith("DENIED: No task in project") and "only when it runs (" in reason,
+        ),
+    ]
+    matches = [name for name, hit in found if hit]
+    assert len(matches) == 1, reason
+    return matches[0]
+
+
+def decide(root: Path, command: str) -> harness.Verdict:
+    return harness.decide(harness.Action("shell", command=command, cwd=root))
+
+
+# ----------------------------------------------------------------------- the corpus
+
+
+def test_the_corpus_holds_enough_real_lines() -> None:
+    assert len(CORPUS_LINES) >= 250
+    assert len({line["run"] for line in CORPUS_LINES}) == len(CORPUS_LINES)
+    for line in CORPUS_LINES:
+        assert {line["research"], line["implement"]} <= KINDS, line
+
+
+@pytest.mark.parametrize("line", CORPUS_LINES, ids=[line["id"] for line in CORPUS_LINES])
+def test_each_corpus_line(home: World, line: dict[str, Any]) -> None:
+    """The paths a line writes, and the adapter's answer in each phase."""
+    root = home.roots["research"]
+    reading = shell.read(line["run"], root)
+    assert sorted({home.shown(write.path) for write in reading.writes}) == line["writes"]
+    assert bool(reading.computed) is line["computed"], reading.computed
+    for phase in PHASES:
+        verdict = decide(home.roots[phase], line["run"])
+        assert kind(verdict) == line[phase], (phase, verdict.reason)
+
+
+def test_a_refusal_by_the_phase_names_the_task_and_says_the_command_writes(home: World) -> None:
+    reason = decide(home.roots["research"], "echo x > src/app.py").reason
+    assert reason == (
+        f"DENIED: No task in project '{home.roots['research']}' is in implement or doc_review "
+        "phase (t1: research). Code edits require implement or doc_review phase. "
+        "This shell command writes files."
+    )
+
+
+def test_a_refusal_names_the_guard_file_and_who_changes_it(home: World) -> None:
+    for phase in PHASES:
+        reason = decide(home.roots[phase], "sed -i 's/x/y/' automaton.toml").reason
+        assert reason == (
+            "DENIED: File 'automaton.toml' is the workflow's configuration; "
+            "only the user changes it."
+        )
+        reason = decide(home.roots[phase], "rm -rf .claude").reason
+        assert reason.startswith("DENIED: File '.claude/settings.json' is a harness setting")
+
+
+def test_a_computed_target_says_what_computes_it(home: World) -> None:
+    reason = decide(home.roots["research"], 'echo x > "$OUT"').reason
+    assert reason.endswith(
+        ' This shell command writes files it names only when it runs (> "$OUT").'
+    )
+    reason = decide(home.roots["research"], "python3 -c 'print(1)'").reason
+    assert reason.endswith("only when it runs (python3 -c).")
+
+
+# ------------------------------------------------------- the real command, sampled
+
+
+def hook(payload: dict[str, Any], home_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(HOOK), "--harness", "claude"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": str(home_dir)},
+    )
+
+
+def recorded(root: Path, command: str) -> dict[str, Any]:
+    """The recorded Claude Code Bash PreToolUse input, running `command` in `root`."""
+    payload = json.loads(RECORDED.read_text().replace("__PROJECT__", str(root)))
+    assert (payload["hook_event_name"], payload["tool_name"]) == ("PreToolUse", "Bash")
+    payload["tool_input"]["command"] = command
+    return payload
+
+
+def answer(proc: subprocess.CompletedProcess[str]) -> harness.Verdict:
+    """Claude Code's answer: nothing printed allows, a `deny` decision refuses."""
+    assert proc.returncode == 0, proc.stderr
+    if not proc.stdout.strip():
+        return harness.Verdict(True)
+    output = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert (output["hookEventName"], output["permissionDecision"]) == ("PreToolUse", "deny")
+    return harness.Verdict(False, output["permissionDecisionReason"])
+
+
+SAMPLE = CORPUS_LINES[::9]
+
+
+@pytest.mark.parametrize("line", SAMPLE, ids=[line["id"] for line in SAMPLE])
+def test_a_sample_of_the_corpus_through_automaton_hook(home: World, line: dict[str, Any]) -> None:
+    for phase in PHASES:
+        proc = hook(recorded(home.roots[phase], line["run"]), home.home)
+        assert kind(answer(proc)) == line[phase], phase
+
+
+# ------------------------------------------------------- the bypasses the issue quotes
+
+GUARD_FILES = (".claude/settings.json", "automaton.toml", ".git/hooks/pre-commit")
+WRITERS = (
+    "echo '{{}}' > {path}",
+    "cp /tmp/replacement {path}",
+    "sed -i 's/automaton-hook/true/' {path}",
+    "echo off | tee {path}",
+)
+BYPASSES = {
+    "A=--app; B=rove; automaton-status --task t1 $A$B": "call",
+    "echo LS0tYXBwcm92ZQ== | base64 -d | xargs automaton-status --task t1": "call",
+    "git config core.hooksPath /dev/null": "hooks",
+    "rm -rf .automaton/tasks/t1": "guard",
+    "git commit -qn -m x": "hooks",
+    **{writer.format(path=path): "guard" for path in GUARD_FILES for writer in WRITERS},
+}
+
+
+@pytest.mark.parametrize(("command", "expected"), BYPASSES.items(), ids=list(BYPASSES))
+@pytest.mark.parametrize("phase", PHASES)
+def test_each_bypass_the_issue_quotes_is_denied(home: World, phase, command, expected) -> None:
+    verdict = answer(hook(recorded(home.roots[phase], command), home.home))
+    assert not verdict.allowed
+    assert kind(verdict) == expected, verdict.reason
+
+
+def test_the_computed_approval_says_to_use_literal_arguments(home: World) -> None:
+    command = "A=--app; B=rove; automaton-status --task t1 $A$B"
+    verdict = answer(hook(recorded(home.roots["implement"], command), home.home))
+    assert verdict.reason == (
+        "DENIED: This command runs status.py with arguments only known when it runs "
+        "(automaton-status --task t1 $A$B); they could approve. "
+        "Run status.py with literal arguments."
+    )
+
+
+def test_the_hooks_refusal_names_the_setting(home: World) -> None:
+    verdict = answer(hook(recorded(home.roots["implement"], "git commit -qn -m x"), home.home))
+    assert verdict.reason == (
+        "DENIED: This command skips or reroutes the workflow's git hooks (git commit -n); "
+        "only the user changes them."
+    )
+
+
+# ------------------------------------------------------------------- the reading API
+
+
+def test_read_resolves_each_write_against_cd_and_the_hooks_folder(tmp_path: Path) -> None:
+    line = shell.read("cd src && touch a.py; (cd lib; rm b.md); mv c d", tmp_path)
+    assert [w.path for w in line.writes] == [
+        tmp_path / "src" / "a.py",
+        tmp_path / "src" / "lib" / "b.md",
+        tmp_path / "src" / "d",
+        tmp_path / "src" / "c",
+    ]
+    assert [w.removes for w in line.writes] == [False, True, False, True]
+
+
+def test_read_reports_status_calls_with_their_words(tmp_path: Path) -> None:
+    line = shell.read(
+        "sudo -u me python3 ~/.automaton/scripts/status.py --task t1 --list", tmp_path
+    )
+    assert line.calls == (
+        shell.Call(("~/.automaton/scripts/status.py", "--task", "t1", "--list"), False, False),
+    )
+    assert shell.read("automaton-status --task t1 --appr''ove", tmp_path).approves
+    line = shell.read('automaton-status --task "$T"', tmp_path)
+    assert line.calls[0].computed and not line.approves
+
+
+def test_read_reports_how_hooks_are_skipped(tmp_path: Path) -> None:
+    assert shell.read("git commit -anm msg", tmp_path).hooks == ("git commit -n",)
+    assert shell.read("git -c core.hooksPath=x commit", tmp_path).hooks == (
+        "git -c core.hooksPath=x",
+    )
+    assert shell.read("git commit -mn", tmp_path).hooks == ()  # `n` is the message
+
+
+def test_only_a_word_that_can_name_a_state_file_counts() -> None:
+    for word in ("sys.stdin", ".strip()", "x.startswith('a')", ".stylelintrc", "self.state"):
+        assert not shell.names_state(word), word
+    for word in (".state", "a/.state.history", ".st*e", ".s*", ".STATE", "'.automaton/t/.state'"):
+        assert shell.names_state(word), word
+
+
+def test_a_heredoc_fed_shell_is_read_as_shell(tmp_path: Path) -> None:
+    line = shell.read("bash <<'EOF'\ncd src\nrm -f old.py\nEOF", tmp_path)
+    assert [w.path for w in line.writes] == [tmp_path / "src" / "old.py"]
+
+
+def test_deep_nesting_is_unreadable_code_not_a_crash(tmp_path: Path) -> None:
+    command = "echo x > a"
+    for _ in range(12):
+        command = "bash -c " + shell_quote(command)
+    line = shell.read(command, tmp_path)
+    assert line.code
+
+
+def shell_quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+# ----------------------------------------------------------------- the pre-scan
+
+
+@pytest.mark.parametrize("line", CORPUS_LINES, ids=[line["id"] for line in CORPUS_LINES])
+def test_the_pre_scan_answers_only_what_the_parser_allows(tmp_path: Path, line) -> None:
+    """A line the pre-scan calls a plain read writes nothing and calls nothing."""
+    if shell.plain_read(line["run"]):
+        reading = shell.read(line["run"], tmp_path)
+        assert reading == shell.ShellLine(named=reading.named, states=reading.states), reading
+        assert line["research"] == line["implement"] == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git status",
+        "ls -la src",
+        "grep -rn 'x' src | head",
+        "pytest -q 2>&1 | tail -5",
+        "git diff 2>/dev/null | head -50 && ls src",
+        "find . -name '*.py'",
+    ],
+)
+def test_plain_reads_are_recognised_without_the_parser(command: str) -> None:
+    assert shell.plain_read(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . '-delete'",
+        "find . -exec rm {} +",
+        "git diff --output=x",
+        "ls > out",
+        "cat $F",
+        "grep x `ls`",
+        "ls; rm x",
+        "FOO=1 ls",
+        "git commit -m x",
+        "sort -o out in",
+        "'rm' x",
+        "./status.py --list",
+        "tree -o out",
+        "fd -x rm",
+    ],
+)
+def test_anything_else_goes_to_the_parser(command: str) -> None:
+    assert not shell.plain_read(command)
+
+
+ATOMS = [
+    *shell.names(
+        "echo x > < <> | || && ; & ( ) { } $( ` ' \" $X ${X} cd src rm -rf cp mv sed -i -e "
+        "s/a/b/ python3 -c bash sh -s xargs find . -exec {} \\; + git commit -n config "
+        "core.hooksPath automaton-status --approve --task t1 tar -xf -C curl -o -O env sudo "
+        "timeout 1 eval source /dev/stdin <(ls) >(cat) *.py a{b,c} ~ ~/x $HOME 2>&1 &> 1<> "
+        "perl -pie awk tee of=x for in do done while if then fi [[ ]] A=1 export alias trap "
+        "-- - ln -s chmod +x npx uv run black ruff format --fix patch -p1 unzip -d #"
+    ),
+    "<<EOF\nx $Y\nEOF\n",
+    "\n",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(sorted(ATOMS)), min_size=1, max_size=14))
+def test_no_line_breaks_the_reader(parts: list[str]) -> None:
+    """Whatever the agent types, the reader answers (a crash would deny every line)."""
+    command = " ".join(parts)
+    reading = shell.read(command, Path("/nonexistent/project"))
+    if shell.plain_read(command):
+        assert not (reading.writes_files or reading.calls or reading.hooks or reading.code)
+
+
+# ------------------------------------------------------------ rules and projects
+
+
+SHELL_RULE = """\
+from automaton_rules import Finding, hookimpl, rule
+
+
+@rule("SH101", summary="generated code is not edited", category="Shell", when=("edit",))
+def not_generated(edit):
+    if edit.path and edit.path.startswith("generated/"):
+        yield Finding("generated/ is written by the generator")
+
+
+@hookimpl
+def register_rules(register):
+    register(not_generated)
+"""
+
+
+def test_a_projects_edit_rule_sees_the_file_a_shell_line_writes(tmp_path: Path) -> None:
+    project = AutomatonProject(tmp_path / "proj")
+    project.root.mkdir()
+    project.task("t1", "implement")
+    project.write_plugin(SHELL_RULE)
+    root = project.root.resolve()
+    assert decide(root, "echo x > generated/a.py").reason == (
+        "DENIED: generated/ is written by the generator (SH101) This shell command writes files."
+    )
+    assert decide(root, "echo x > src/a.py").allowed
+
+
+def test_pyproject_without_automaton_toml_may_hold_the_configuration(tmp_path: Path) -> None:
+    project = AutomatonProject(tmp_path / "proj")
+    project.root.mkdir()
+    project.task("t1", "implement")
+    root = project.root.resolve()
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    reason = decide(root, "echo '[tool.automaton]' >> pyproject.toml").reason
+    assert reason.startswith("DENIED: File 'pyproject.toml' is the workflow's configuration")
+    assert reason.endswith("edit pyproject.toml with the edit tool.")
+    assert decide(root, "uv add httpx").allowed  # a package manager changes dependencies only
+    (root / "automaton.toml").write_text("")
+    assert decide(root, "echo '[tool.automaton]' >> pyproject.toml").allowed
+
+
+def test_a_write_into_another_project_is_judged_by_that_project(tmp_path: Path) -> None:
+    other = AutomatonProject(tmp_path / "other")
+    other.root.mkdir()
+    other.task("t1", "research")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    target = other.root.resolve() / "src" / "a.py"
+    reason = decide(outside, f"echo x > {target}").reason
+    assert reason.startswith("DENIED: No task in project")
+    assert decide(outside, "echo x > notes.txt").allowed
+
+
+def test_the_parser_missing_denies_with_a_reason(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    from automaton_rules.core.errors import AutomatonError
+    from automaton_rules.guards import shell_parse
+
+    def missing(package: str) -> None:
+        raise ImportError(f"No module named {package!r}")
+
+    monkeypatch.setattr(shell_parse, "_PARSER", [])
+    monkeypatch.setattr(shell_parse, "_binding", missing)
+    with pytest.raises(AutomatonError, match="tree-sitter and tree-sitter-bash"):
+        shell.read("echo x > a", tmp_path)
