@@ -30,6 +30,13 @@ from automaton_rules.core import machine
 route_to = machine.route_to  # the walk `task()` makes, public for rule authors' tests
 
 
+def _placeholder(artifact: str) -> str:
+    """What the walk writes for an artifact: a heading, and for VERDICT.md a passing
+    verdict, since only PASS lets a task complete."""
+    verdict = "\nVerdict: PASS\n" if artifact == machine.ARTIFACTS["referee"] else ""
+    return f"# {artifact}\n{verdict}"
+
+
 @dataclass
 class Run:
     """One status.py call: exit code and what it printed."""
@@ -114,7 +121,7 @@ class AutomatonProject:
             current = (folder / ".state").read_text().strip()
             artifact = machine.required_artifact(current)
             if artifact and not (folder / artifact).exists():
-                (folder / artifact).write_text(f"# {artifact}\n")
+                (folder / artifact).write_text(_placeholder(artifact))
             if machine.is_approved(target):
                 self._ok("--task", name, "--approve")
             else:

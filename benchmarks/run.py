@@ -128,6 +128,12 @@ def _edit(project: Path) -> str:
     )
 
 
+def _shell(project: Path, command: str) -> str:
+    return json.dumps(
+        {"cwd": str(project), "tool_name": "Bash", "tool_input": {"command": command}}
+    )
+
+
 def _hook_commands(project: Path, runs: int) -> dict[str, tuple[list[str], str | None, int]]:
     return {
         "python -c pass": ([sys.executable, "-c", "pass"], None, runs),
@@ -138,6 +144,13 @@ def _hook_commands(project: Path, runs: int) -> dict[str, tuple[list[str], str |
             runs,
         ),
         "automaton-hook (one edit)": (HOOK, _edit(project), runs),
+        # A plain read is answered by the pre-scan; a write is parsed with tree-sitter.
+        "automaton-hook (shell read)": (HOOK, _shell(project, "git status --short"), runs),
+        "automaton-hook (shell write)": (
+            HOOK,
+            _shell(project, "cd src && sed -i 's/x/y/' module_0001.py > /tmp/log"),
+            runs,
+        ),
     }
 
 
@@ -208,13 +221,7 @@ def main() -> int:
     base = one["python -c pass"][0]
     audit_base = one["git log --name-only"][0] + base
     rows = [
-        ("--can-edit --task", one["--can-edit --task"][0] / base, "≤ 3.0 × python -c pass"),
-        ("--scope-check", one["--scope-check"][0] / base, "≤ 3.0 × python -c pass"),
-        (
-            "automaton-hook (one edit)",
-            one["automaton-hook (one edit)"][0] / base,
-            "≤ 3.0 × python -c pass",
-        ),
+        *((name, one[name][0] / base, "≤ 2.0 × python -c pass") for name in EDIT_TIME),
         (
             "--audit",
             one["--audit"][0] / audit_base,
@@ -247,17 +254,27 @@ def main() -> int:
     return 0
 
 
+EDIT_TIME = (
+    "--can-edit --task",
+    "--scope-check",
+    "automaton-hook (one edit)",
+    "automaton-hook (shell read)",
+    "automaton-hook (shell write)",
+)
+
+
 def hooks_only(tasks: int, commits: int, files: int, runs: int) -> int:
-    """`--only hooks`: one project, the three edit-time hooks against `python -c pass`."""
+    """`--only hooks`: one project, the edit-time hooks (file edits and shell lines) against
+    `python -c pass`."""
     with tempfile.TemporaryDirectory(prefix="automaton-bench-") as tmp:
         one = measure_hooks(build(Path(tmp) / "n", tasks, commits, files), runs)
     base = one["python -c pass"][0]
     print(f"Project: {tasks} tasks, {commits} commits, {files} files; medians of {runs} runs.\n")
-    print("| command | median seconds | ratio to python -c pass | met (≤ 3.0) |")
+    print("| command | median seconds | ratio to python -c pass | met (≤ 2.0) |")
     print("| --- | --- | --- | --- |")
     for name, (seconds, _) in one.items():
         ratio = seconds / base
-        met = "" if name == "python -c pass" else ("yes" if ratio <= 3.0 else "NO")
+        met = "" if name == "python -c pass" else ("yes" if ratio <= 2.0 else "NO")
         print(f"| {name} | {seconds:.3f} | {ratio:.2f} | {met} |")
     return 0
 

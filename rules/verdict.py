@@ -41,9 +41,9 @@ def verdict_is_decided(task: Task) -> Iterator[Finding]:
     when=("audit", "transition"),
 )
 def complete_only_on_pass(task: Task, transition: Transition | None) -> Iterator[Finding]:
-    """The built-in gate stops FAIL and NEEDS_REVIEW; this team also wants a verdict that
-    says PASS, and the audit to find tasks completed without one (by hand, or by the
-    user from human_intervention)."""
+    """The built-in gate lets only PASS complete a task from referee; this team also wants
+    the audit to find tasks completed without one (by the user from human_intervention,
+    or by hand)."""
     leaving_referee = transition is not None and (transition.source, transition.target) == (
         "referee",
         "complete",

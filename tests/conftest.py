@@ -58,8 +58,11 @@ class Project(AutomatonProject):
         proc = status_py(*args, cwd=cwd or self.root)
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
-    def write(self, name: str, filename: str, text: str = "content\n") -> Path:
+    def write(self, name: str, filename: str, text: str | None = None) -> Path:
+        """An artifact with some content; a VERDICT.md's passes, as only PASS completes."""
         path = self.task_dir(name) / filename
+        if text is None:
+            text = "content\nVerdict: PASS\n" if filename == "VERDICT.md" else "content\n"
         path.write_text(text)
         return path
 

@@ -712,3 +712,19 @@ def test_the_audit_reports_a_state_whose_artifact_is_white_space(project: Projec
     audit = project.run("--audit", "--json").json
     messages = [f["message"] for f in audit["findings"] if f["code"] == "AR201"]
     assert messages == ['.state says "implement" but SPEC.md is missing or empty']
+
+
+@pytest.mark.parametrize(
+    "text", ["# Verdict\n\nLooks fine to me.\n", "Verdict: REJECTED\n", "Result: fail\n"]
+)
+def test_a_verdict_that_names_no_verdict_does_not_complete_the_task(
+    project: Project, task_in, text: str
+) -> None:
+    """Found in review: `Verdict: REJECTED` or prose completed the task; only PASS does."""
+    task_in("referee", name="q")
+    project.write("q", "VERDICT.md", text)
+    result = project.run("--task", "q", "--transition", "complete")
+    assert result.rc == 1, result
+    assert "VERDICT.md names no verdict (PASS, FAIL or NEEDS_REVIEW)" in result.err
+    assert "human_intervention" in result.err
+    assert project.state("q") == "referee\n"

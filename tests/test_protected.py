@@ -472,3 +472,42 @@ def test_gemini_shell_paths_resolve_against_dir_path(researching: Project, tmp_p
     legacy = json.loads(payload)
     legacy["tool_input"]["directory"] = legacy["tool_input"].pop("dir_path")
     assert harness.read_action(legacy, "gemini").cwd == action.cwd
+
+
+# --------------------------------------------------------------------------------------
+# Found by an adversarial review: files the configuration search or `plugins` would read
+# --------------------------------------------------------------------------------------
+
+
+def test_a_configuration_the_search_would_find_above_the_project_is_protected(
+    tmp_path: Path,
+) -> None:
+    """A project in a repository's subfolder with no configuration of its own reads one
+    from above: writing `../automaton.toml` there would configure the project."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=60)
+    app = Project(repo / "app")
+    app.root.mkdir()
+    app.create("t1")
+    found = find_project(app.root)
+    settings = load_config(found.root)
+    for candidate in (repo / "automaton.toml", app.root / "automaton.toml"):
+        assert protected.reason(found, candidate.resolve(), settings) == CONFIG
+    assert protected.reason(found, (tmp_path / "automaton.toml").resolve(), settings) is None
+    assert write(app, repo / "automaton.toml", 'ignore = ["AR"]\n') == denial(
+        repo / "automaton.toml", CONFIG
+    )
+
+
+def test_a_plugin_file_the_configuration_loads_is_protected(guarded: Project) -> None:
+    """A plugin's code runs in every status.py call, the user's --approve included."""
+    (guarded.root / "rules").mkdir()
+    (guarded.root / "rules" / "team.py").write_text("")
+    (guarded.root / "rules" / "helpers.py").write_text("")
+    (guarded.root / "automaton.toml").write_text('plugins = ["rules/team.py"]\n')
+    plugin = guarded.root / "rules" / "team.py"
+    assert write(guarded, plugin) == denial(
+        plugin, "a rule plugin the workflow's configuration loads"
+    )
+    other = write(guarded, guarded.root / "rules" / "helpers.py")
+    assert (other is None) == (phase_of(guarded) == "implement")

@@ -70,7 +70,8 @@ def put(project, state: str, name: str = "demo-task", artifacts=()) -> str:
     (folder / ".state").write_text(f"{state}\n")
     (folder / ".state.approvals").write_bytes(b"")
     for artifact in artifacts:
-        project.write(name, artifact, f"# {artifact}\n\nsome content\n")
+        verdict = "Verdict: PASS\n" if artifact == "VERDICT.md" else ""
+        project.write(name, artifact, f"# {artifact}\n\nsome content\n{verdict}")
     return name
 
 
@@ -554,8 +555,8 @@ def test_transition_refuses_transition_if_required_artifact_is_missing_or_empty(
         f"'{artifact}' is missing or empty in task folder."
     ]
     assert project.state(name) == f"{source}\n"
-    # With the artifact written, the same transition goes through.
-    project.write(name, artifact, f"# {artifact}\n")
+    # With the artifact written, the same transition goes through (a verdict that passes).
+    project.write(name, artifact, None if artifact == "VERDICT.md" else f"# {artifact}\n")
     assert project.run("--task", name, "--transition", target).rc == 0
     assert project.state(name) == f"{target}\n"
 

@@ -157,11 +157,27 @@ ACTIONS = (
         hook=True,
     ),
 )
+def _flag(name: str) -> str:
+    """An option's flag from its field name: `fail_on` is `--fail-on`."""
+    return "--" + name.replace("_", "-")
+
+
 # No action flag but --task: the task's own view.
 SHOW_TASK = Action("task", "--task", "Where --task stands.", metavar="NAME", task=NEEDS_TASK)
 _HOOK_FLAGS = frozenset(action.flag for action in ACTIONS if action.hook)
 # Options that only make sense with one action.
 AUDIT_ONLY = ("select", "ignore", "fail_on")
+# Option -> (its value when not given, the actions it goes with, the refusal otherwise),
+# checked in this order so the first misplaced option is the one named.
+BELONGS: tuple[tuple[str, object, tuple[str, ...], str], ...] = (
+    ("file", None, ("can_edit", "scope_check"), "--file goes with --can-edit or --scope-check."),
+    ("approver", "user", ("approve",), "--approver goes with --approve."),
+    ("name", None, ("follow_up",), "--name goes with --follow-up."),
+)
+LATE_BELONGS: tuple[tuple[str, object, tuple[str, ...], str], ...] = (
+    *((name, None, ("audit",), f"{_flag(name)} goes with --audit.") for name in AUDIT_ONLY),
+    ("output_format", "text", ("audit",), "--format goes with --audit (use --json elsewhere)."),
+)
 # The options the functions of `commands` read, by keyword.
 COMMAND_OPTIONS = (
     "task",
@@ -176,10 +192,6 @@ COMMAND_OPTIONS = (
     "output_format",
     "as_json",
 )
-
-
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
 
 
 def _usage(message: str) -> AutomatonError:
@@ -201,8 +213,7 @@ def _execute(parsed: Invocation, invoked_as: str) -> int:
         outcome = Outcome(0, f"automaton-rules {__version__}", {"version": __version__})
         return _finish(outcome, "version", parsed.as_json)
     action = _chosen(parsed)
-    if parsed.file is not None and action.name not in ("can_edit", "scope_check"):
-        raise _usage("--file goes with --can-edit or --scope-check.")
+    _check_belongs(BELONGS[:1], action, parsed)
     if action.hook:
         return _answer_hook(action, parsed, invoked_as)
     _check_options(action, parsed)
@@ -238,23 +249,27 @@ def _answer_hook(action: Action, parsed: Invocation, invoked_as: str) -> int:
 
 def _check_options(action: Action, parsed: Invocation) -> None:
     """Refuse what the action would silently ignore, rather than guess what was meant."""
-    if parsed.approver != "user" and action.name != "approve":
-        raise _usage("--approver goes with --approve.")
-    if parsed.name is not None and action.name != "follow_up":
-        raise _usage("--name goes with --follow-up.")
+    _check_belongs(BELONGS[1:], action, parsed)
     if action.task == NEEDS_TASK and parsed.task is None:
         raise _usage(f"{action.flag} needs --task NAME.")
     if action.task == NO_TASK and parsed.task is not None:
         raise _usage(f"{action.flag} does not take --task.")
-    for name in AUDIT_ONLY:
-        if getattr(parsed, name) is not None and action.name != "audit":
-            raise _usage(f"{_flag(name)} goes with --audit.")
-    if parsed.output_format != "text" and action.name != "audit":
-        raise _usage("--format goes with --audit (use --json elsewhere).")
+    _check_belongs(LATE_BELONGS, action, parsed)
     from automaton_rules.core.severity import SEVERITIES
 
     if parsed.fail_on is not None and parsed.fail_on not in SEVERITIES:
         raise _usage(f"Unknown severity '{parsed.fail_on}'; choose {', '.join(SEVERITIES)}.")
+
+
+def _check_belongs(
+    table: tuple[tuple[str, object, tuple[str, ...], str], ...],
+    action: Action,
+    parsed: Invocation,
+) -> None:
+    """An option given to an action it does not go with is refused by name."""
+    for name, unset, actions, message in table:
+        if getattr(parsed, name) != unset and action.name not in actions:
+            raise _usage(message)
 
 
 def _run(action: Action, parsed: Invocation, invoked_as: str) -> Outcome:

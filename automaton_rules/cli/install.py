@@ -11,13 +11,13 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from automaton_rules.core import git
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import framework_home
 
@@ -370,15 +370,11 @@ def _prune(folder: Path, stop: Path) -> None:
 
 
 def _git_hooks_dir(project: Path) -> Path:
-    proc = subprocess.run(
-        ["git", "-C", str(project), "rev-parse", "--git-path", "hooks"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    """Where git looks for this repository's hooks (a worktree's are shared)."""
+    proc = git.run(project, ["rev-parse", "--git-path", "hooks"])
     if proc.returncode != 0:
         raise AutomatonError("install-failed", f"{project} is not a git repository")
-    path = Path(proc.stdout.strip())
+    path = Path(proc.stdout.decode("utf-8", errors="surrogateescape").strip())
     return path if path.is_absolute() else project / path
 
 

@@ -43,6 +43,7 @@ HARNESS = "a harness setting that runs the workflow's hooks"
 GIT_HOOKS = "where git's hooks live or which run"
 RECORDS = "the workflow's own records under .automaton/"
 SIGNERS = "the approval signers file"
+PLUGIN = "a rule plugin the workflow's configuration loads"
 SCRIPT = "the installed status.py"
 
 

@@ -257,7 +257,7 @@ class Project(Record):
                     f"Task folder of '{printable(name)}' cannot be followed: "
                     f"{printable(str(exc), None)}",
                 ) from None
-            if not _inside(resolved, self.real_tasks_dir):
+            if not inside(resolved, self.real_tasks_dir):
                 raise AutomatonError(
                     "outside-tasks-folder",
                     f"Task folder of '{printable(name)}' points outside {self.tasks_label} "
@@ -310,9 +310,8 @@ class Project(Record):
         names = []
         for parent in _child_dirs(self.tasks_dir):
             names.append(parent)
-            names.extend(
-                f"{parent}/{sub}" for sub in _child_dirs(self.tasks_dir / parent / "subtasks")
-            )
+            below = self.tasks_dir / parent / machine.SUBTASKS_DIR
+            names.extend(f"{parent}/{sub}" for sub in _child_dirs(below))
         return names
 
     def iter_names(self) -> Iterator[str]:
@@ -373,7 +372,8 @@ def _load_all(project: Project) -> list[tuple[str, Task | AutomatonError]]:
     return loaded
 
 
-def _inside(path: Path, folder: Path) -> bool:
+def inside(path: Path, folder: Path) -> bool:
+    """`path` is `folder` or below it, as written: both resolved by the caller."""
     return path == folder or folder in path.parents
 
 

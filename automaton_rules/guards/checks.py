@@ -18,6 +18,7 @@ from automaton_rules.core.project import (
     Project,
     Task,
     framework_home,
+    inside,
     load_tracked,
     refuse_hand_edit,
     task_file,
@@ -113,18 +114,13 @@ def resolve(file: str | Path, cwd: Path | None = None) -> Path:
     return path.resolve()
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
 def scope_check(project: Project, file: str | Path, cwd: Path | None = None) -> Decision:
     """In scope: inside the project. The framework's own files are not, while on a project."""
     target = resolve(file, cwd)
     root = project.root.resolve()
     fw = framework_home().resolve()
-    working_on_framework = _inside(root, fw)
-    inside = _inside(target, root) and (working_on_framework or not _inside(target, fw))
-    if inside:
+    working_on_framework = inside(root, fw)
+    if inside(target, root) and (working_on_framework or not inside(target, fw)):
         return Decision(True, "IN_SCOPE", "in-scope", {"file": str(target)})
     return Decision(
         False,
@@ -199,7 +195,7 @@ def _changes_table(target: Path, proposed: Proposed | None) -> bool:
 def _task_of(project: Project, path: Path) -> tuple[str, str] | None:
     """(task name, file name) when `path` is a file directly inside a task folder."""
     tasks = project.tasks_dir.resolve()
-    if not _inside(path, tasks) or path == tasks:
+    if not inside(path, tasks) or path == tasks:
         return None
     return task_file(path.relative_to(tasks).parts)
 
@@ -281,7 +277,7 @@ def edit_rules(
     tasks = [project.load(name)] if name is not None else []
     target = resolve(file, cwd) if file is not None else None
     root = project.root.resolve()
-    path = target.relative_to(root).as_posix() if target and _inside(target, root) else None
+    path = target.relative_to(root).as_posix() if target and inside(target, root) else None
     edit = Edit(target, path, name)
     result = engine.run("edit", project, tasks, edit=edit, config=settings, whole_project=True)
     if result.errors:

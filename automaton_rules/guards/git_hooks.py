@@ -14,7 +14,6 @@ called with argument lists, never through a shell.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Sequence
@@ -98,10 +97,7 @@ def hand_edited_states(root: Path, paths: Sequence[str]) -> list[str]:
         state = (_staged_text(root, path) or "").strip()
         history = _staged_text(root, str(Path(path).with_name(store.HISTORY))) or ""
         lines = [line for line in history.splitlines() if line.strip()]
-        try:
-            recorded = json.loads(lines[-1]).get("to") if lines else None
-        except (ValueError, AttributeError):
-            recorded = None
+        recorded = integrity.last_recorded(store.parse_history(lines[-1:]))
         if state != recorded:
             problems.append(
                 printable(f"{path} says '{state}' but its history ends at '{recorded}'", None)

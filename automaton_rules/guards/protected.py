@@ -24,6 +24,7 @@ from automaton_rules.core.guard_files import GIT_HOOKS as GIT_HOOKS
 from automaton_rules.core.guard_files import HARNESS as HARNESS
 from automaton_rules.core.guard_files import HARNESS_FILES as HARNESS_FILES
 from automaton_rules.core.guard_files import HARNESS_FOLDERS as HARNESS_FOLDERS
+from automaton_rules.core.guard_files import PLUGIN as PLUGIN
 from automaton_rules.core.guard_files import RECORDS as RECORDS
 from automaton_rules.core.guard_files import SCRIPT as SCRIPT
 from automaton_rules.core.guard_files import SIGNERS as SIGNERS
@@ -31,7 +32,7 @@ from automaton_rules.core.guard_files import TOOL_TABLE as TOOL_TABLE
 from automaton_rules.core.guard_files import named_relpaths
 from automaton_rules.core.guard_files import signers_file as signers_file
 from automaton_rules.core.guard_files import tool_table as tool_table
-from automaton_rules.core.project import FRAMEWORK_HOME, Project, framework_home
+from automaton_rules.core.project import FRAMEWORK_HOME, Project, framework_home, inside
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,10 +41,6 @@ if TYPE_CHECKING:
 INSTALLED_SCRIPT = ("scripts", "status.py")
 
 _HOOKS_PATH = re.compile(r"^\s*hookspath\s*=\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
 
 
 def _repository(start: Path) -> tuple[Path, Path] | None:
@@ -84,14 +81,14 @@ def hooks_paths(root: Path) -> list[Path]:
 
 def _in_git_folder(root: Path, target: Path) -> bool:
     found = _repository(root)
-    return found is not None and _inside(target, found[1].resolve())
+    return found is not None and inside(target, found[1].resolve())
 
 
 def _harness_file(target: Path, bases: tuple[Path, ...]) -> bool:
     for base in bases:
         if any(target == base / name for name in HARNESS_FILES):
             return True
-        if any(_inside(target, base / name) for name in HARNESS_FOLDERS):
+        if any(inside(target, base / name) for name in HARNESS_FOLDERS):
             return True
     return False
 
@@ -109,19 +106,46 @@ def reason(
     fw = framework_home(home).resolve()
     if target == fw.joinpath(*INSTALLED_SCRIPT):
         return SCRIPT
-    if _configuration_file(target, settings):
+    if _configuration_file(target, settings) or _searched_configuration(root, target):
         return CONFIGURATION
-    if target == root / CONFIG_FILE:
-        return CONFIGURATION
+    if settings is not None and target in _plugin_files(settings):
+        return PLUGIN
     if settings is not None and target == signers_file(project, settings):
         return SIGNERS
     if _harness_file(target, (root, home)):
         return HARNESS
-    if _in_git_folder(root, target) or any(_inside(target, f) for f in hooks_paths(root)):
+    if _in_git_folder(root, target) or any(inside(target, f) for f in hooks_paths(root)):
         return GIT_HOOKS
-    if _inside(target, (root / FRAMEWORK_HOME).resolve()) and not _inside(root, fw):
+    if inside(target, (root / FRAMEWORK_HOME).resolve()) and not inside(root, fw):
         return RECORDS
     return None
+
+
+def _searched_configuration(root: Path, target: Path) -> bool:
+    """An `automaton.toml` where the configuration search looks: the project's folder and
+    those above it up to the repository's top, so none can be made to take over."""
+    if target.name != CONFIG_FILE:
+        return False
+    for folder in (root, *root.parents):
+        if target.parent == folder:
+            return True
+        if (folder / ".git").exists():
+            return False
+    return False
+
+
+def _plugin_files(settings: Config) -> list[Path]:
+    """The `.py` files the configuration loads as plugins: their code runs in every
+    command, the user's `--approve` included."""
+    base = settings.path.parent if settings.path is not None else None
+    files = []
+    for spec in settings.plugins:
+        if spec.endswith(".py") or "/" in spec or "\\" in spec:
+            path = Path(spec).expanduser()
+            if not path.is_absolute() and base is not None:
+                path = base / path
+            files.append(path.resolve())
+    return files
 
 
 def _configuration_file(target: Path, settings: Config | None) -> bool:

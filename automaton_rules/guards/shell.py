@@ -166,7 +166,10 @@ READ_SUBCOMMANDS = {
 }
 # Options that make a reader write or run a program (`find -delete`, `fd -x`,
 # `git diff --output=F`): a line with one goes to the parser.
-_WRITING_OPTIONS = re.compile(r"^-(o|-output.*|exec.*|ok.*|delete|fprint.*|fls|x|X|-fix.*)$")
+_WRITING_OPTIONS = re.compile(
+    r"^-(o|-output.*|exec.*|ok.*|delete|fprint.*|fls|x|X|-fix.*|-basetemp.*|-junit.*|-html.*"
+    r"|-report-log.*|-result-log.*|-cache-dir.*|-.*-report.*|-cov-report.*|-data-file.*)$"
+)
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"$`\\]*)\"")
 _NOT_PLAIN = re.compile(r"[^\w@%+=:,./~^*?\[\]-]")
 _HARMLESS_REDIRECT = re.compile(r"(?:(?:[12]?>|&>)\s*/dev/null|[12]?>&[12])(?=$|[\s;|&])")

@@ -19,6 +19,19 @@ if TYPE_CHECKING:
 
 HOOK_KEYS = re.compile(r"^(core\.hookspath|include\.path|includeif\..*\.path)$", re.IGNORECASE)
 NO_VERIFY = "--no-verify"
+SHORT_N = re.compile(r"(?:^|\s)-[A-Za-z]*n")  # `-n` alone or in a cluster such as `-qn`
+# Settings naming a program git runs on its own: whatever it is, it runs.
+PROGRAM_KEYS = re.compile(
+    r"^(core\.(fsmonitor|sshcommand|pager|editor|askpass|hookspath)|diff\..*\.(textconv|command)"
+    r"|diff\.external|filter\..*\.(clean|smudge|process)|sequence\.editor|gpg\..*program"
+    r"|credential\.helper|merge\..*\.driver|pager\..*|web\.browser|uploadpack\.packobjectshook)$",
+    re.IGNORECASE,
+)
+# Environment that points git at settings the line chose.
+CONFIG_ENV = frozenset(
+    {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+     "GIT_CONFIG", "GIT_DIR", "GIT_COMMON_DIR", "HOME", "XDG_CONFIG_HOME"}
+)
 # Sub-commands that change the whole work tree (when they change files at all).
 TREE_WRITERS = names(
     "am merge pull rebase cherry-pick revert bisect submodule checkout-index read-tree"
@@ -59,14 +72,26 @@ def _reroutes(key: str, value: str) -> bool:
     if HOOK_KEYS.match(key):
         return True
     alias = key.lower().startswith("alias.")
-    return alias and (NO_VERIFY in value or value.startswith("!") or " -n" in f" {value}")
+    return alias and (NO_VERIFY in value or value.startswith("!") or bool(SHORT_N.search(value)))
 
 
 def _config_value(reading: Reading, word: Word) -> None:
-    """`git -c core.hooksPath=X ...` (also includes and aliases, which can do the same)."""
+    """`git -c core.hooksPath=X ...` (also includes and aliases, which can do the same);
+    a setting that names a program git runs is code that program's name decides."""
     key, _, value = word.value.partition("=")
     if _reroutes(key, value) or word.computed:
         reading.hook(f"git -c {word.raw}")
+    elif PROGRAM_KEYS.match(key):
+        reading.computed_code(f"git -c {word.raw}"[:80])
+
+
+def _environment(reading: Reading, where: Where) -> None:
+    """`GIT_CONFIG_GLOBAL=F git commit`, `HOME=/tmp git commit`: settings read from a file
+    the line chose, which may move the hooks."""
+    for name, _ in where.env:
+        if name in CONFIG_ENV or name.startswith("GIT_CONFIG_KEY_"):
+            reading.hook(f"{name}=... git")
+            return
 
 
 def _config(reading: Reading, args: list[Word], where: Where) -> None:
@@ -97,6 +122,8 @@ def _config(reading: Reading, args: list[Word], where: Where) -> None:
     value = names[1] if len(names) > 1 else ""
     if _reroutes(names[0], value) or any(w.computed for w in parsed.positional[:1]):
         reading.hook(f"git config {names[0]}")
+    elif PROGRAM_KEYS.match(names[0]):
+        reading.computed_code(f"git config {names[0]}")
     target = parsed.value("f", "--file")
     if target is not None:
         reading.write(target, where, "git config --file")
@@ -104,6 +131,7 @@ def _config(reading: Reading, args: list[Word], where: Where) -> None:
 
 def _git(reading: Reading, words: list[Word], where: Where) -> None:
     """git's own options (`-C DIR`, `-c KEY=VALUE`, `--work-tree`), then its sub-command."""
+    _environment(reading, where)
     index = 1
     while index < len(words):
         value = words[index].value

@@ -272,6 +272,8 @@ class _Walk:
         word = self.word(value) if value is not None else Word("")
         if name == "HOME":
             self.where = self.where.but(home=None)
+        if name == "PWD":  # `$PWD` is no longer the folder: nothing relative is known
+            self.where = self.where.but(cwd=None)
         self.sink.assign(name, word, self.where)
         return name, word
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 STATUS_NAMES = frozenset({"status.py", "automaton-status"})
 STDIN_PATHS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+SCRATCH = ("/tmp/", "/var/tmp/", "/dev/shm/", "/run/user/")
 STATUS_TEXT = re.compile(r"status\.py|automaton[-_]status|automaton_rules", re.IGNORECASE)
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
 PYTHON = re.compile(r"^(python|pypy)[\d.]*$|^py$")
@@ -404,8 +405,8 @@ def _source(reading: Reading, words: list[Word], where: Where) -> None:
 def script(reading: Reading, word: Word, where: Where, shown: str, bash_syntax: bool) -> None:
     """A program's script argument: a file runs (the project's own code), a pipe or
     standard input is code the line builds, a computed name is unknown."""
-    if word.computed or COMPUTED in word.value:
-        reading.program(f"{shown} {word.raw}")
+    if word.computed or COMPUTED in word.value or word.value.startswith(SCRATCH):
+        reading.program(f"{shown} {word.raw}")  # a scratch file is no code of the project's
     elif word.value == PIPE_PATH:
         reading.computed_code(f"{shown} {word.raw}"[:80])
     elif word.value in STDIN_PATHS:

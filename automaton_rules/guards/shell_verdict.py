@@ -15,7 +15,7 @@ from pathlib import Path
 from automaton_rules.core import machine
 from automaton_rules.core.config import CONFIG_FILE, load_config
 from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.project import Project, find_project, framework_home, task_file
+from automaton_rules.core.project import Project, find_project, framework_home, inside, task_file
 from automaton_rules.guards import checks, protected
 from automaton_rules.guards import shell as reader
 
@@ -95,10 +95,6 @@ def _short(text: str) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
 class _Judge:
     """One line's writes, judged against the project each lies in."""
 
@@ -126,7 +122,7 @@ class _Judge:
 
     def owner(self, path: Path) -> Project | None:
         """The project a path lies in: the line's own, or (unless one was named) another."""
-        if self.project is not None and _inside(path, self.project.root.resolve()):
+        if self.project is not None and inside(path, self.project.root.resolve()):
             return self.project
         if self.explicit:
             return self.project
@@ -160,14 +156,14 @@ class _Judge:
         if project is None:
             return None
         root = project.root.resolve()
-        if _inside(write.path, root) and write.path.name.lower().startswith(reader.STATE_PREFIX):
+        if inside(write.path, root) and write.path.name.lower().startswith(reader.STATE_PREFIX):
             return STATE
         refusal = self.guarded(project, write.path, write.by)
         if refusal is None and write.removes:
             refusal = self.guard_below(project, write.path)
         if refusal is not None:
             return None if refusal == "" else refusal
-        if not _inside(write.path, root):
+        if not inside(write.path, root):
             return None
         return self.phase(write.path, WRITES, project)
 
@@ -195,7 +191,7 @@ class _Judge:
     def artifact(self, project: Project, path: Path) -> bool:
         """A file a phase writes, directly in a task's folder."""
         tasks = project.tasks_dir.resolve()
-        if not _inside(path, tasks) or path == tasks:
+        if not inside(path, tasks) or path == tasks:
             return False
         found = task_file(path.relative_to(tasks).parts)
         return found is not None and found[1] in machine.ARTIFACT_PHASE
@@ -203,7 +199,7 @@ class _Judge:
     def guard_below(self, project: Project, folder: Path) -> str | None:
         """Removing or moving a folder takes the guard's files below it along."""
         for candidate in _guard_files(project, self.config(project), self.home):
-            if candidate != folder and _inside(candidate, folder) and os.path.lexists(candidate):
+            if candidate != folder and inside(candidate, folder) and os.path.lexists(candidate):
                 what = protected.reason(project, candidate, self.config(project))
                 if what is not None:
                     return protected.denial(_shown(project, candidate), what)
@@ -228,7 +224,7 @@ class _Judge:
         refusal = self.guarded(project, write.within)
         if refusal:
             return refusal
-        if not _inside(write.within, project.root.resolve()):
+        if not inside(write.within, project.root.resolve()):
             return None
         return self.phase(None, suffix, project)
 
@@ -253,7 +249,7 @@ def _manifest_writers() -> frozenset[str]:
 def _shown(project: Project, path: Path) -> str:
     """A path as the refusal names it: relative to the project when inside it."""
     root = project.root.resolve()
-    return path.relative_to(root).as_posix() if _inside(path, root) else str(path)
+    return path.relative_to(root).as_posix() if inside(path, root) else str(path)
 
 
 def _guard_files(project: Project, settings: Config, home: Path) -> list[Path]:

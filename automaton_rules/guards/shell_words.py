@@ -68,11 +68,14 @@ def _unquoted(text: str) -> Part:
 
 
 def _variable(node: Any, walk: _Walk) -> Part:
-    """`$HOME` and `${HOME}` are known while the line leaves HOME alone; the rest are not."""
+    """`$HOME` and `${HOME}` are known while the line leaves HOME alone, `$PWD` while the
+    folder is (bash keeps it in step with `cd`); the rest are not."""
     text = text_of(node)
-    home = walk.where.home
+    home, cwd = walk.where.home, walk.where.cwd
     if text in ("$HOME", "${HOME}") and home is not None:
         return (str(home), True, False, False)
+    if text in ("$PWD", "${PWD}") and cwd is not None:
+        return (str(cwd), True, False, False)
     walk.words(node)  # `${X:-$(cmd)}` still runs cmd
     return (COMPUTED, True, True, False)
 

@@ -92,6 +92,25 @@ def _copy(reading: Reading, words: list[Word], where: Where) -> None:
     if name == "mv":
         for source in sources:
             reading.write(source, where, by, removes=True)
+    if name == "ln":
+        _linked(reading, args, target, sources, where)
+
+
+def _linked(
+    reading: Reading, args: Args, link: Word | None, sources: list[Word], where: Where
+) -> None:
+    """A link is a door: writing through it later writes what it points to, so making one
+    counts as writing everything below its target (a link to the project from /tmp, or
+    to the project's top from inside it, would reach the guard's files)."""
+    symbolic = args.has("s", "--symbolic")
+    folder = ""
+    if symbolic and link is not None and not _is_folder(link, where):
+        folder = os.path.dirname(link.value)
+    for source in sources:
+        value = source.value
+        if symbolic and folder and not os.path.isabs(value) and COMPUTED not in value:
+            value = os.path.join(folder, value)
+        reading.write(Word(value, source.computed, source.glob, source.raw), where, "ln", True)
 
 
 def _remove(reading: Reading, words: list[Word], where: Where) -> None:
@@ -259,7 +278,56 @@ def _fd(reading: Reading, words: list[Word], where: Where) -> None:
             return
 
 
+# Test and check tools write reports, caches and temporary folders where an option says:
+# option -> whether the folder is emptied first (pytest clears its --basetemp).
+REPORT_OPTIONS: dict[str, bool] = {
+    "--basetemp": True,
+    "--junitxml": False,
+    "--junit-xml": False,
+    "--junit-prefix": False,
+    "--html": False,
+    "--report-log": False,
+    "--result-log": False,
+    "--cache-dir": False,
+    "--html-report": False,
+    "--xml-report": False,
+    "--txt-report": False,
+    "--linecount-report": False,
+    "--linecoverage-report": False,
+    "--lineprecision-report": False,
+    "--cobertura-xml-report": False,
+    "--any-exprs-report": False,
+    "--cov-report": False,
+    "--data-file": False,
+}
+
+
+def _reports(reading: Reading, words: list[Word], where: Where) -> None:
+    """pytest, mypy, coverage: the files and folders their report options name."""
+    by = name_of(words[0])
+    rest = words[1:]
+    for index, word in enumerate(rest):
+        option, equals, value = word.value.partition("=")
+        if option not in REPORT_OPTIONS:
+            continue
+        if not equals:
+            if index + 1 >= len(rest):
+                continue
+            value = rest[index + 1].value
+        if option == "--cov-report":  # `xml:PATH`, `html:DIR`; a bare kind writes its default
+            _, colon, value = value.partition(":")
+            if not colon:
+                continue
+        target = Word(value, word.computed, word.glob, value)
+        reading.write(target, where, by, removes=REPORT_OPTIONS[option])
+
+
 HANDLERS: dict[str, Handler] = {
+    "pytest": _reports,
+    "py.test": _reports,
+    "mypy": _reports,
+    "dmypy": _reports,
+    "coverage": _reports,
     "cp": _copy,
     "mv": _copy,
     "ln": _copy,

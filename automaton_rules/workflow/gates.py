@@ -186,24 +186,31 @@ def refuse_changed_approval(project: Project, task: Task, target: str) -> None:
 
 
 def refuse_failed_verdict(project: Project, task: Task, target: str) -> None:
-    """From `referee`, a FAIL or NEEDS_REVIEW verdict never completes the task: the
-    autopilot pauses for the user (v2.0 rule 5), who decides in human_intervention."""
+    """From `referee`, only a PASS completes the task: FAIL or NEEDS_REVIEW pauses the
+    autopilot for the user (v2.0 rule 5), who decides in human_intervention, and a
+    VERDICT.md that names no verdict decides nothing (the gate fails closed)."""
     if task.state != "referee" or target != "complete":
         return
+    if not task.has_content(machine.ARTIFACTS["referee"]):
+        return  # the required-artifact check names it missing, in the specification's words
     verdict = verdict_of(task.read(machine.ARTIFACTS["referee"]) or "")
-    if verdict not in machine.FOLLOW_UPS:
+    if verdict == "PASS":
         return
     root = project.root
     pause = project.command(
         "--task", task.name, "--transition", "human_intervention", "--project", root
     )
     follow = project.command("--task", task.name, "--follow-up", "--project", root)
+    if verdict in machine.FOLLOW_UPS:
+        said = f"VERDICT.md says {verdict}: the task does not complete on it"
+        then = f"; {follow} creates the {machine.FOLLOW_UPS[verdict][0]} task"
+    else:
+        said = "VERDICT.md names no verdict (PASS, FAIL or NEEDS_REVIEW)"
+        then = ", or the referee writes `Verdict: PASS`"
     raise Refusal(
         "verdict-not-pass",
-        f"Cannot transition from 'referee' to 'complete'. VERDICT.md says {verdict}: the task "
-        f"does not complete on it; the workflow pauses for the user. Move it to "
-        f"human_intervention ({pause}), where the user decides; {follow} creates the "
-        f"{machine.FOLLOW_UPS[verdict][0]} task.",
+        f"Cannot transition from 'referee' to 'complete'. {said}; the workflow pauses for "
+        f"the user. Move it to human_intervention ({pause}), where the user decides{then}.",
         next_steps={
             "verdict": verdict,
             "transition": "human_intervention",

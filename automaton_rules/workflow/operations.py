@@ -87,7 +87,8 @@ def follow_up(project: Project, name: str, new_name: str | None = None) -> Follo
         for artifact in machine.carried_artifacts(start)
         if origin.has_content(artifact)
     }
-    files[f"ORIGIN_{machine.ARTIFACTS['referee']}"] = (origin.path / "VERDICT.md").read_bytes()
+    verdict_file = machine.ARTIFACTS["referee"]
+    files[f"ORIGIN_{verdict_file}"] = (origin.path / verdict_file).read_bytes()
     line = entry(
         None, start, default_actor(), "--follow-up", origin=name, verdict=verdict, kind=kind
     )
