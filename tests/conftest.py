@@ -273,5 +273,23 @@ def git_project(project: AutomatonProject) -> None:
     )
 
 
+def git_with_hooks(
+    root: Path, *args: str, check: bool = True, author: tuple[str, str] = ("T", "t@example.com")
+) -> subprocess.CompletedProcess[str]:
+    """git with the package's hooks on PATH, as a person's shell has them."""
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    name, email = author
+    return subprocess.run(
+        ["git", "-c", f"user.email={email}", "-c", f"user.name={name}", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=60,
+    )
+
+
 # The example rules of rules/ are importable by module name in tests.
 sys.path.insert(0, str(ROOT / "rules"))

@@ -10,7 +10,6 @@ twice.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -19,13 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, git_with_hooks
 
 from automaton_rules.engine import gitlog
 from automaton_rules.testing import Audit, AutomatonProject
 
 STATUS_PY = ROOT / "status.py"
-BIN = Path(sys.executable).parent
 WHEN = 1_750_000_000  # a fixed second: commits made at it carry a known date
 DATE = datetime.fromtimestamp(WHEN, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 AUTHOR = "Mallory Agent"
@@ -516,17 +514,8 @@ def test_kind_of_relpath(tmp_path: Path, relpath: str, kind: str | None) -> None
 
 
 def hook_git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """git with the package's hooks on PATH, as a person's shell has them."""
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    return subprocess.run(
-        ["git", "-c", "user.email=p@example.com", "-c", "user.name=Person", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=check,
-        timeout=60,
-    )
+    """git as a person runs it, with the package's hooks on PATH."""
+    return git_with_hooks(root, *args, check=check, author=("Person", "p@example.com"))
 
 
 @pytest.fixture

@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Project
+from conftest import ROOT, Project, git_with_hooks
 
-BIN = Path(sys.executable).parent
-
-
-def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    return subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=T", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=check,
-        timeout=60,
-    )
+git = git_with_hooks
 
 
 @pytest.fixture
