@@ -512,6 +512,29 @@ def _module(reading: Reading, module: Word, rest: list[Word], where: Where) -> N
         reading.call([module, *rest], False)
     elif name in MODULE_PROGRAMS:
         run(reading, [Word(name), *rest], where)
+    elif name in MODULE_WRITES:
+        _module_writes(reading, name, rest, where)
+
+
+# Standard-library modules run as tools that write: `-m json.tool IN OUT`,
+# `-m tarfile -e ARCHIVE DIR`, `-m zipfile -e ARCHIVE DIR`. (`-m venv` is setting up, as
+# a package manager's install is.)
+MODULE_WRITES = frozenset({"json.tool", "tarfile", "zipfile"})
+
+
+def _module_writes(reading: Reading, name: str, rest: list[Word], where: Where) -> None:
+    """The path a writing module's arguments name: the last positional word."""
+    positional = [word for word in rest if not word.value.startswith("-")]
+    if name in ("tarfile", "zipfile"):
+        extracting = any(word.value in ("-e", "--extract") for word in rest)
+        if not extracting:
+            return
+        target = positional[1] if len(positional) > 1 else Word(".")
+    else:  # json.tool: IN OUT; with one file it prints
+        if len(positional) < 2:
+            return
+        target = positional[1]
+    reading.write(target, where, f"python -m {name}")
 
 
 HANDLERS: dict[str, Handler] = {

@@ -180,6 +180,18 @@ def _option_targets(*options: str) -> Handler:
     return handler
 
 
+def _split(reading: Reading, words: list[Word], where: Where) -> None:
+    """`split IN PREFIX`, `csplit -f PREFIX IN ...`: files named after a prefix appear."""
+    name = name_of(words[0])
+    if name == "csplit":
+        args = Args(words[1:], "bfn", ("--suffix-format", "--prefix", "--digits"))
+        prefix = args.value("f", "--prefix") or Word("xx")
+    else:
+        args = Args(words[1:], "abCdlnt", ("--suffix-length", "--bytes", "--lines", "--number"))
+        prefix = args.positional[1] if len(args.positional) > 1 else Word("x")
+    reading.write(Word(f"{prefix.value}*", prefix.computed, True, prefix.raw), where, name)
+
+
 def _uniq(reading: Reading, words: list[Word], where: Where) -> None:
     """`uniq IN OUT` writes OUT."""
     args = Args(words[1:], "fsw", ("--skip-fields", "--skip-chars", "--check-chars"))
@@ -351,6 +363,9 @@ HANDLERS: dict[str, Handler] = {
     "chattr": _mode_first,
     "dd": _dd,
     "sort": _option_targets("-o", "--output"),
+    "shuf": _option_targets("-o", "--output"),
+    "split": _split,
+    "csplit": _split,
     "tree": _option_targets("-o"),
     "uniq": _uniq,
     "rsync": _rsync,
