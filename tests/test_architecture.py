@@ -138,8 +138,11 @@ def test_imports_point_down_the_layers(path: Path) -> None:
         ("from automaton_rules import Engine\n", {("engine", True)}),
         ("import importlib\nimportlib.import_module('automaton_rules.cli')\n", {("cli", False)}),
         ("__import__('automaton_rules.report')\n", {("report", False)}),
-        ("TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from automaton_rules.engine import rule\n",
-         {("engine", False)}),
+        (
+            "TYPE_CHECKING = False\nif TYPE_CHECKING:\n"
+            "    from automaton_rules.engine import rule\n",
+            {("engine", False)},
+        ),
     ],
 )
 def test_the_checker_sees_every_way_to_import(

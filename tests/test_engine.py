@@ -9,7 +9,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import empty_project, walk
+from conftest import BUILTIN_CODES, empty_project, walk
 
 from automaton_rules import AutomatonError, Engine, Refusal, Rule, Transition, rule, workflow
 from automaton_rules.core.project import find_project
@@ -63,19 +63,6 @@ def core(project):
     """The core's view of the temporary project."""
     project.tasks.mkdir(parents=True, exist_ok=True)
     return find_project(project.root)
-
-
-# The built-in rules in registration order: one plugin per audit category.
-BUILTIN_CODES = (
-    "AR101",
-    *(f"AR20{n}" for n in range(1, 10)),
-    "AR301",
-    "AR302",
-    "AR401",
-    "AR402",
-    "AR501",
-    "AR502",
-)
 
 
 def engine_with(*plugins: str, base: Path | None = None) -> Engine:

@@ -188,7 +188,7 @@ def test_the_opencode_plugin_under_nodes_test_runner(guarded) -> None:
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "# pass 8" in proc.stdout
+    assert "# pass 11" in proc.stdout
     assert "# fail 0" in proc.stdout
 
 

@@ -290,6 +290,18 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
         relative, ours = install.HARNESS_CONFIGS[harness]
         assert json.loads((repo / relative).read_text()) == install._bound(ours), harness
 
+    # The user-prompt hook of each harness, where `approve TASK` is the user's approval.
+    prompt_hooks = {
+        ".claude/settings.json": "UserPromptSubmit",
+        ".codex/hooks.json": "UserPromptSubmit",
+        ".gemini/settings.json": "BeforeAgent",
+        ".cursor/hooks.json": "beforeSubmitPrompt",
+    }
+    for relative, event in prompt_hooks.items():
+        assert "automaton-hook --harness" in json.dumps(
+            json.loads((repo / relative).read_text())["hooks"][event]
+        ), relative
+
     plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
     packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js").read_text()
     first, _, body = plugin.read_text().partition("\n")
@@ -297,6 +309,7 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
     hook = f"{sys.executable.rsplit('/', 1)[0]}/automaton-hook"
     assert body == packaged.replace('"automaton-hook"', json.dumps(hook), 1)
     assert first.startswith("// installed by automaton-install (sha256 ")
+    assert '"chat.message"' in body
 
     hooks = git_hooks_dir(repo)
     for name, command in (

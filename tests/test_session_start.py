@@ -132,7 +132,10 @@ def test_every_active_task_is_listed_and_complete_ones_are_not(project: Project,
     assert "- hunting: bug_find phase (state bug_find)" in text
     assert "Fix the bugs you find (report them instead)" in text
     assert "- planning: design phase (state design:awaiting_approval)" in text
-    assert "ask the user to approve it (the user runs --task planning --approve)" in text
+    assert (
+        "ask the user to approve it (the user types `approve planning` in this chat, or runs "
+        "--task planning --approve in a terminal)"
+    ) in text
     assert "done" not in text.split("Active tasks:")[1]
 
 
@@ -297,3 +300,10 @@ def test_a_gemini_setting_that_turns_hooks_off_is_reported(repo: tuple[Path, Pat
     assert proc.returncode == 0, proc
     assert install.GEMINI_OFF.format(path=path) in proc.stdout.splitlines()
     assert settings(folder, ".gemini/settings.json")["hooksConfig"] == {"enabled": False}
+
+
+def test_in_signed_mode_the_agent_is_told_the_user_signs(project: Project, task_in) -> None:
+    task_in("design:awaiting_approval", name="planning")
+    (project.root / "automaton.toml").write_text('approval = "signed"\n')
+    text = context_of("claude", hook("claude", event("claude/session-start.json", project.root)))
+    assert "the user signs in a terminal: --task planning --approve --approver ID" in text

@@ -7,53 +7,14 @@ it cannot.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import make_key, signers_file
 
 from automaton_rules.core import signing
 from automaton_rules.core.errors import AutomatonError
-
-
-@pytest.fixture(scope="session")
-def ssh_keygen() -> str:
-    """The ssh-keygen to use, installed here if the machine allows."""
-    found = shutil.which("ssh-keygen")
-    if found is None and shutil.which("apt-get") and os.geteuid() == 0:
-        subprocess.run(
-            ["apt-get", "install", "-y", "-q", "openssh-client"],
-            capture_output=True,
-            check=False,
-            timeout=600,
-        )
-        found = shutil.which("ssh-keygen")
-    if found is None:
-        pytest.skip("ssh-keygen is not installed and could not be installed here")
-    return found
-
-
-def make_key(folder: Path, name: str) -> Path:
-    """A passphrase-less ed25519 key pair; the private key's path."""
-    key = folder / name
-    subprocess.run(
-        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True
-    )
-    return key
-
-
-def signers_file(folder: Path, **keys: Path) -> Path:
-    """An allowed-signers file naming each principal's public key."""
-    lines = []
-    for principal, key in keys.items():
-        kind, blob = Path(f"{key}.pub").read_text().split()[:2]
-        lines.append(f"{principal} {kind} {blob}")
-    path = folder / "allowed_signers"
-    path.write_text("# who may approve\n" + "\n".join(lines) + "\n")
-    return path
-
 
 MESSAGE = signing.message(
     ".automaton/tasks/login", "research:approved", "ab" * 32, "2026-12-01T04:00:00Z", "alice"
@@ -74,7 +35,7 @@ def test_the_message_names_everything_approved() -> None:
 
 def test_a_signature_by_the_named_key_stands(ssh_keygen: str, tmp_path: Path) -> None:
     alice = make_key(tmp_path, "alice")
-    signers = signers_file(tmp_path, alice=alice)
+    signers = signers_file(tmp_path / "allowed_signers", alice=alice)
     signature = signing.sign(MESSAGE, alice)
     assert signature.startswith("-----BEGIN SSH SIGNATURE-----")
     assert signing.problem(MESSAGE, signature, signers, "alice") is None
@@ -82,7 +43,7 @@ def test_a_signature_by_the_named_key_stands(ssh_keygen: str, tmp_path: Path) ->
 
 def test_a_key_the_file_does_not_name_for_the_approver(ssh_keygen: str, tmp_path: Path) -> None:
     alice, mallory = make_key(tmp_path, "alice"), make_key(tmp_path, "mallory")
-    signers = signers_file(tmp_path, alice=alice, mallory=mallory)
+    signers = signers_file(tmp_path / "allowed_signers", alice=alice, mallory=mallory)
     forged = signing.sign(MESSAGE, mallory)
     assert signing.problem(MESSAGE, forged, signers, "alice") == signing.UNKNOWN_KEY
     assert signing.problem(MESSAGE, forged, signers, "mallory") is None
@@ -90,7 +51,7 @@ def test_a_key_the_file_does_not_name_for_the_approver(ssh_keygen: str, tmp_path
 
 def test_a_signature_of_other_text_is_invalid(ssh_keygen: str, tmp_path: Path) -> None:
     alice = make_key(tmp_path, "alice")
-    signers = signers_file(tmp_path, alice=alice)
+    signers = signers_file(tmp_path / "allowed_signers", alice=alice)
     signature = signing.sign(MESSAGE, alice)
     changed = MESSAGE.replace(b"ab" * 32, b"cd" * 32)
     assert signing.problem(changed, signature, signers, "alice") == signing.INVALID
@@ -100,7 +61,7 @@ def test_a_signature_of_other_text_is_invalid(ssh_keygen: str, tmp_path: Path) -
 
 def test_a_signature_from_another_namespace_is_invalid(ssh_keygen: str, tmp_path: Path) -> None:
     alice = make_key(tmp_path, "alice")
-    signers = signers_file(tmp_path, alice=alice)
+    signers = signers_file(tmp_path / "allowed_signers", alice=alice)
     proc = subprocess.run(
         ["ssh-keygen", "-Y", "sign", "-q", "-f", str(alice), "-n", "git", "-"],
         input=MESSAGE,

@@ -1454,8 +1454,10 @@ def test_audit_category_1_out_of_order_artifacts_per_phase(automaton_project) ->
     audit = _audited(automaton_project)
     (finding,) = [f for f in with_code(audit, "AR101") if f["task"] == "skipper"]
     assert finding["path"].endswith("skipper/IMPLEMENTATION.md")
-    assert "[FAIL] skipper (phase: research): found IMPLEMENTATION.md (implement phase " \
+    assert (
+        "[FAIL] skipper (phase: research): found IMPLEMENTATION.md (implement phase "
         "artifact)" in audit.text
+    )
     assert "[PASS] clean-task: no violations" in report_section(
         audit.text, "=== Category 1: Out-of-order Artifacts ==="
     )

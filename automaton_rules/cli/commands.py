@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from automaton_rules import workflow
-from automaton_rules.cli import views
+from automaton_rules.cli import consent, views
 from automaton_rules.cli.views import Outcome
 from automaton_rules.core import store
 from automaton_rules.core.config import Config, load_config, multi_agent
@@ -100,7 +100,9 @@ def task(
     approvals = store.read_approvals(current.path)
     history = store.read_history(current.path)
     origin = history[0] if history and history[0].get("command") == "--follow-up" else None
-    return views.task_view(proj, current, parent, subtasks, approvals, result, origin)
+    return views.task_view(
+        proj, current, parent, subtasks, approvals, result, origin, settings.approval
+    )
 
 
 def _claims(proj: Project, settings: Config, agent: str | None) -> workflow.Claims:
@@ -109,6 +111,10 @@ def _claims(proj: Project, settings: Config, agent: str | None) -> workflow.Clai
         agent=agent,
         timeout_minutes=settings.claim_timeout_minutes,
     )
+
+
+def _policy(proj: Project, settings: Config) -> workflow.Policy:
+    return workflow.Policy.of(settings, proj.root)
 
 
 def transition(
@@ -125,7 +131,12 @@ def transition(
     proj, settings = _open(project, config, invoked_as)
     workflow.infer_untracked(proj, task, settings.untracked)
     change = workflow.transition(
-        proj, task, transition, engine=_engine(settings), claims=_claims(proj, settings, agent)
+        proj,
+        task,
+        transition,
+        engine=_engine(settings),
+        claims=_claims(proj, settings, agent),
+        policy=_policy(proj, settings),
     )
     return views.moved_view(proj, change)
 
@@ -135,20 +146,25 @@ def approve(
     task: str,
     project: Path | None,
     approver: str,
+    key: Path | None = None,
     config: Path | None,
     invoked_as: str,
     agent: str | None = None,
     **_: object,
 ) -> Outcome:
-    """`--task NAME --approve [--approver ID]`."""
+    """`--task NAME --approve [--approver ID] [--key FILE]`, given the way the project's
+    `approval` setting asks."""
     proj, settings = _open(project, config, invoked_as)
     workflow.infer_untracked(proj, task, settings.untracked)
+    policy = _policy(proj, settings)
     change = workflow.approve(
         proj,
         task,
         approver=approver,
         engine=_engine(settings),
         claims=_claims(proj, settings, agent),
+        policy=policy,
+        given=consent.given(proj, task, policy, approver, key),
     )
     return views.moved_view(proj, change)
 

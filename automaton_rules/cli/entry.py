@@ -157,6 +157,8 @@ ACTIONS = (
         hook=True,
     ),
 )
+
+
 def _flag(name: str) -> str:
     """An option's flag from its field name: `fail_on` is `--fail-on`."""
     return "--" + name.replace("_", "-")
@@ -172,6 +174,7 @@ AUDIT_ONLY = ("select", "ignore", "fail_on")
 BELONGS: tuple[tuple[str, object, tuple[str, ...], str], ...] = (
     ("file", None, ("can_edit", "scope_check"), "--file goes with --can-edit or --scope-check."),
     ("approver", "user", ("approve",), "--approver goes with --approve."),
+    ("key", None, ("approve",), "--key goes with --approve."),
     ("name", None, ("follow_up",), "--name goes with --follow-up."),
 )
 LATE_BELONGS: tuple[tuple[str, object, tuple[str, ...], str], ...] = (
@@ -184,6 +187,7 @@ COMMAND_OPTIONS = (
     "project",
     "transition",
     "approver",
+    "key",
     "create_task",
     "config",
     "agent",

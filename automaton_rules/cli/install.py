@@ -48,6 +48,8 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
                     }
                 ],
                 "SessionStart": [{"matcher": SESSION_SOURCES, "hooks": [_hook("claude", 10)]}],
+                # No matcher: this event takes none. `approve TASK` typed by the user.
+                "UserPromptSubmit": [{"hooks": [_hook("claude", 30)]}],
             }
         },
     ),
@@ -57,6 +59,7 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
             "hooks": {
                 "PreToolUse": [{"matcher": "*", "hooks": [_hook("codex", 10)]}],
                 "SessionStart": [{"matcher": SESSION_SOURCES, "hooks": [_hook("codex", 10)]}],
+                "UserPromptSubmit": [{"hooks": [_hook("codex", 30)]}],
             }
         },
     ),
@@ -74,6 +77,7 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
                 ],
                 # Gemini matches lifecycle events by exact name: no matcher, every start.
                 "SessionStart": [{"hooks": [_hook("gemini", 10000, name="automaton-context")]}],
+                "BeforeAgent": [{"hooks": [_hook("gemini", 30000, name="automaton-approval")]}],
             },
         },
     ),
@@ -92,6 +96,8 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
                     }
                 ],
                 "sessionStart": [{"command": f"{HOOK} cursor"}],
+                # Not failClosed: a prompt hook that fails lets the message through.
+                "beforeSubmitPrompt": [{"command": f"{HOOK} cursor"}],
             },
         },
     ),

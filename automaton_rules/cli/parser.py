@@ -22,6 +22,7 @@ Examples:
   status.py --task add-user-auth
   status.py --task add-user-auth --transition research
   status.py --task add-user-auth --approve      # only after the user says APPROVED
+  status.py --task add-user-auth --approve --approver alice --key ~/.ssh/id_ed25519
   status.py --list --json
   status.py --validate-folder --task add-user-auth
 
@@ -38,6 +39,7 @@ class Invocation:
     transition: Optional[str] = None
     approve: bool = False
     approver: str = "user"
+    key: Optional[Path] = None
     create_task: Optional[str] = None
     list_tasks: bool = False
     validate_folder: bool = False
@@ -78,7 +80,17 @@ OPTIONS = {
     "project": Option(
         "--project", "Project folder (default: nearest folder above with .automaton/tasks/).", "DIR"
     ),
-    "approver": Option("--approver", "Who approves: 'user' or an agent id.", "ID"),
+    "approver": Option(
+        "--approver",
+        "Who approves: 'user' or an agent id; with approval = \"signed\", a principal "
+        "of the allowed signers file.",
+        "ID",
+    ),
+    "key": Option(
+        "--key",
+        'SSH key to sign the approval with (approval = "signed"; default: git\'s user.signingkey).',
+        "FILE",
+    ),
     "output_format": Option(
         "--format", "Audit report format: text, json, sarif, github.", "FORMAT"
     ),

@@ -56,13 +56,22 @@ def next_states(state: str, *, subtask: bool = False) -> list[str]:
     return [target] if target else list(machine.legal_targets(state, subtask=subtask))
 
 
-def _proceed(project: Project, task: Task, subtasks: Sequence[Task]) -> str:
+def how_to_approve(project: Project, name: str, approval: str) -> str:
+    """How the user approves a task under the project's `approval` mode."""
+    command = project.command("--task", name, "--approve", "--project", project.root)
+    if approval == "prompt":
+        typed = f"approve {name}"
+        return f"ask the user to type `{typed}` in the chat (or to run {command} in a terminal)"
+    if approval == "signed":
+        return f"the user signs in a terminal: {command} --approver ID"
+    return f"after the user says APPROVED: {command}"
+
+
+def _proceed(project: Project, task: Task, subtasks: Sequence[Task], approval: str) -> str:
     state = task.state or ""
     root = project.root
     if machine.is_awaiting(state):
-        return "after the user says APPROVED: " + project.command(
-            "--task", task.name, "--approve", "--project", root
-        )
+        return how_to_approve(project, task.name, approval)
     if state == machine.SUBTASK_PARENT_STATE and task.parent is None:
         complete = project.command(
             "--task", task.name, "--transition", "complete", "--project", root
@@ -83,28 +92,38 @@ def _proceed(project: Project, task: Task, subtasks: Sequence[Task]) -> str:
     return f"the user decides: {command}" if state == "human_intervention" else command
 
 
-def approval_status(task: Task, approvals: Sequence[store.Approval | None]) -> str:
+def approval_status(
+    task: Task, approvals: Sequence[store.Approval | None], mode: str = "open"
+) -> str:
     """One line on the approval gate of the current phase."""
+    how = {"prompt": f"types `approve {task.name}` in the chat", "signed": "signs --approve"}
+    gives = how.get(mode, "approves with --approve")
     state = task.state or ""
     if not machine.needs_approval(state):
-        given = [f"{a.state} by {printable(a.approver)}" for a in approvals if a is not None]
+        given = [
+            f"{a.state} by {printable(a.approver)} via {a.via}" for a in approvals if a is not None
+        ]
         return "not required in this phase" + (
             f" (approved so far: {', '.join(given)})" if given else ""
         )
     artifact = machine.required_artifact(state)
     if machine.is_awaiting(state):
-        return f"awaiting approval of {artifact} (the user approves with --approve)"
+        return f"awaiting approval of {artifact} (the user {gives})"
     if machine.is_approved(state):
         changed = changed_since_approval(task)
         since = (
             f"; {changed[0]} changed since, so the task moves on only once the user approves "
-            f"it again (--transition {machine.base_phase(state)}{machine.AWAITING}, then --approve)"
+            f"it again (--transition {machine.base_phase(state)}{machine.AWAITING}, then the "
+            f"user {gives})"
             if changed
             else ""
         )
         for approval in reversed(approvals):
             if approval is not None and approval.state == state:
-                by = f"approved by {printable(approval.approver)} at {printable(approval.time)}"
+                by = (
+                    f"approved by {printable(approval.approver)} at {printable(approval.time)} "
+                    f"via {approval.via}"
+                )
                 return by + since
         return "approved, but no line in .state.approvals records it" + since
     return f"not requested yet ({artifact} needs the user's approval before the task moves on)"
@@ -146,15 +165,17 @@ def task_view(
     approvals: Sequence[store.Approval | None],
     validation: RunResult,
     origin: dict[str, Any] | None = None,
+    approval: str = "open",
 ) -> Outcome:
-    """The full view of `--task`."""
+    """The full view of `--task`; `approval` is the project's mode, which says how the
+    user approves."""
     state = task.state or ""
     info = machine.guidance(state, subtask=task.parent is not None)
     lines = [
         f"Task: {task.name}",
         f"Phase: {state} (from .state)",
         f"State file: {task.path / store.STATE}",
-        f"Approval status: {approval_status(task, approvals)}",
+        f"Approval status: {approval_status(task, approvals, approval)}",
     ]
     lines += _relatives(parent, subtasks, origin)
     lines.append("Allowed actions:")
@@ -164,7 +185,7 @@ def task_view(
     next_states = (
         [f"{s} (via --approve)" for s in info.next_states] if info.via_approve else info.next_states
     )
-    command = _proceed(project, task, subtasks)
+    command = _proceed(project, task, subtasks, approval)
     lines += [
         f"Next artifact needed: {info.next_artifact or DASH}",
         f"Next phase: {join_choices(next_states) or DASH}",
@@ -177,7 +198,7 @@ def task_view(
             "state": state,
             "phase": machine.base_phase(state),
             "state_file": str(task.path / store.STATE),
-            "approval_status": approval_status(task, approvals),
+            "approval_status": approval_status(task, approvals, approval),
             "approvals": [a.__dict__ for a in approvals if a is not None],
             "parent": None if parent is None else {"name": parent.name, "state": parent.state},
             "subtasks": [{"name": sub.name, "state": sub.state} for sub in subtasks],
@@ -414,7 +435,8 @@ def moved_view(project: Project, change: Moved) -> Outcome:
     if change.approver is not None:
         text = (
             f"Approved {machine.base_phase(change.target)} for task '{change.task}' by "
-            f"{change.approver}: '{change.source}' -> '{change.target}'. Next: {step}"
+            f"{change.approver} (via {change.via}): '{change.source}' -> '{change.target}'. "
+            f"Next: {step}"
         )
     else:
         text = (
@@ -425,6 +447,7 @@ def moved_view(project: Project, change: Moved) -> Outcome:
     payload["recovered"] = change.recovered
     if change.approver is not None:
         payload["approver"] = change.approver
+        payload["via"] = change.via
     return Outcome(0, text, payload)
 
 

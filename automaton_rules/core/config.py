@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 CONFIG_FILE = "automaton.toml"
 PYPROJECT = "pyproject.toml"
 PLUGIN_TIMEOUT_SECONDS = 60.0
+# How an approval may be given: by anyone who runs --approve, typed by the user in the
+# agent's chat (or confirmed in a terminal), or signed with a key the signers file names.
+APPROVAL_MODES = ("open", "prompt", "signed")
+DEFAULT_SIGNERS = ".automaton/allowed_signers"
 
 
 class Config(Record):
@@ -43,6 +47,8 @@ class Config(Record):
         "same_session_minutes",
         "plugin_timeout_seconds",
         "jobs",
+        "approval",
+        "allowed_signers",
     )
     path: Path | None
     plugins: tuple[str, ...]
@@ -59,6 +65,8 @@ class Config(Record):
     same_session_minutes: float
     plugin_timeout_seconds: float
     jobs: int | None
+    approval: str
+    allowed_signers: str
 
     def __init__(
         self,
@@ -77,6 +85,8 @@ class Config(Record):
         same_session_minutes: float = 30,
         plugin_timeout_seconds: float = PLUGIN_TIMEOUT_SECONDS,
         jobs: int | None = None,
+        approval: str = "open",
+        allowed_signers: str = DEFAULT_SIGNERS,
     ) -> None:
         self._init(
             path,
@@ -94,6 +104,8 @@ class Config(Record):
             same_session_minutes,
             plugin_timeout_seconds,
             jobs,
+            approval,
+            allowed_signers,
         )
 
     def is_source(self, path: str) -> bool:
@@ -107,6 +119,12 @@ class Config(Record):
     def base(self) -> Path | None:
         """Relative paths in the file resolve against its folder."""
         return None if self.path is None else self.path.parent
+
+    def signers(self, project_root: Path) -> Path:
+        """The allowed-signers file, relative to the configuration file (or, with none,
+        to the project), as git reads `gpg.ssh.allowedSignersFile`."""
+        path = Path(self.allowed_signers).expanduser()
+        return (path if path.is_absolute() else (self.base or project_root) / path).resolve()
 
 
 def _strings(value: Any) -> bool:
@@ -140,6 +158,11 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "plugin-timeout-seconds": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 86400,
         "a number of seconds above 0 and at most 86400 (a day)",
+    ),
+    "approval": (lambda v: v in APPROVAL_MODES, '"open", "prompt" or "signed"'),
+    "allowed-signers": (
+        lambda v: isinstance(v, str) and v.strip() != "",
+        "the path of an OpenSSH allowed-signers file",
     ),
     "jobs": (
         lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 64,

@@ -36,4 +36,3 @@ class Refusal(AutomatonError):
     """The workflow said no (illegal move, missing artifact, gate closed): exit 1."""
 
     exit_code = 1
-

@@ -49,12 +49,7 @@ SCRIPT = "the installed status.py"
 
 def signers_file(project: Project, settings: Config) -> Path:
     """The allowed-signers file: the configured one, else `.automaton/allowed_signers`."""
-    configured = getattr(settings, "allowed_signers", None)
-    if configured:
-        path = Path(configured).expanduser()
-        base = settings.path.parent if settings.path is not None else project.root
-        return (path if path.is_absolute() else base / path).resolve()
-    return (project.root / DEFAULT_SIGNERS).resolve()
+    return settings.signers(project.root)
 
 
 def tool_table(text: str) -> object:

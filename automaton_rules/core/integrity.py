@@ -162,6 +162,8 @@ def _pairs(
 def _same(line: store.Approval, entry: dict[str, Any]) -> bool:
     """One approval, as the log and the history record it: same approver, same moment
     (or moments a few seconds apart, for a log written by an older version)."""
+    if line.via != (entry.get("via") or "cli"):
+        return False
     if line.time == entry.get("time") and clock.timestamp(line.time) is not None:
         return line.approver == entry.get("approver")
     logged, recorded = clock.timestamp(line.time), clock.timestamp(entry.get("time"))

@@ -17,7 +17,8 @@ from automaton_rules.core.errors import AutomatonError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
+    from typing import Any
 
 NAMESPACE = "automaton-approval"
 HEADER = "automaton-rules approval v1"
@@ -26,7 +27,6 @@ HEADER = "automaton-rules approval v1"
 MISSING = "missing"
 INVALID = "invalid"
 UNKNOWN_KEY = "unknown-key"
-CHANGED = "artifact-changed"
 
 
 def message(task: str, phase: str, sha256: str, time: str, approver: str) -> bytes:
@@ -88,6 +88,34 @@ def problem(data: bytes, signature: str | None, signers: Path, approver: str) ->
     if _with_signature(signature, ["-Y", "check-novalidate", "-n", NAMESPACE], data) != 0:
         return INVALID
     return UNKNOWN_KEY
+
+
+def recorded_message(root: Path, task_path: Path, entry: Mapping[str, Any]) -> bytes | None:
+    """The message a `--approve` history line's signature covers, rebuilt from what the
+    line records (None when a field is missing), so changing any of them breaks it."""
+    fields = [entry.get(key) for key in ("to", "artifact_sha256", "time", "approver")]
+    if not all(isinstance(value, str) and value for value in fields):
+        return None
+    state, sha256, time, approver = (str(value) for value in fields)
+    try:
+        task = task_path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        task = task_path.as_posix()
+    return message(task, state, sha256, time, approver)
+
+
+def recorded_problem(
+    root: Path, task_path: Path, entry: Mapping[str, Any], signers: Path
+) -> str | None:
+    """Why the `--approve` history line `entry` is not a standing signed approval (MISSING,
+    INVALID, UNKNOWN_KEY), or None."""
+    signature = entry.get("signature")
+    if entry.get("via") != "signed" or not isinstance(signature, str):
+        return MISSING
+    text = recorded_message(root, task_path, entry)
+    if text is None:
+        return INVALID
+    return problem(text, signature, signers, str(entry.get("approver")))
 
 
 def principals(signers: Path) -> list[str]:

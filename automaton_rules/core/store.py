@@ -171,28 +171,38 @@ def _read_lines(path: Path) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
-class Approval(Record):
-    """One line of `.state.approvals`: `{phase}:approved|{time}|{approver}`."""
+# How an approval was given: `--approve` on a command line, confirmed by a person at a
+# terminal, typed by the user in the agent's chat, or signed with an SSH key.
+VIAS = ("cli", "terminal", "prompt", "signed")
 
-    _fields = ("state", "time", "approver")
+
+class Approval(Record):
+    """One line of `.state.approvals`: `{phase}:approved|{time}|{approver}`, the
+    specification's format, with `|{via}` after it when not given on a command line."""
+
+    _fields = ("state", "time", "approver", "via")
     state: str
     time: str
     approver: str
+    via: str
 
-    def __init__(self, state: str, time: str, approver: str) -> None:
-        self._init(state, time, approver)
+    def __init__(self, state: str, time: str, approver: str, via: str = "cli") -> None:
+        self._init(state, time, approver, via)
 
     @classmethod
     def parse(cls, line: str) -> Approval | None:
         """None for a line that is not in the log's format."""
         parts = line.split("|")
-        if len(parts) != 3 or not all(parts):
+        if len(parts) not in (3, 4) or not all(parts):
+            return None
+        if len(parts) == 4 and parts[3] not in VIAS[1:]:
             return None
         return cls(*parts)
 
     def line(self) -> str:
-        """The log line, exactly as the specification writes it."""
-        return f"{self.state}|{self.time}|{self.approver}"
+        """The log line: exactly the specification's for `cli`, the way named otherwise."""
+        line = f"{self.state}|{self.time}|{self.approver}"
+        return line if self.via == "cli" else f"{line}|{self.via}"
 
 
 def read_approvals(task_dir: Path) -> list[Approval | None]:

@@ -87,6 +87,11 @@ class Fixtures:
                 self._git_reported = True
                 raise self._git
             return self._git
+        if name == "config" and self.values.get("config") is None:
+            # A caller that passed none (the Python API) gets the project's own.
+            from automaton_rules.core.config import load_config
+
+            self.values["config"] = load_config(self.project.root)
         return self.values.get(name)
 
     def prefetch_git(self) -> None:

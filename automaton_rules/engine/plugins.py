@@ -26,6 +26,7 @@ from automaton_rules.engine import hookspecs
 BUILTIN_PLUGINS: tuple[str, ...] = (
     "automaton_rules.builtin.out_of_order",
     "automaton_rules.builtin.inconsistency",
+    "automaton_rules.builtin.approvals",
     "automaton_rules.builtin.unauthorized",
     "automaton_rules.builtin.manual_folders",
     "automaton_rules.builtin.guard_changes",

@@ -56,6 +56,10 @@ PATCH_KEYS = ("patch", "patchText", "input", "command", "cmd")
 WORKDIR_KEYS = ("workdir", "dir_path", "directory")
 # Events that start (or restart, after compaction) an agent's context.
 SESSION_EVENTS = frozenset({"SessionStart", "SubagentStart", "sessionStart"})
+# Events of a prompt the user submits, before the model sees it: Claude Code and Codex
+# `UserPromptSubmit` (opencode's plugin sends its `chat.message` under this name too),
+# Gemini CLI `BeforeAgent`, Cursor `beforeSubmitPrompt`.
+PROMPT_EVENTS = frozenset({"UserPromptSubmit", "BeforeAgent", "beforeSubmitPrompt"})
 
 
 class Action(Record):
@@ -337,8 +341,8 @@ def session_context(payload: dict[str, Any], project: str | None = None) -> str:
         if project is None and exc.code == "no-project":
             return ""
         raise
-    load_config(found.root)  # a broken configuration denies every edit: say so now
-    return session.context(found)
+    settings = load_config(found.root)  # a broken configuration denies every edit: say so
+    return session.context(found, settings.approval)
 
 
 def _message(exc: Exception) -> str:
@@ -346,9 +350,50 @@ def _message(exc: Exception) -> str:
     return printable(text, None)
 
 
+def render_prompt(harness: str, event: str, text: str | None) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) of a user-prompt answer: untouched when `text` is None;
+    else the user sees `text` and the agent gets it as context, where the harness allows."""
+    if text is None:
+        passed = {"gemini": "{}", "cursor": json.dumps({"continue": True})}
+        return passed.get(harness, ""), "", 0
+    if harness == "cursor":  # no context channel here: stop the message, tell the user
+        return json.dumps({"continue": False, "user_message": text}), "", 0
+    if harness == "opencode":
+        return json.dumps({"additionalContext": text}), "", 0
+    body = {
+        "systemMessage": text,
+        "hookSpecificOutput": {"hookEventName": event, "additionalContext": text},
+    }
+    return json.dumps(body), "", 0
+
+
+def prompt_answer(
+    payload: dict[str, Any], harness: str, event: str, options: dict[str, str]
+) -> tuple[str, str, int]:
+    """A prompt is the user's: an approval it asks for is recorded, anything else passes.
+    It fails open (nothing is approved, the message goes on), never blocking the chat."""
+    from automaton_rules.guards import prompt
+
+    if payload.get("agent_id"):  # Codex: a subagent's prompt, written by its parent agent
+        return render_prompt(harness, event, None)
+    try:
+        text = prompt.approve(payload, harness, options.get("project"), _where(payload))
+    except Exception as exc:
+        text = (
+            f"automaton-rules could not check this message for an approval ({_message(exc)}); "
+            "nothing was approved."
+            if prompt.asked(str(payload.get("prompt") or ""))[0]
+            else None
+        )
+    return render_prompt(harness, event, text)
+
+
 def answer(payload: Any, harness: str, options: dict[str, str]) -> tuple[str, str, int]:
-    """Dispatch on the event: session start gets context, anything else a verdict."""
+    """Dispatch on the event: session start gets context, a user's prompt may approve,
+    anything else (a tool about to run) a verdict."""
     event = str(payload.get("hook_event_name") or "") if isinstance(payload, dict) else ""
+    if event in PROMPT_EVENTS and isinstance(payload, dict):
+        return prompt_answer(payload, harness, event, options)
     if event in SESSION_EVENTS:
         try:
             text = session_context(payload, options.get("project"))
@@ -370,7 +415,9 @@ Reads one hook event of a harness as JSON on stdin and answers in that harness's
 Before a tool runs: allowed prints nothing (claude, codex, opencode), {} (gemini) or
 {"permission": "allow"} (cursor); denied prints the harness's deny answer. At session
 start (SessionStart, sessionStart, SubagentStart) it prints the workflow's state as the
-harness's additional context. See docs/harness-integration.md.
+harness's additional context. When the user submits a prompt (UserPromptSubmit,
+BeforeAgent, beforeSubmitPrompt), `approve TASK` approves the task; any other prompt
+passes through untouched. See docs/harness-integration.md and docs/approvals.md.
 """
 
 

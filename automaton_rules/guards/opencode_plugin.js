@@ -1,5 +1,6 @@
 // opencode plugin: ask automaton-rules before every tool call and refuse what it denies;
-// give the model the workflow's state with every request and in every compaction summary.
+// give the model the workflow's state with every request and in every compaction summary;
+// record `approve TASK`, typed by the user as a whole message, as the user's approval.
 // Install with `automaton-install --project DIR --harness opencode`, which writes this file
 // to .opencode/plugin/ with HOOK set to the absolute path of automaton-hook; a copy made by
 // hand needs automaton-hook on PATH. A missing hook denies every tool call (fail closed).
@@ -13,7 +14,25 @@ async function ask($, event) {
   return await $`${HOOK} --harness opencode < ${input}`.nothrow().quiet();
 }
 
-export const AutomatonGuard = async ({ $, directory }) => {
+// The user's own words in a message: its text parts, leaving out those opencode added.
+function typed(parts) {
+  return parts
+    .filter((part) => part && part.type === "text" && !part.synthetic)
+    .map((part) => part.text)
+    .join("\n");
+}
+
+// A subagent's session has a parent: its "user" messages were written by an agent.
+async function childSession(client, id) {
+  try {
+    const session = await client.session.get({ path: { id } });
+    return Boolean(session && session.data && session.data.parentID);
+  } catch {
+    return true; // cannot tell: no approval rather than an agent's
+  }
+}
+
+export const AutomatonGuard = async ({ $, directory, client }) => {
   const context = async (source) => {
     const result = await ask($, { hook_event_name: "SessionStart", source, cwd: directory });
     try {
@@ -35,6 +54,33 @@ export const AutomatonGuard = async ({ $, directory }) => {
         const reason = result.stderr.toString().trim();
         throw new Error(reason || "automaton-rules denied this action");
       }
+    },
+    "chat.message": async (input, output) => {
+      const prompt = typed((output && output.parts) || []);
+      if (!/^\s*\/?approved?\b/i.test(prompt)) return; // only an approval is our business
+      if (await childSession(client, input.sessionID)) return;
+      const event = {
+        hook_event_name: "UserPromptSubmit",
+        session_id: input.sessionID,
+        cwd: directory,
+        prompt,
+      };
+      let answer;
+      try {
+        answer = JSON.parse((await ask($, event)).stdout.toString());
+      } catch {
+        return; // a prompt hook fails open: the message goes on, nothing is approved
+      }
+      if (!answer.additionalContext) return;
+      // Changed in place: opencode saves this very array after the hook returns.
+      output.parts.push({
+        id: `prt_automaton${Date.now().toString(36)}`,
+        sessionID: input.sessionID,
+        messageID: output.message.id,
+        type: "text",
+        text: answer.additionalContext,
+        synthetic: true,
+      });
     },
     "experimental.chat.system.transform": async (_input, output) => {
       const text = await context("startup");

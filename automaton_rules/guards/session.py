@@ -24,8 +24,9 @@ INTRO = (
 )
 
 
-def context(project: Project) -> str:
-    """The text a new, resumed or compacted session starts with."""
+def context(project: Project, approval: str = "open") -> str:
+    """The text a new, resumed or compacted session starts with; `approval` is the
+    project's mode, which says how the user approves."""
     active = [task for task in task_states(project) if task.state != "complete"]
     lines = [INTRO, f"Project: {printable(str(project.root), None)}"]
     if not active:
@@ -36,14 +37,14 @@ def context(project: Project) -> str:
         return "\n".join(lines)
     lines.append("Active tasks:")
     for task in active[:MAX_TASKS]:
-        lines += task_lines(task)
+        lines += task_lines(task, approval)
     if len(active) > MAX_TASKS:
         lines.append(f"... and {len(active) - MAX_TASKS} more ({STATUS_SCRIPT} --list).")
     lines.append(f"Full status of a task: {STATUS_SCRIPT} --task NAME")
     return "\n".join(lines)
 
 
-def task_lines(task: Task) -> list[str]:
+def task_lines(task: Task, approval: str = "open") -> list[str]:
     """One task: its phase, what it allows and forbids now, and how it moves on."""
     state = task.state or ""
     info = machine.guidance(state, subtask=task.parent is not None)
@@ -52,15 +53,23 @@ def task_lines(task: Task) -> list[str]:
         f"- {name}: {machine.base_phase(state)} phase (state {state})",
         f"  Allowed now: {'; '.join(info.allowed) or 'nothing'}",
         f"  Forbidden now: {'; '.join(info.forbidden) or 'nothing'}",
-        f"  Next step: {next_step(name, info)}",
+        f"  Next step: {next_step(name, info, approval)}",
     ]
 
 
-def next_step(name: str, info: machine.Guidance) -> str:
+def next_step(name: str, info: machine.Guidance, approval: str = "open") -> str:
     """The deliverable to write, then the move that follows it."""
     parts = [f"write {info.next_artifact}"] if info.next_artifact else []
-    if info.via_approve:
-        parts.append(f"ask the user to approve it (the user runs --task {name} --approve)")
+    if info.via_approve and approval == "signed":
+        parts.append(
+            f"ask the user to approve it (the user signs in a terminal: --task {name} "
+            "--approve --approver ID)"
+        )
+    elif info.via_approve:
+        parts.append(
+            f"ask the user to approve it (the user types `approve {name}` in this chat, or "
+            f"runs --task {name} --approve in a terminal)"
+        )
     elif info.next_states:
         first, *others = info.next_states
         move = f"move on with {STATUS_SCRIPT} --task {name} --transition {first}"

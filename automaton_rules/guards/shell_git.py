@@ -29,8 +29,17 @@ PROGRAM_KEYS = re.compile(
 )
 # Environment that points git at settings the line chose.
 CONFIG_ENV = frozenset(
-    {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
-     "GIT_CONFIG", "GIT_DIR", "GIT_COMMON_DIR", "HOME", "XDG_CONFIG_HOME"}
+    {
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "GIT_CONFIG",
+        "GIT_DIR",
+        "GIT_COMMON_DIR",
+        "HOME",
+        "XDG_CONFIG_HOME",
+    }
 )
 # Sub-commands that change the whole work tree (when they change files at all).
 TREE_WRITERS = names(

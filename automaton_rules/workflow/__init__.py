@@ -1,13 +1,16 @@
 """The workflow: the operations that move a task, and the checks each move must pass.
 
-`operations` holds create, transition, approve, follow-up, claim and upgrade; `gates`
-what must hold before a move; `journal` the history written before `.state`, so a killed
+`operations` holds create, transition, approve, follow-up, claim and upgrade; `gates` what
+must hold before a move; `approvals` how the project's `approval` mode lets an approval be
+given, and checks it at the gate; `journal` the history written before `.state`, so a killed
 command's change is finished by the next; `claims` multi-agent mode; `changes` what an
-operation did, for the command line to show. It builds on the core and the engine's
-types (a transition consults the rules through an engine handed in); nothing below it
-imports it, and the edit-time path loads it only for `untracked = "infer"`.
+operation did, for the command line to show. It builds on the core and the engine's types (a
+transition consults the rules through an engine handed in); nothing below it imports it, and
+the edit-time path loads it only for `untracked = "infer"`.
 """
 
+from automaton_rules.core.policy import OPEN, Policy
+from automaton_rules.workflow.approvals import BY_COMMAND_LINE, Given
 from automaton_rules.workflow.changes import Adopted, ClaimChanged, Created, FollowedUp, Moved
 from automaton_rules.workflow.claims import SINGLE_AGENT, Claims, claim, release
 from automaton_rules.workflow.gates import verdict_of
@@ -22,13 +25,17 @@ from automaton_rules.workflow.operations import (
 )
 
 __all__ = [
+    "BY_COMMAND_LINE",
+    "OPEN",
     "SINGLE_AGENT",
     "Adopted",
     "ClaimChanged",
     "Claims",
     "Created",
     "FollowedUp",
+    "Given",
     "Moved",
+    "Policy",
     "approve",
     "claim",
     "create_task",

@@ -15,7 +15,8 @@ class Created:
 
 @dataclass(frozen=True)
 class Moved:
-    """A task moved from `source` to `target` by --transition or, with `approver`, --approve.
+    """A task moved from `source` to `target` by --transition or, with `approver`, --approve
+    (given `via` cli, terminal, prompt or signed).
 
     `recovered` says the move was one a killed command had journaled, finished now.
     """
@@ -25,6 +26,7 @@ class Moved:
     target: str
     recovered: bool = False
     approver: str | None = None
+    via: str | None = None
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from automaton_rules.core import machine
 from automaton_rules.core.errors import AutomatonError, Refusal
 from automaton_rules.core.output import printable
+from automaton_rules.core.policy import approval_entry
 from automaton_rules.core.project import Project, Task, refuse_hand_edit
 
 if TYPE_CHECKING:  # the engine loads when a move consults the rules, not for `infer`
@@ -28,11 +29,14 @@ def verdict_of(text: str) -> str | None:
     return found.group(1).upper() if found else None
 
 
-def refuse_illegal(project: Project, task: Task, target: str) -> None:
-    """Refuse a move along no edge of the machine, or out of a parent with open sub-tasks."""
+def refuse_illegal(project: Project, task: Task, target: str, *, reopen: bool = False) -> None:
+    """Refuse a move along no edge of the machine, or out of a parent with open sub-tasks;
+    `reopen`: the approval in force does not stand, so the way back to the gate is open."""
     current = task.state or ""
     legal = machine.legal_targets(current, subtask=task.parent is not None)
-    if target == reapproval_gate(task):
+    if target == reapproval_gate(task) or (
+        reopen and target == machine.base_phase(current) + machine.AWAITING
+    ):
         return
     if target in legal:
         if current == machine.SUBTASK_PARENT_STATE and target == "complete":
@@ -130,13 +134,8 @@ def consult_rules(
 def approval_in_force(task: Task) -> dict[str, Any] | None:
     """The `--approve` line that let the task into its `X:approved` state, if it recorded
     the artifact's digest (older versions did not); None in any other state."""
-    state = task.state or ""
-    if not machine.is_approved(state):
-        return None
-    for entry in reversed(task.history):
-        if entry.get("command") == "--approve" and entry.get("to") == state:
-            return entry if isinstance(entry.get("artifact_sha256"), str) else None
-    return None
+    entry = approval_entry(task)
+    return entry if entry is not None and isinstance(entry.get("artifact_sha256"), str) else None
 
 
 def changed_since_approval(task: Task) -> tuple[str, dict[str, Any]] | None:
@@ -175,7 +174,7 @@ def refuse_changed_approval(project: Project, task: Task, target: str) -> None:
         f"Cannot transition from '{task.state}' to '{target}'. {artifact} {change} after its "
         f"approval at {printable(str(entry.get('time')))}: the approval covers {artifact} as "
         f"it was approved. Put the approved {artifact} back, or re-request approval: "
-        f"{command} (the user then approves the new {artifact} with --approve).",
+        f"{command} (then the user approves the new {artifact}).",
         next_steps={
             "artifact": artifact,
             "approved_at": entry.get("time"),

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 from automaton_rules.core import clock, integrity, machine, store
 from automaton_rules.core.errors import AutomatonError, Refusal
 from automaton_rules.core.output import printable
+from automaton_rules.core.policy import OPEN, Policy, gate_problem
 from automaton_rules.core.project import Project, Task, load_tracked, split_name
+from automaton_rules.workflow.approvals import (
+    BY_COMMAND_LINE,
+    Given,
+    refuse_unproven,
+    refuse_way,
+    signed_record,
+)
 from automaton_rules.workflow.changes import Adopted, Created, FollowedUp, Moved
 from automaton_rules.workflow.claims import (
     APPROVER_PATTERN,
@@ -108,8 +116,10 @@ def transition(
     engine: Engine,
     actor: str | None = None,
     claims: Claims = SINGLE_AGENT,
+    policy: Policy = OPEN,
 ) -> Moved:
-    """Move a task along a legal edge, once its artifact is there and no rule objects."""
+    """Move a task along a legal edge, once its artifact is there, its approval stands
+    and no rule objects."""
     if not machine.is_state(target):
         raise AutomatonError(
             "unknown-phase",
@@ -124,7 +134,9 @@ def transition(
             return Moved(name, recovered.get("from"), target, recovered=True)
         current = task.state or ""
         require_holder(project, task, claims)
-        refuse_illegal(project, task, target)
+        unstood = gate_problem(project, task, policy)
+        refuse_illegal(project, task, target, reopen=unstood is not None)
+        refuse_unproven(project, task, target, policy, unstood)
         refuse_changed_approval(project, task, target)
         refuse_failed_verdict(project, task, target)
         consult_rules(engine, project, task, target)
@@ -179,7 +191,12 @@ def _recovered_approval(recovered: dict[str, Any] | None, name: str, current: st
     if recovered.get("to") != current:
         return None
     return Moved(
-        name, recovered.get("from"), current, recovered=True, approver=recovered.get("approver")
+        name,
+        recovered.get("from"),
+        current,
+        recovered=True,
+        approver=recovered.get("approver"),
+        via=recovered.get("via") or "cli",
     )
 
 
@@ -190,9 +207,11 @@ def approve(
     approver: str = "user",
     engine: Engine | None = None,
     claims: Claims = SINGLE_AGENT,
+    policy: Policy = OPEN,
+    given: Given = BY_COMMAND_LINE,
 ) -> Moved:
-    """Open an approval gate: record who approved what, with the artifact's digest."""
-    if claims.enabled and claims.agent is not None:
+    """Open an approval gate: record who approved what, how, with the artifact's digest."""
+    if claims.enabled and claims.agent is not None and given.via == "cli":
         approver = claims.agent  # the approving agent is recorded by its id
     _valid_approver(approver)
     task_dir = load_tracked(project, name).path
@@ -204,26 +223,28 @@ def approve(
         if done is not None:
             return done
         _refuse_unless_awaiting(current)
+        refuse_way(project, task, policy, given)
         refuse_self_approval(task, approver, claims)
         artifact = _approved_artifact(task)
         target = machine.approval_target(current) or ""
         if engine is not None:
             consult_rules(engine, project, task, target, required=False)
-        digest = store.file_digest(task.path / artifact)
+        now = clock.utc_now()
+        fields = {
+            "approver": approver,
+            "artifact": artifact,
+            "artifact_sha256": store.file_digest(task.path / artifact),
+            "via": given.via,
+            **given.details,
+        }
+        record = entry(current, target, approver, "--approve", **fields)
+        record["time"] = now
+        record.update(signed_record(project, task, policy, given, record))
         line = None
         if not pending_approval(task_dir, target):
-            line = store.Approval(target, clock.utc_now(), approver)
-        record = entry(
-            current,
-            target,
-            approver,
-            "--approve",
-            approver=approver,
-            artifact=artifact,
-            artifact_sha256=digest,
-        )
+            line = store.Approval(target, now, approver, given.via)
         store.commit(task_dir, record, target, approval=line)
-    return Moved(name, current, target, approver=approver)
+    return Moved(name, current, target, approver=approver, via=given.via)
 
 
 def _adopt(task: Task, actor: str) -> Adopted | None:

@@ -115,3 +115,49 @@ test("every request and every compaction carry the task's phase", { skip: !PROJE
     [["SessionStart", "startup"], ["SessionStart", "compact"]],
   );
 });
+
+// opencode's client as the plugin uses it: a session with or without a parent.
+function stubClient(parentID) {
+  return { session: { get: async () => ({ data: parentID ? { parentID } : {} }) } };
+}
+
+function message(text) {
+  return { message: { id: "msg_1" }, parts: [{ id: "prt_1", type: "text", text }] };
+}
+
+test("an ordinary message passes untouched, without running the hook", { skip: !PROJECT }, async () => {
+  const calls = [];
+  const guard = await AutomatonGuard({ $: stubShell(calls), directory: PROJECT, client: stubClient() });
+  const output = message("please fix the login bug");
+  await guard["chat.message"]({ sessionID: "s1" }, output);
+  assert.equal(calls.length, 0);
+  assert.equal(output.parts.length, 1);
+});
+
+test("`approve TASK` typed by the user reaches the hook; its answer is added for the model", { skip: !PROJECT }, async () => {
+  const calls = [];
+  const guard = await AutomatonGuard({ $: stubShell(calls), directory: PROJECT, client: stubClient() });
+  const output = message("approve guarded");
+  await guard["chat.message"]({ sessionID: "s1" }, output);
+  assert.deepEqual(calls[0].event, {
+    hook_event_name: "UserPromptSubmit",
+    session_id: "s1",
+    cwd: PROJECT,
+    prompt: "approve guarded",
+  });
+  // `guarded` is in research, not at a gate: the answer says nothing was approved.
+  assert.equal(output.parts.length, 2);
+  assert.equal(output.parts[1].synthetic, true);
+  assert.equal(output.parts[1].messageID, "msg_1");
+  assert.match(output.parts[1].id, /^prt/);
+  assert.match(output.parts[1].text, /did not record the user's approval/);
+});
+
+test("a subagent's message approves nothing", { skip: !PROJECT }, async () => {
+  const calls = [];
+  const guard = await AutomatonGuard({ $: stubShell(calls), directory: PROJECT, client: stubClient("parent") });
+  const output = message("approve guarded");
+  await guard["chat.message"]({ sessionID: "child" }, output);
+  assert.equal(calls.length, 0);
+  assert.equal(output.parts.length, 1);
+});

@@ -1,0 +1,92 @@
+"""How the project's `approval` setting judges a recorded approval: pure checks over the
+history, for the gate in the workflow and for the audit's rule alike.
+
+Each approval records how it was given (`via`: cli, terminal, prompt or signed). `open`
+accepts any; `prompt` a person's (typed in the agent's chat, or confirmed at a terminal);
+`signed` only an OpenSSH signature that the allowed-signers file vouches for, over what
+the history line records.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from automaton_rules.core import machine, signing
+from automaton_rules.core.config import Config
+from automaton_rules.core.project import Project, Task
+from automaton_rules.core.record import Record
+
+# The ways each mode accepts; `signed` is also the strongest way in the other modes.
+ACCEPTED = {
+    "open": ("cli", "terminal", "prompt", "signed"),
+    "prompt": ("terminal", "prompt", "signed"),
+    "signed": ("signed",),
+}
+NO_SIGNERS = "no-signers-file"
+NOT_A_PERSON = "not-given-by-a-person"
+_REASONS = {
+    NOT_A_PERSON: "it was given on a command line, not typed by the user in the agent's chat "
+    "or confirmed at a terminal",
+    signing.MISSING: "it carries no signature",
+    signing.INVALID: "its signature is not a valid signature of what it records",
+    signing.UNKNOWN_KEY: "it was signed by a key the allowed signers file does not name for "
+    "that approver",
+    NO_SIGNERS: "the allowed signers file does not exist",
+}
+
+
+class Policy(Record):
+    """The project's `approval` mode and, for `signed`, the allowed-signers file."""
+
+    _fields = ("mode", "signers")
+    mode: str
+    signers: Path | None
+
+    def __init__(self, mode: str = "open", signers: Path | None = None) -> None:
+        self._init(mode, signers)
+
+    @classmethod
+    def of(cls, settings: Config, project_root: Path) -> Policy:
+        """The policy a project's configuration sets."""
+        return cls(settings.approval, settings.signers(project_root))
+
+
+OPEN = Policy()
+
+
+def unproven(project: Project, task: Task, policy: Policy, entry: dict[str, Any]) -> str | None:
+    """Why one recorded approval does not stand under the policy, or None when it does."""
+    if policy.mode == "open":
+        return None
+    if policy.mode == "prompt":
+        via = entry.get("via") or "cli"
+        return None if via in ACCEPTED["prompt"] else NOT_A_PERSON
+    signers = policy.signers
+    if signers is None or not signers.is_file():
+        return NO_SIGNERS
+    return signing.recorded_problem(project.root, task.path, entry, signers)
+
+
+def describe(reason: str) -> str:
+    """A reason from `unproven`, in words."""
+    return _REASONS.get(reason, reason)
+
+
+def approval_entry(task: Task) -> dict[str, Any] | None:
+    """The `--approve` history line that let the task into its `X:approved` state."""
+    state = task.state or ""
+    for entry in reversed(task.history):
+        if entry.get("command") == "--approve" and entry.get("to") == state:
+            return entry
+    return None
+
+
+def gate_problem(project: Project, task: Task, policy: Policy) -> str | None:
+    """Why the approval in force does not stand (a task in `X:approved` only)."""
+    if policy.mode == "open" or not machine.is_approved(task.state or ""):
+        return None
+    entry = approval_entry(task)
+    if entry is None:
+        return signing.MISSING
+    return unproven(project, task, policy, entry)

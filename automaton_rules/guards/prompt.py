@@ -1,0 +1,124 @@
+"""Approvals typed by the user in the agent's chat, taken by the harness's user-prompt hook.
+
+The user types `approve TASK` as the whole message (a leading `/` and any letter case
+accepted), or `APPROVED` alone when exactly one task awaits approval. The hook runs
+before the model sees the message, so the approval is the user's own: it is recorded
+`via: prompt` with the harness and its session, and the answer tells the agent what was
+approved. Any other message passes through untouched.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from automaton_rules.core.config import load_config, multi_agent
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.output import printable
+from automaton_rules.core.project import Project, find_project
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_APPROVE = re.compile(r"\s*/?approve\s+[`'\"]?([^\s`'\"]+)[`'\"]?\s*[.!]?\s*", re.IGNORECASE)
+_APPROVED = re.compile(r"\s*/?approved\s*[.!]?\s*", re.IGNORECASE)
+# Gemini CLI in `-p` mode puts the context its hooks gave before the user's words.
+_HOOK_CONTEXT = re.compile(r"\A\s*<hook_context>.*?</hook_context>\s*", re.DOTALL)
+# Where each harness names its conversation, recorded with the approval.
+SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "sessionID")
+
+
+def asked(prompt: str) -> tuple[bool, str | None]:
+    """(an approval was asked for, the task it names or None for a bare `APPROVED`)."""
+    prompt = _HOOK_CONTEXT.sub("", prompt)
+    found = _APPROVE.fullmatch(prompt)
+    if found:
+        return True, found.group(1)
+    return (_APPROVED.fullmatch(prompt) is not None), None
+
+
+def _awaiting(project: Project) -> list[str]:
+    from automaton_rules.core import machine
+
+    waiting = []
+    for name, task in project.load_all():
+        state = getattr(task, "state", None)
+        if isinstance(state, str) and machine.is_awaiting(state):
+            waiting.append(name)
+    return waiting
+
+
+def _task_named(project: Project, named: str | None) -> str:
+    """The task the user means: as typed, else the one name it matches ignoring case,
+    else (for `APPROVED`) the only task awaiting approval."""
+    if named is not None:
+        names = project.names()
+        if named in names:
+            return named
+        alike = [name for name in names if name.lower() == named.lower()]
+        if len(alike) == 1:
+            return alike[0]
+        raise AutomatonError("unknown-task", f"there is no task '{printable(named)}'")
+    waiting = _awaiting(project)
+    if len(waiting) == 1:
+        return waiting[0]
+    if not waiting:
+        raise AutomatonError("nothing-awaiting", "no task is awaiting approval")
+    raise AutomatonError(
+        "several-awaiting",
+        f"several tasks await approval ({', '.join(waiting)}); the user types `approve TASK` "
+        "to say which",
+    )
+
+
+def approve(
+    payload: dict[str, Any], harness: str, explicit: str | None, where: Path | None
+) -> str | None:
+    """Approve what the prompt asks for; the agent's context, or None when the prompt asks
+    for no approval (or is typed outside any project) and passes through untouched."""
+    prompt = payload.get("prompt")
+    wanted, named = asked(prompt) if isinstance(prompt, str) else (False, None)
+    if not wanted:
+        return None
+    try:
+        project = find_project(Path(explicit) if explicit else None, cwd=where)
+    except AutomatonError as exc:
+        if explicit is None and exc.code == "no-project":
+            return None
+        raise
+    try:
+        return _approved(project, named, harness, payload)
+    except AutomatonError as exc:
+        return (
+            f"automaton-rules did not record the user's approval: "
+            f"{printable(exc.message, None).rstrip('.')}. Nothing was approved: tell the user."
+        )
+
+
+def _approved(project: Project, named: str | None, harness: str, payload: dict[str, Any]) -> str:
+    from automaton_rules import workflow
+    from automaton_rules.engine.runner import Engine
+
+    settings = load_config(project.root)
+    name = _task_named(project, named)
+    session = next((str(payload[k]) for k in SESSION_KEYS if payload.get(k)), None)
+    details = {"harness": harness, **({"session": session} if session else {})}
+    change = workflow.approve(
+        project,
+        name,
+        engine=Engine.create(
+            settings.plugins, base=settings.base, timeout=settings.plugin_timeout_seconds
+        ),
+        claims=workflow.Claims(
+            enabled=multi_agent(project.root, settings),
+            timeout_minutes=settings.claim_timeout_minutes,
+        ),
+        policy=workflow.Policy.of(settings, project.root),
+        given=workflow.Given("prompt", details),
+    )
+    return (
+        f"The user approved task '{change.task}' in this chat: '{change.source}' -> "
+        f"'{change.target}' (recorded by automaton-rules, via prompt). Run "
+        f"{project.command('--task', change.task)} to see the next step."
+    )
