@@ -162,9 +162,12 @@ def test_other_tools_are_allowed(guarded) -> None:
     assert denied("gemini", hook("gemini", payload)) is None
 
 
-def test_unknown_harness_fails_closed_in_claude_format(guarded) -> None:
+def test_unknown_harness_is_bad_usage_which_every_harness_takes_as_a_refusal(guarded) -> None:
+    """Exit 2 blocks the tool in Claude Code, Codex and Gemini, and Cursor's fail-closed
+    hooks and the opencode plugin refuse on any failure."""
     proc = hook("vim", "{}")
-    assert denied("claude", proc).startswith("DENIED: automaton-rules could not check")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("ERROR: automaton-hook: --harness must be one of claude")
 
 
 def test_the_integration_files_are_valid_json_and_call_the_adapter() -> None:

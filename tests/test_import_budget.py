@@ -57,6 +57,7 @@ STATUS_BUDGET = CORE | {
 # The adapter reads JSON on stdin, so json is in its budget.
 HOOK_BUDGET = CORE | {
     "automaton_rules.guards.harness",
+    "automaton_rules.core.console",  # the console scripts' shared argument reading
     "json",
     "json.decoder",
     "json.encoder",

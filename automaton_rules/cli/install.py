@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from automaton_rules.core import git
+from automaton_rules.core.console import Script
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import framework_home
 
@@ -387,46 +388,55 @@ def _git_hooks_dir(project: Path) -> Path:
 USAGE = """\
 usage: automaton-install [--project DIR] [--harness NAME[,NAME...]] [--git-hooks] [--uninstall]
 
-Puts ~/.automaton/scripts/status.py in place (the path the specification's agents call),
-and with --project, the hooks of the named harnesses (claude, codex, gemini, cursor,
+Puts ~/.automaton/scripts/status.py in place (the path agents call status.py by), and
+with --project, the hooks of the named harnesses (claude, codex, gemini, cursor,
 opencode, or all) and the git hooks into that project: a guard before every edit and
-shell command, and the workflow's state at every session start (and after compaction).
-Idempotent; --uninstall reverses. Codex runs the hooks only once you trust them (/hooks).
+shell command, the workflow's state at every session start (and after compaction), and
+the user's `approve TASK` in the chat. Idempotent; --uninstall reverses exactly.
+Codex runs the hooks only once you trust them (/hooks).
+
+Examples:
+  automaton-install --project . --harness claude --git-hooks
+  automaton-install --project . --harness all
+  automaton-install --project . --harness all --git-hooks --uninstall
 """
+
+
+SCRIPT = Script(
+    "automaton-install",
+    USAGE,
+    valued=("--project", "--harness"),
+    switches=("--git-hooks", "--uninstall"),
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console script `automaton-install`."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    project: Path | None = None
-    harnesses: list[str] = []
-    git_hooks = remove = False
+    return SCRIPT.run(argv, _run)
+
+
+def _chosen(value: str) -> list[str]:
+    """`--harness a,b` or `all`, each name checked."""
+    names = value.split(",")
+    harnesses = list(HARNESSES) if names == ["all"] else names
+    unknown = [h for h in harnesses if h not in HARNESSES]
+    if unknown:
+        raise AutomatonError(
+            "usage", f"unknown harness {', '.join(unknown)}; choose {', '.join(HARNESSES)} or all"
+        )
+    return list(dict.fromkeys(harnesses))
+
+
+def _run(options: dict[str, Any], _words: list[str]) -> int:
     try:
-        while args:
-            flag = args.pop(0)
-            if flag in ("-h", "--help"):
-                sys.stdout.write(USAGE)
-                return 0
-            if flag == "--project" and args:
-                project = Path(args.pop(0)).expanduser().resolve()
-            elif flag == "--harness" and args:
-                names = args.pop(0).split(",")
-                harnesses += list(HARNESSES) if names == ["all"] else names
-            elif flag == "--git-hooks":
-                git_hooks = True
-            elif flag == "--uninstall":
-                remove = True
-            else:
-                raise AutomatonError("usage", f"unknown argument {flag!r}. {USAGE.splitlines()[0]}")
-        unknown = [h for h in harnesses if h not in HARNESSES]
-        if unknown:
-            raise AutomatonError(
-                "usage", f"unknown harness {', '.join(unknown)}; choose {', '.join(HARNESSES)}"
-            )
-        if project is not None and not project.is_dir():
-            raise AutomatonError("usage", f"project folder {project} does not exist")
-        action = uninstall if remove else install
-        done = action(project, list(dict.fromkeys(harnesses)), git_hooks)
+        harnesses = _chosen(str(options["harness"])) if "harness" in options else []
+        project = None
+        if "project" in options:
+            project = Path(str(options["project"])).expanduser().resolve()
+            if not project.is_dir():
+                raise AutomatonError("usage", f"project folder {project} does not exist")
+        action = uninstall if options.get("uninstall") else install
+        done = action(project, harnesses, bool(options.get("git-hooks")))
     except AutomatonError as exc:
         sys.stderr.write(exc.text + "\n")
         return 2

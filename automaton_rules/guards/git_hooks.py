@@ -18,9 +18,11 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from automaton_rules.core import git, guard_files, integrity, machine, store
 from automaton_rules.core.config import Config, load_config
+from automaton_rules.core.console import Script
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.git import TASK_TRAILER
 from automaton_rules.core.output import printable
@@ -202,38 +204,46 @@ def commit_msg(project: Project, message_file: Path) -> tuple[int, str]:
     )
 
 
-USAGE = (
-    "usage: automaton-git-hook pre-commit | pre-merge-commit | commit-msg MESSAGE_FILE "
-    "[--project DIR]\n"
-)
+USAGE = """\
+usage: automaton-git-hook pre-commit | pre-merge-commit | commit-msg MESSAGE_FILE [--project DIR]
+
+git's hooks for a project under automaton-rules. pre-commit and pre-merge-commit refuse
+(exit 1) source changes while no task may edit, and hand-edited workflow records; the
+guard's own files (configuration, harness settings, .automaton/) a person commits in any
+phase. commit-msg adds the `Task: NAME` trailer the audit reads. Outside a project with
+tasks it lets git go on. automaton-install --git-hooks puts them in .git/hooks.
+
+Examples:
+  automaton-git-hook pre-commit
+  automaton-git-hook commit-msg .git/COMMIT_EDITMSG
+"""
 CHECKS = ("pre-commit", "pre-merge-commit")
+SCRIPT = Script("automaton-git-hook", USAGE, valued=("--project",), positionals=2)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console script `automaton-git-hook`; exit 0 lets git go on, 1 stops it, 2 is an error."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    project_dir = None
-    if "--project" in args:
-        index = args.index("--project")
-        project_dir = Path(args[index + 1]) if index + 1 < len(args) else None
-        del args[index : index + 2]
+    return SCRIPT.run(argv, _run)
+
+
+def _run(options: dict[str, Any], words: list[str]) -> int:
+    hook = words[0] if words else None
+    wanted = 2 if hook == "commit-msg" else 1
+    if hook not in (*CHECKS, "commit-msg") or len(words) != wanted:
+        sys.stderr.write(f"ERROR: automaton-git-hook: name one hook\n{USAGE.splitlines()[0]}\n")
+        return 2
+    project_dir = Path(str(options["project"])) if "project" in options else None
     try:
-        if not args or args[0] not in (*CHECKS, "commit-msg"):
-            sys.stderr.write(USAGE)
-            return 2
         try:
             project = find_project(project_dir)
         except AutomatonError as exc:
             if exc.code == "no-project" and project_dir is None:
                 return 0  # a repository without automaton tasks: nothing to guard
             raise
-        if args[0] in CHECKS:
+        if hook in CHECKS:
             code, text = pre_commit(project)
-        elif len(args) < 2:
-            sys.stderr.write(USAGE)
-            return 2
         else:
-            code, text = commit_msg(project, Path(args[1]))
+            code, text = commit_msg(project, Path(words[1]))
     except AutomatonError as exc:
         code, text = 2, exc.text
     except Exception as exc:  # never let a crash pass for a refusal, nor a refusal for a pass

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from automaton_rules.core.config import load_config
+from automaton_rules.core.console import Script
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.output import printable
 from automaton_rules.core.project import STATUS_SCRIPT, Project, find_project
@@ -302,22 +303,6 @@ def render(harness: str, verdict: Verdict) -> tuple[str, str, int]:
     return "", reason, 2  # codex: exit 2 blocks and stderr is the reason
 
 
-def _arguments(argv: Sequence[str]) -> dict[str, str]:
-    options = {"harness": "claude"}
-    items = list(argv)
-    while items:
-        flag = items.pop(0)
-        if flag in ("-h", "--help"):
-            options["help"] = "1"
-        elif flag in ("--harness", "--project", "--task") and items:
-            options[flag[2:]] = items.pop(0)
-        else:
-            raise ValueError(f"unknown argument {flag!r}")
-    if options["harness"] not in HARNESSES:
-        raise ValueError(f"--harness must be one of {', '.join(HARNESSES)}")
-    return options
-
-
 def render_context(harness: str, event: str, text: str) -> tuple[str, str, int]:
     """(stdout, stderr, exit code) of a session-start answer, in the harness's context format."""
     if not text:
@@ -417,19 +402,33 @@ Before a tool runs: allowed prints nothing (claude, codex, opencode), {} (gemini
 start (SessionStart, sessionStart, SubagentStart) it prints the workflow's state as the
 harness's additional context. When the user submits a prompt (UserPromptSubmit,
 BeforeAgent, beforeSubmitPrompt), `approve TASK` approves the task; any other prompt
-passes through untouched. See docs/harness-integration.md and docs/approvals.md.
+passes through untouched. Bad usage exits 2, which every harness takes as a refusal.
+
+Example (what Claude Code runs before each tool call):
+  echo '{"hook_event_name": "PreToolUse", "tool_name": "Write",
+         "tool_input": {"file_path": "src/app.py"}, "cwd": "."}' | automaton-hook --harness claude
+
+See docs/harness-integration.md and docs/approvals.md.
 """
+SCRIPT = Script(
+    "automaton-hook", USAGE, valued=("--harness", "--project", "--task"), positionals=0
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console script `automaton-hook`; any failure denies (fail closed)."""
-    harness = "claude"
+    return SCRIPT.run(argv, _hook)
+
+
+def _hook(options: dict[str, Any], _words: list[str]) -> int:
+    harness = str(options.get("harness", "claude"))
+    if harness not in HARNESSES:
+        sys.stderr.write(
+            f"ERROR: automaton-hook: --harness must be one of {', '.join(HARNESSES)}\n"
+            f"{USAGE.splitlines()[0]}\n"
+        )
+        return 2
     try:
-        options = _arguments(sys.argv[1:] if argv is None else argv)
-        harness = options["harness"]
-        if "help" in options:
-            sys.stdout.write(USAGE)
-            return 0
         payload = json.loads(sys.stdin.read() or "{}")
         out, err, code = answer(payload, harness, options)
     except Exception as exc:  # fail closed: a broken guard must not wave edits through

@@ -1,0 +1,88 @@
+"""Every console script answers alike: --help and --version exit 0, bad usage exit 2.
+
+Each runs as installed (the venv's script), with nothing on stdin, as a user types it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from automaton_rules import __version__
+
+BIN = Path(sys.executable).parent
+SCRIPTS = ("automaton-status", "automaton-hook", "automaton-git-hook", "automaton-install")
+
+
+def run(script: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / script), *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=cwd,
+    )
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_exits_0_with_usage_and_an_example(script: str, flag: str, tmp_path: Path) -> None:
+    proc = run(script, flag, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.lower().startswith("usage:"), proc.stdout
+    assert "Example" in proc.stdout
+    assert proc.stderr == ""
+    assert list(tmp_path.iterdir()) == []  # asking for help changes nothing
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_version_exits_0_and_names_the_version(script: str, tmp_path: Path) -> None:
+    proc = run(script, "--version", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        0,
+        f"automaton-rules {__version__}\n",
+        "",
+    )
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_an_unknown_option_is_bad_usage_exit_2(script: str, tmp_path: Path) -> None:
+    proc = run(script, "--frobnicate", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("ERROR:"), proc.stderr
+    assert "frobnicate" in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "said"),
+    [
+        ("automaton-hook", ("--harness",), "--harness needs a value"),
+        ("automaton-hook", ("--harness", "vim"), "--harness must be one of"),
+        ("automaton-hook", ("stray",), "unexpected argument 'stray'"),
+        ("automaton-git-hook", (), "name one hook"),
+        ("automaton-git-hook", ("post-commit",), "name one hook"),
+        ("automaton-git-hook", ("commit-msg",), "name one hook"),
+        ("automaton-git-hook", ("pre-commit", "extra"), "name one hook"),
+        ("automaton-install", ("--harness", "vim"), "unknown harness vim"),
+        ("automaton-install", ("--project",), "--project needs a value"),
+        ("automaton-status", ("--task",), "requires an argument"),
+    ],
+)
+def test_bad_usage_names_the_problem(
+    script: str, args: tuple[str, ...], said: str, tmp_path: Path
+) -> None:
+    proc = run(script, *args, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert said in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_value_may_follow_an_equals_sign(tmp_path: Path) -> None:
+    proc = run("automaton-hook", "--harness=gemini", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, "{}\n")  # an empty event, outside any project
