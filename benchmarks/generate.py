@@ -1,6 +1,7 @@
 """Build a benchmark project: many tasks across the workflow and a long git history.
 
 Usage: python benchmarks/generate.py DIR [--tasks 10000] [--commits 20000] [--files 1000]
+                                         [--shape clean|late-adopted]
 
 Each task walks the workflow the way status.py would move it, one dated step at a time
 (chained history, approval lines with the artifact's digest, each phase's artifact
@@ -10,6 +11,14 @@ trailer, so the audit sees a project that keeps its rules; a few violations of e
 are planted (a commit during research, an artifact ahead of its phase) so the report
 has work to do. The history is fed to `git fast-import` in one stream, not one
 `git commit` per commit.
+
+`--shape late-adopted` builds a project that took the tool up late instead: its task
+folders were made by hand (artifacts, no history), and then three in five were adopted
+with `--upgrade`, one in five kept a `.state` written by an older version, and the rest
+were left as they were; after that, work went on in git without moving any task, every commit
+naming its task in a `Task:` trailer. The audit reports each hand-made folder, each task
+without a history, and each source file a commit changed while its task sat in a phase
+that forbids editing: about 30,000 findings at the default size.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -37,6 +47,11 @@ PLANTED = 0.005  # the share of commits and tasks that break a rule on purpose
 # Every state a task can be left in, but decomposition's (the tenth of tasks that are
 # decomposed stop in decomposition:approved, with sub-tasks).
 FINAL_STATES = [s for s in machine.STATES if machine.base_phase(s) != "decomposition"]
+
+# The late-adopted shape: when its folders were adopted, just before the first commit, and
+# the phases a hand-made folder's artifacts reach (decomposition needs sub-tasks).
+ADOPTED = START - 3600 * 24
+LATE_PHASES = [phase for phase in machine.ARTIFACTS if phase != "decomposition"]
 
 
 def route_to(state: str) -> tuple[str, ...]:
@@ -182,6 +197,53 @@ def fast_import_stream(
         yield b"\n"
 
 
+def write_late_task(folder: Path, number: int, rng: random.Random) -> None:
+    """A hand-made folder with the artifacts up to a phase: adopted with `--upgrade` (three
+    in five), given a `.state` by an older version without a history, or left as it was
+    (one in five each)."""
+    folder.mkdir(parents=True)
+    phase = rng.choice(LATE_PHASES)
+    for step in route_to(phase):
+        artifact = machine.ARTIFACTS.get(machine.base_phase(step))
+        if artifact and not (folder / artifact).exists():
+            (folder / artifact).write_text(ARTIFACT_TEXT.format(name=artifact))
+    kind = number % 10
+    if kind < 6:
+        line = json.dumps(
+            {
+                "time": clock.stamp(ADOPTED + number),
+                "from": None,
+                "to": phase,
+                "actor": "bench",
+                "command": "--upgrade",
+                "inferred_from": machine.ARTIFACTS[phase],
+                "adopted_approvals": 0,
+                "prev": None,
+            },
+            separators=(",", ":"),
+        )
+        (folder / store.HISTORY).write_text(f"{line}\n")
+        (folder / store.APPROVALS).write_bytes(b"")
+        (folder / store.MUTEX).write_bytes(b"")
+    if kind < 8:
+        (folder / store.STATE).write_text(f"{phase}\n")
+    if 6 <= kind < 8:
+        os.utime(folder / store.STATE, (ADOPTED, ADOPTED))
+
+
+def late_adopted(
+    root: Path, tasks: int, commits: int, rng: random.Random
+) -> list[tuple[int, str | None]]:
+    """The late-adopted project's task folders, and its commits: each at some moment after
+    the adoption, naming a task picked at random."""
+    folder = root / ".automaton" / "tasks"
+    names = [f"task-{number:05d}" for number in range(tasks)]
+    for number, name in enumerate(names):
+        write_late_task(folder / name, number, rng)
+    plan = [(START + rng.randint(0, SPAN), rng.choice(names)) for _ in range(commits)]
+    return sorted(plan, key=lambda item: item[0])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path)
@@ -189,12 +251,15 @@ def main() -> int:
     parser.add_argument("--commits", type=int, default=20_000)
     parser.add_argument("--files", type=int, default=1_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--shape", choices=("clean", "late-adopted"), default="clean")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     root: Path = args.folder
     root.mkdir(parents=True, exist_ok=False)
-    walks = write_tasks(root, args.tasks, rng)
-    plan = commit_plan(walks, args.commits, rng)
+    if args.shape == "late-adopted":
+        plan = late_adopted(root, args.tasks, args.commits, rng)
+    else:
+        plan = commit_plan(write_tasks(root, args.tasks, rng), args.commits, rng)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     importer = subprocess.Popen(
         ["git", "-C", str(root), "fast-import", "--quiet"], stdin=subprocess.PIPE
@@ -207,7 +272,9 @@ def main() -> int:
         return 1
     subprocess.run(["git", "-C", str(root), "checkout", "-q", "main", "--", "."], check=True)
     subprocess.run(["git", "-C", str(root), "symbolic-ref", "HEAD", "refs/heads/main"], check=True)
-    print(f"{root}: {args.tasks} tasks, {args.commits} commits over {args.files} files")
+    print(
+        f"{root}: {args.shape}, {args.tasks} tasks, {args.commits} commits over {args.files} files"
+    )
     return 0
 
 

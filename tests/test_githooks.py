@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, Project, git_with_hooks
+
+from automaton_rules.cli import install_files
 
 git = git_with_hooks
 
@@ -180,5 +184,28 @@ def test_an_approval_staged_without_its_history_is_refused(repo: Project) -> Non
 def test_the_merge_hook_is_in_githooks_and_the_framework_manifest() -> None:
     script = ROOT / "githooks" / "pre-merge-commit"
     assert os.access(script, os.X_OK)
-    assert script.read_text().rstrip().endswith("exec automaton-git-hook pre-merge-commit")
+    assert (
+        script.read_text()
+        .rstrip()
+        .endswith(f"exec sh -c '{install_files.LOOKUP}' automaton-git-hook pre-merge-commit")
+    )
     assert "stages: [pre-commit, pre-merge-commit]" in (ROOT / ".pre-commit-hooks.yaml").read_text()
+
+
+def test_this_repositorys_hooks_refuse_when_the_tool_is_missing(tmp_path: Path) -> None:
+    """The same lookup as the installed hooks: no automaton-git-hook, exit 2 and how to
+    install it, never a silent pass."""
+    if shutil.which("automaton-git-hook", path="/usr/bin:/bin"):
+        pytest.skip("automaton-git-hook is installed in /usr/bin or /bin")
+    for name in ("pre-commit", "pre-merge-commit", "commit-msg"):
+        proc = subprocess.run(
+            [str(ROOT / "githooks" / name), str(tmp_path / "MSG")],
+            env={"PATH": "/usr/bin:/bin", "HOME": ""},
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+        assert proc.returncode == 2, (name, proc)
+        assert "pip install automaton-rules" in proc.stderr

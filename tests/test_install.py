@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -22,10 +23,11 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from automaton_rules.cli import install
+from automaton_rules.cli import install, install_files
 
 INSTALL = Path(sys.executable).parent / "automaton-install"
 SCRIPT_CALL = "python ~/.automaton/scripts/status.py"
+LAUNCHED = ("automaton-hook", "automaton-git-hook")
 
 USER_CLAUDE = {
     "permissions": {"allow": ["Bash(ls:*)", "Read"], "deny": ["Bash(rm -rf:*)"]},
@@ -104,14 +106,22 @@ def git_hooks_dir(repo: Path) -> Path:
 # --------------------------------------------------------------------------------------
 
 
-def test_install_writes_the_status_script(home: Path) -> None:
+def test_install_writes_the_status_script_and_the_launchers(home: Path) -> None:
     proc = run_install(home)
     assert proc.returncode == 0, proc
     script = home / ".automaton" / "scripts" / "status.py"
-    assert proc.stdout == f"wrote {script}\n"
-    assert script.is_file()
-    assert os.access(script, os.X_OK)
-    assert install.MARKER in script.read_text()
+    launchers = [home / ".automaton" / "bin" / tool for tool in LAUNCHED]
+    assert proc.stdout == "".join(f"wrote {path}\n" for path in (script, *launchers))
+    for path in (script, *launchers):
+        assert os.access(path, os.X_OK), path
+        assert install.MARKER in path.read_text()
+    # A launcher runs this installation's console script, by absolute path.
+    proc = subprocess.run(
+        [str(launchers[0]), "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc
+    assert proc.stdout.startswith("automaton-rules ")
+    assert f"\nh={Path(sys.executable).parent / 'automaton-hook'}\n" in launchers[0].read_text()
 
 
 def call_script(home: Path, interpreter: list[str], *args: str, cwd: Path):
@@ -251,7 +261,7 @@ def test_a_status_script_that_is_not_ours_is_kept(home: Path, repo: Path) -> Non
     original = script.read_bytes()
     proc = run_install(home)
     assert proc.returncode == 0, proc
-    assert proc.stdout == f"kept {script} (not written by automaton-install)\n"
+    assert proc.stdout.startswith(f"kept {script} (not written by automaton-install)\n")
     assert script.read_bytes() == original
     proc = run_install(home, "--uninstall")
     assert proc.returncode == 0, proc
@@ -274,21 +284,19 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
     assert claude["hooks"]["PostToolUse"] == USER_CLAUDE["hooks"]["PostToolUse"]
     pre = claude["hooks"]["PreToolUse"]
     assert pre[0] == USER_CLAUDE["hooks"]["PreToolUse"][0]
-    # The command names the console script by absolute path, so a PATH without it
-    # cannot make the harness skip the hook.
-    assert pre[1:] == install._bound(install.HARNESS_CONFIGS["claude"][1])["hooks"]["PreToolUse"]
-    assert (
-        pre[1]["hooks"][0]["command"]
-        == f"{sys.executable.rsplit('/', 1)[0]}/automaton-hook --harness claude"
+    assert pre[1:] == install.HARNESS_CONFIGS["claude"][1]["hooks"]["PreToolUse"]
+    # The command names no path of this machine: a team commits it as it is.
+    assert pre[1]["hooks"][0]["command"] == (
+        f"sh -c '{install_files.LOOKUP}' automaton-hook --harness claude"
     )
 
     gemini = json.loads((repo / ".gemini" / "settings.json").read_text())
     assert {k: gemini[k] for k in USER_GEMINI} == USER_GEMINI
-    assert gemini["hooks"] == install._bound(install.HARNESS_CONFIGS["gemini"][1])["hooks"]
+    assert gemini["hooks"] == install.HARNESS_CONFIGS["gemini"][1]["hooks"]
 
     for harness in ("codex", "cursor"):
         relative, ours = install.HARNESS_CONFIGS[harness]
-        assert json.loads((repo / relative).read_text()) == install._bound(ours), harness
+        assert json.loads((repo / relative).read_text()) == ours, harness
 
     # The user-prompt hook of each harness, where `approve TASK` is the user's approval.
     prompt_hooks = {
@@ -305,28 +313,33 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
     plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
     packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js").read_text()
     first, _, body = plugin.read_text().partition("\n")
-    # The packaged plugin, calling automaton-hook by absolute path as the JSON files do.
-    hook = f"{sys.executable.rsplit('/', 1)[0]}/automaton-hook"
-    assert body == packaged.replace('"automaton-hook"', json.dumps(hook), 1)
+    # The packaged plugin as it is, running the JSON files' lookup through sh.
+    assert body == packaged
+    assert f"const LOOKUP = {json.dumps(install_files.LOOKUP)};" in body
+    assert "$`sh -c ${LOOKUP} automaton-hook --harness opencode < ${input}`" in body
     assert first.startswith("// installed by automaton-install (sha256 ")
     assert '"chat.message"' in body
 
     hooks = git_hooks_dir(repo)
-    for name, command in (
-        ("pre-commit", "automaton-git-hook pre-commit"),
-        ("pre-merge-commit", "automaton-git-hook pre-merge-commit"),
-        ("commit-msg", 'automaton-git-hook commit-msg "$1"'),
+    for name, args in (
+        ("pre-commit", "pre-commit"),
+        ("pre-merge-commit", "pre-merge-commit"),
+        ("commit-msg", 'commit-msg "$1"'),
     ):
         text = (hooks / name).read_text()
         assert text.startswith("#!/bin/sh\n"), name
-        bin_dir = sys.executable.rsplit("/", 1)[0]
-        assert f"exec {bin_dir}/{command}\n" in text
+        assert f"exec sh -c '{install_files.LOOKUP}' automaton-git-hook {args}\n" in text
         assert os.access(hooks / name, os.X_OK)
 
     script = home / ".automaton" / "scripts" / "status.py"
     assert script.is_file()
     for path in (
         script,
+        *(home / ".automaton" / "bin" / tool for tool in LAUNCHED),
+        repo / "CLAUDE.md",
+        repo / "AGENTS.md",
+        repo / "GEMINI.md",
+        repo / ".automaton" / ".gitignore",
         repo / ".claude" / "settings.json",
         repo / ".codex" / "hooks.json",
         repo / ".gemini" / "settings.json",
@@ -367,8 +380,10 @@ def test_uninstall_restores_the_users_settings(home: Path, repo: Path) -> None:
         git_hooks_dir(repo) / "commit-msg",
     ):
         assert not created.exists(), created
-    # The shared status.py serves every project: only a global uninstall removes it.
+    # The shared status.py and launchers serve every project: only a global uninstall
+    # removes them.
     assert (home / ".automaton" / "scripts" / "status.py").exists()
+    assert all((home / ".automaton" / "bin" / tool).exists() for tool in LAUNCHED)
     # No other file appeared or vanished.
     assert set(snapshot(repo)) == set(before_files)
 
@@ -406,12 +421,16 @@ def test_a_git_hook_that_is_not_ours_is_kept(home: Path, repo: Path) -> None:
     assert not (git_hooks_dir(repo) / "commit-msg").exists()
 
 
-def test_single_harness_touches_only_its_file(home: Path, repo: Path) -> None:
+def test_single_harness_touches_only_its_files(home: Path, repo: Path) -> None:
     before = snapshot(repo)
     proc = run_install(home, "--project", str(repo), "--harness", "codex")
     assert proc.returncode == 0, proc
     after = snapshot(repo)
-    assert set(after) - set(before) == {str(repo / ".codex" / "hooks.json")}
+    assert set(after) - set(before) == {
+        str(repo / ".codex" / "hooks.json"),
+        str(repo / "AGENTS.md"),
+        str(repo / ".automaton" / ".gitignore"),
+    }
     assert {k: v for k, v in after.items() if k in before} == before
 
 
@@ -490,12 +509,14 @@ def test_uninstall_without_a_project_removes_the_shared_script(tmp_path: Path) -
     installer = str(Path(sys.executable).parent / "automaton-install")
     subprocess.run([installer], env=env, check=True, capture_output=True)
     script = home / ".automaton" / "scripts" / "status.py"
-    assert script.exists()
+    launchers = [home / ".automaton" / "bin" / tool for tool in LAUNCHED]
+    assert script.exists() and all(path.exists() for path in launchers)
     proc = subprocess.run(
         [installer, "--uninstall"], env=env, check=True, capture_output=True, text=True
     )
-    assert f"removed {script}" in proc.stdout
-    assert not script.exists()
+    for path in (script, *launchers):
+        assert f"removed {path}" in proc.stdout
+        assert not path.exists()
 
 
 # --------------------------------------------------------------------------------------
@@ -548,3 +569,537 @@ def test_an_unchanged_opencode_plugin_is_updated_and_removed(home: Path, repo: P
     assert run_install(home, *args, "--uninstall").returncode == 0
     assert not plugin.exists()
     assert not (repo / ".opencode").exists()
+
+
+# --------------------------------------------------------------------------------------
+# Settings a team commits: no machine's path, and a machine without the tool refuses
+# --------------------------------------------------------------------------------------
+
+BARE_PATH = "/usr/bin:/bin"
+MISSING = "is not installed on this machine"
+
+
+def committed_commands(repo: Path) -> list[str]:
+    """Every hook command the installed JSON configurations hold."""
+    found = []
+    for relative, _ in install.HARNESS_CONFIGS.values():
+        if (repo / relative).exists():
+            found += install._commands(json.loads((repo / relative).read_text()).get("hooks"))
+    return [command for command in found if "automaton-hook" in command]
+
+
+def run_detached(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    """Run with a stdin that is never closed: a command that read it would never end (the
+    timeout is only a safety net)."""
+    read, write = os.pipe()
+    try:
+        return subprocess.run(
+            argv, stdin=read, capture_output=True, text=True, env=env, cwd=cwd, timeout=60
+        )
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+def _tool_on_bare_path() -> bool:
+    return any(shutil.which(tool, path=BARE_PATH) for tool in LAUNCHED)
+
+
+def test_the_committed_configuration_exits_2_without_the_tool(home: Path, repo: Path) -> None:
+    """Done when: run by `sh` with the tool missing from PATH and from HOME, it exits 2
+    and says how to install it, without reading stdin."""
+    if _tool_on_bare_path():
+        pytest.skip(f"automaton-hook is installed in {BARE_PATH}")
+    proc = run_install(home, "--project", str(repo), "--harness", "all", "--git-hooks")
+    assert proc.returncode == 0, proc
+    commands = committed_commands(repo)
+    assert len(commands) == 13  # 3 Claude, 3 Codex, 3 Gemini, 4 Cursor
+    for command in commands:
+        assert str(Path(sys.executable).parent) not in command
+        for empty_home in ({"HOME": ""}, {}):
+            done = run_detached(["sh", "-c", command], {"PATH": BARE_PATH, **empty_home}, repo)
+            assert done.returncode == 2, (command, done)
+            assert done.stdout == ""
+            assert done.stderr == (
+                f"automaton-rules: automaton-hook {MISSING} (not on PATH, not in "
+                "~/.automaton/bin). Install it: pip install automaton-rules, then "
+                "automaton-install --project . in this project (automaton-rules: "
+                "docs/adopting.md)\n"
+            )
+
+
+def test_the_committed_command_runs_the_tool_from_path_else_the_launcher(
+    home: Path, repo: Path
+) -> None:
+    """A machine where the tool is on PATH, and one where only automaton-install's
+    launcher in ~/.automaton/bin knows it: the same command runs the guard in both."""
+    if _tool_on_bare_path():
+        pytest.skip(f"automaton-hook is installed in {BARE_PATH}")
+    assert run_install(home, "--project", str(repo), "--harness", "claude").returncode == 0
+    command = committed_commands(repo)[0]
+    event = json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "cwd": str(repo),
+            "tool_name": "Write",
+            "tool_input": {"file_path": str(repo / ".automaton" / "tasks" / "t" / ".state")},
+        }
+    )
+    on_path = {"PATH": f"{Path(sys.executable).parent}:{BARE_PATH}", "HOME": ""}
+    for env in (on_path, {"PATH": BARE_PATH, "HOME": str(home)}):
+        proc = subprocess.run(
+            ["sh", "-c", command],
+            input=event,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc
+        assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+@pytest.mark.parametrize(("status", "seen"), [(0, 0), (1, 1), (2, 2), (126, 2), (127, 2), (137, 2)])
+def test_a_tool_that_could_not_run_or_was_killed_is_a_refusal(
+    tmp_path: Path, status: int, seen: int
+) -> None:
+    """Most harnesses let an action through on any exit but 2: a broken install (126, 127)
+    or a killed hook (128 and up) must not be one of those."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    fake = folder / "automaton-hook"
+    fake.write_text(f"#!/bin/sh\nexit {status}\n")
+    fake.chmod(0o755)
+    command = install_files.hook_command("automaton-hook", "--harness", "claude")
+    env = {"PATH": f"{folder}:{BARE_PATH}", "HOME": ""}
+    proc = run_detached(["sh", "-c", command], env, tmp_path)
+    assert proc.returncode == seen
+
+
+def test_a_launcher_whose_installation_is_gone_refuses(home: Path, tmp_path: Path) -> None:
+    assert run_install(home).returncode == 0
+    launcher = home / ".automaton" / "bin" / "automaton-hook"
+    gone = tmp_path / "deleted venv" / "bin" / "automaton-hook"
+    real = str(Path(sys.executable).parent / "automaton-hook")
+    launcher.write_text(launcher.read_text().replace(real, shlex.quote(str(gone))))
+    if _tool_on_bare_path():
+        pytest.skip(f"automaton-hook is installed in {BARE_PATH}")
+    command = install_files.hook_command("automaton-hook", "--harness", "claude")
+    proc = run_detached(["sh", "-c", command], {"PATH": BARE_PATH, "HOME": str(home)}, tmp_path)
+    assert proc.returncode == 2, proc
+    assert proc.stderr.startswith(f"automaton-rules: {gone} is gone (moved or uninstalled).")
+    assert "pip install automaton-rules" in proc.stderr
+
+
+def test_the_git_hooks_refuse_the_commit_without_the_tool(home: Path, repo: Path) -> None:
+    if _tool_on_bare_path():
+        pytest.skip(f"automaton-git-hook is installed in {BARE_PATH}")
+    assert run_install(home, "--project", str(repo), "--git-hooks").returncode == 0
+    (repo / "a.py").write_text("x = 1\n")
+    env = {"PATH": BARE_PATH, "HOME": "", "GIT_CONFIG_NOSYSTEM": "1"}
+    git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "add", "a.py"], cwd=repo, env=env, check=True, timeout=60)
+    proc = run_detached([*git, "commit", "-m", "code"], env, repo)
+    assert proc.returncode != 0, proc
+    assert f"automaton-git-hook {MISSING}" in proc.stderr
+    assert "pip install automaton-rules" in proc.stderr
+    hook = run_detached([str(git_hooks_dir(repo) / "pre-commit")], env, repo)
+    assert hook.returncode == 2
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_opencode_plugin_denies_every_tool_call_without_the_tool(
+    home: Path, repo: Path, tmp_path: Path
+) -> None:
+    """The plugin runs the same lookup through `sh` (here through a stand-in for Bun's `$`
+    that runs the command for real): no tool, every call throws how to install it."""
+    if _tool_on_bare_path():
+        pytest.skip(f"automaton-hook is installed in {BARE_PATH}")
+    assert run_install(home, "--project", str(repo), "--harness", "opencode").returncode == 0
+    plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
+    script = tmp_path / "try.mjs"
+    script.write_text(OPENCODE_TRY.replace("PLUGIN", json.dumps(plugin.as_uri())))
+    node = shutil.which("node")
+    proc = subprocess.run(
+        [str(node), str(script)],
+        capture_output=True,
+        text=True,
+        env={"PATH": BARE_PATH, "HOME": ""},
+        cwd=repo,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc
+    assert proc.stdout.startswith(f"automaton-rules: automaton-hook {MISSING}"), proc.stdout
+    assert "pip install automaton-rules" in proc.stdout
+
+
+# A stand-in for Bun's `$`: words, `${value}` one argument each, `< ${Response}` stdin.
+OPENCODE_TRY = """
+import { spawnSync } from "node:child_process";
+const { AutomatonGuard } = await import(PLUGIN);
+const $ = (strings, ...values) => {
+  const chain = {
+    nothrow: () => chain,
+    quiet: () => chain,
+    then: async (resolve) => {
+      const argv = [];
+      let input = null;
+      strings.forEach((text, index) => {
+        argv.push(...text.split(/\\s+/).filter(Boolean));
+        if (index >= values.length) return;
+        if (argv[argv.length - 1] === "<") { argv.pop(); input = values[index]; }
+        else argv.push(String(values[index]));
+      });
+      const run = spawnSync(argv[0], argv.slice(1), { input: await input.text() });
+      resolve({ exitCode: run.status, stdout: run.stdout, stderr: run.stderr });
+    },
+  };
+  return chain;
+};
+const guard = await AutomatonGuard({ $, directory: process.cwd() });
+try {
+  await guard["tool.execute.before"]({ tool: "read" }, { args: { filePath: "x" } });
+  console.log("ALLOWED");
+} catch (error) {
+  console.log(error.message);
+}
+"""
+
+
+def test_a_settings_file_of_the_previous_release_is_upgraded_not_doubled(
+    home: Path, repo: Path
+) -> None:
+    """The previous release wrote the venv's absolute path; the user then tuned a timeout.
+    Installing again puts today's command in its place, keeps the timeout, adds no entry."""
+    old = "/home/someone/venv/bin/automaton-hook"
+    claude = json.loads(json.dumps(install.HARNESS_CONFIGS["claude"][1]))
+    for entries in claude["hooks"].values():
+        entries[0]["hooks"][0]["command"] = f"{old} --harness claude"
+    claude["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 20
+    (repo / ".claude" / "settings.json").write_text(json.dumps(claude))
+    cursor = json.loads(json.dumps(install.HARNESS_CONFIGS["cursor"][1]))
+    for entries in cursor["hooks"].values():
+        entries[0]["command"] = f"'{old}' --harness cursor"
+    (repo / ".cursor").mkdir()
+    (repo / ".cursor" / "hooks.json").write_text(json.dumps(cursor))
+    hook = git_hooks_dir(repo) / "pre-commit"
+    hook.write_text(f"#!/bin/sh\n{install.MARKER}\nexec /old/bin/automaton-git-hook pre-commit\n")
+
+    args = ("--project", str(repo), "--harness", "claude,cursor", "--git-hooks")
+    assert run_install(home, *args).returncode == 0
+    upgraded = json.loads((repo / ".claude" / "settings.json").read_text())
+    expected = json.loads(json.dumps(install.HARNESS_CONFIGS["claude"][1]))
+    expected["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 20
+    assert upgraded == expected
+    assert (
+        json.loads((repo / ".cursor" / "hooks.json").read_text())
+        == (install.HARNESS_CONFIGS["cursor"][1])
+    )
+    assert "/old/bin" not in hook.read_text()
+    assert install_files.LOOKUP in hook.read_text()
+    again = run_install(home, *args)
+    assert again.stdout == "nothing to change\n"
+
+
+# --------------------------------------------------------------------------------------
+# Agent instructions between markers
+# --------------------------------------------------------------------------------------
+
+USER_NOTES = "# Our project\r\n\r\nUse tabs.  \r\nNo trailing newline here"
+
+
+def test_claude_md_gets_the_section_once_and_loses_it_on_uninstall(home: Path, repo: Path) -> None:
+    """Done when: installed twice, one section; uninstalled, the user's text byte for byte."""
+    claude_md = repo / "CLAUDE.md"
+    claude_md.write_bytes(USER_NOTES.encode() + b" caf\xe9")  # CRLF, no final newline, Latin-1
+    claude_md.chmod(0o600)
+    original = claude_md.read_bytes()
+    args = ("--project", str(repo), "--harness", "claude")
+    for _ in range(2):
+        assert run_install(home, *args).returncode == 0
+    text = claude_md.read_text(encoding="utf-8", errors="replace")
+    assert text.count("<!-- automaton-rules:begin") == 1
+    assert text.count("<!-- automaton-rules:end -->") == 1
+    assert claude_md.read_bytes().startswith(original + b"\n<!-- automaton-rules:begin")
+    section = install_files.instructions_section()
+    for words in (
+        "research → design → test_design → implement → bug_find",
+        "python ~/.automaton/scripts/status.py --task NAME",
+        "while no task is in implement or doc_review",
+        "`.state`",
+        "`status.py --approve`",
+        "ask the user to approve: the user types `approve TASK`",
+        "`approval` setting",
+    ):
+        assert words in section, words
+    proc = run_install(home, *args, "--uninstall")
+    assert proc.returncode == 0, proc
+    assert f"updated {claude_md}" in proc.stdout
+    assert claude_md.read_bytes() == original
+    assert stat.S_IMODE(claude_md.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("before", [None, "", "notes\n", "notes"], ids=repr)
+def test_an_instructions_file_comes_back_as_it_was(
+    home: Path, repo: Path, before: str | None
+) -> None:
+    """No file: made and removed again; an empty file stays; text with or without a final
+    newline comes back exactly."""
+    gemini_md = repo / "GEMINI.md"
+    if before is not None:
+        gemini_md.write_text(before)
+    args = ("--project", str(repo), "--harness", "gemini")
+    assert run_install(home, *args).returncode == 0
+    assert install_files.instructions_section() in gemini_md.read_text()
+    assert run_install(home, *args, "--uninstall").returncode == 0
+    if before is None:
+        assert not gemini_md.exists()
+    else:
+        assert gemini_md.read_text() == before
+
+
+def test_agents_md_keeps_its_section_while_a_harness_still_reads_it(home: Path, repo: Path) -> None:
+    """AGENTS.md serves Codex, Cursor and opencode: it loses the section with the last."""
+    project = ("--project", str(repo))
+    assert run_install(home, *project, "--harness", "codex,cursor").returncode == 0
+    agents = repo / "AGENTS.md"
+    assert run_install(home, *project, "--harness", "codex", "--uninstall").returncode == 0
+    assert install_files.instructions_section() in agents.read_text()
+    assert (repo / ".automaton" / ".gitignore").exists()
+    proc = run_install(home, *project, "--harness", "cursor", "--uninstall")
+    assert proc.returncode == 0, proc
+    assert not agents.exists()
+    assert not (repo / ".automaton" / ".gitignore").exists()
+
+
+def test_a_section_the_user_edited_is_put_back_in_place(home: Path, repo: Path) -> None:
+    args = ("--project", str(repo), "--harness", "claude")
+    claude_md = repo / "CLAUDE.md"
+    claude_md.write_text("before\n")
+    assert run_install(home, *args).returncode == 0
+    claude_md.write_text(
+        claude_md.read_text().replace("ask the user to approve", "approve it yourself") + "after\n"
+    )
+    assert run_install(home, *args).returncode == 0
+    assert claude_md.read_text() == (
+        "before\n\n" + install_files.instructions_section() + "after\n"
+    )
+
+
+def test_a_section_without_its_end_line_is_an_error_that_writes_nothing(
+    home: Path, repo: Path
+) -> None:
+    claude_md = repo / "CLAUDE.md"
+    claude_md.write_text("notes\n<!-- automaton-rules:begin -->\nhalf a section\n")
+    before = snapshot(repo)
+    proc = run_install(home, "--project", str(repo), "--harness", "claude")
+    assert proc.returncode == 2, proc
+    assert proc.stderr.startswith("ERROR: ")
+    assert "automaton-rules:end" in proc.stderr
+    assert snapshot(repo) == before
+    assert not (home / ".automaton").exists()
+
+
+# --------------------------------------------------------------------------------------
+# .automaton/.gitignore
+# --------------------------------------------------------------------------------------
+
+
+def test_the_temporary_files_are_ignored_and_the_records_are_not(home: Path, repo: Path) -> None:
+    args = ("--project", str(repo), "--git-hooks")
+    assert run_install(home, *args).returncode == 0
+    tasks = ".automaton/tasks"
+    ignored = [
+        f"{tasks}/t/.state.tmp",
+        f"{tasks}/t/.state.lock",
+        f"{tasks}/t/.state.lock.tmp",
+        f"{tasks}/.t.0a1b2c3d4e5f.creating/.state",
+        f"{tasks}/p/subtasks/.s.0a1b2c3d4e5f.creating/.state",
+        f"{tasks}/p/subtasks/s/.state.tmp",
+    ]
+    kept = [
+        f"{tasks}/t/.state",
+        f"{tasks}/t/.state.history",
+        f"{tasks}/t/.state.approvals",
+        f"{tasks}/t/.state.mutex",
+        f"{tasks}/t/SPEC.md",
+        ".automaton/.gitignore",
+    ]
+    proc = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        input="\n".join(ignored + kept) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        timeout=60,
+    )
+    assert proc.stdout.splitlines() == ignored
+    assert run_install(home, *args, "--uninstall").returncode == 0
+    assert not (repo / ".automaton" / ".gitignore").exists()
+    assert (repo / ".automaton" / "tasks").is_dir()
+
+
+def test_every_temporary_name_of_the_store_is_ignored() -> None:
+    """The store's temporary names, read from its source: a new one must be added here."""
+    source = (ROOT / "automaton_rules" / "core" / "store.py").read_text()
+    assert '".state.tmp"' in source and 'f"{CLAIM}.tmp"' in source
+    assert '.creating"' in source
+    patterns = [pattern for pattern, _ in install_files.IGNORED]
+    assert patterns == [".state.tmp", ".state.lock", ".state.lock.tmp", ".*.creating/"]
+    assert ".state.mutex" not in install_files.gitignore_section().replace(
+        ".state.mutex included", ""
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Git hooks in any project, where git takes them from
+# --------------------------------------------------------------------------------------
+
+
+def test_git_hooks_go_where_core_hooks_path_points(home: Path, repo: Path) -> None:
+    subprocess.run(
+        ["git", "-C", str(repo), "config", "core.hooksPath", ".githooks"], check=True, timeout=60
+    )
+    args = ("--project", str(repo), "--git-hooks")
+    proc = run_install(home, *args)
+    assert proc.returncode == 0, proc
+    for name in install.GIT_HOOKS:
+        assert f"wrote {repo / '.githooks' / name}" in proc.stdout
+        assert not (git_hooks_dir(repo) / name).exists()
+    # A committed hooks folder names no path of this machine either.
+    assert str(Path(sys.executable).parent) not in (repo / ".githooks" / "pre-commit").read_text()
+    assert run_install(home, *args, "--uninstall").returncode == 0
+    assert not any((repo / ".githooks").iterdir())
+
+
+def git_in(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """git as a person runs it here, the package's console scripts on PATH."""
+    env = {
+        **clean_env(repo.parent / "home"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    return subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def guarded(home: Path, tmp_path: Path) -> Path:
+    """A repository with code and one task in research, committed: the hooks are live."""
+    folder = tmp_path / "team"
+    folder.mkdir()
+    git_in(folder, "init", "-q")
+    (folder / "src").mkdir()
+    (folder / "src" / "app.py").write_text("x = 1\n")
+    (folder / "CLAUDE.md").write_text("# Team notes\n")
+    git_in(folder, "add", "-A")
+    git_in(folder, "commit", "-q", "-m", "initial")
+    status = Path(sys.executable).parent / "automaton-status"
+    subprocess.run(
+        [str(status), "--create-task", "guarded", "--project", str(folder)],
+        check=True,
+        capture_output=True,
+        env=clean_env(home),
+        timeout=60,
+    )
+    assert (
+        subprocess.run(
+            [
+                str(status),
+                "--task",
+                "guarded",
+                "--transition",
+                "research",
+                "--project",
+                str(folder),
+            ],
+            capture_output=True,
+            env=clean_env(home),
+            timeout=60,
+        ).returncode
+        == 0
+    )
+    git_in(folder, "add", "-A")
+    git_in(folder, "commit", "-q", "-m", "the task")
+    return folder
+
+
+@pytest.mark.parametrize("markdown_is_source", [False, True])
+def test_the_installers_files_commit_cleanly_through_the_installed_hooks(
+    home: Path, guarded: Path, markdown_is_source: bool
+) -> None:
+    """Done when: no task in an edit phase, and the installer's files still commit, and
+    uninstalling commits too; code beside them does not."""
+    if markdown_is_source:
+        (guarded / "automaton.toml").write_text('source-exclude = [".automaton/*"]\n')
+        git_in(guarded, "add", "automaton.toml")
+        git_in(guarded, "commit", "-q", "-m", "Markdown is source here")
+    args = ("--project", str(guarded), "--harness", "all", "--git-hooks")
+    assert run_install(home, *args).returncode == 0
+    git_in(guarded, "add", "-A")
+    staged = git_in(guarded, "diff", "--cached", "--name-only").stdout.split()
+    assert set(staged) == {
+        ".automaton/.gitignore",
+        ".claude/settings.json",
+        ".codex/hooks.json",
+        ".cursor/hooks.json",
+        ".gemini/settings.json",
+        ".opencode/plugin/automaton-guard.js",
+        "AGENTS.md",
+        "CLAUDE.md",
+        "GEMINI.md",
+    }
+    proc = git_in(guarded, "commit", "-m", "adopt automaton-rules", check=False)
+    assert proc.returncode == 0, proc.stderr
+
+    (guarded / "src" / "app.py").write_text("x = 2\n")
+    git_in(guarded, "add", "-A")
+    refused = git_in(guarded, "commit", "-m", "sneak", check=False)
+    assert refused.returncode == 1
+    assert "refusing to commit source files while no task is in implement" in refused.stderr
+    git_in(guarded, "reset", "-q", "--hard")
+
+    # The user's own words in CLAUDE.md are source where Markdown is.
+    claude_md = guarded / "CLAUDE.md"
+    claude_md.write_text(claude_md.read_text().replace("# Team notes", "# Team notes, edited"))
+    git_in(guarded, "add", "-A")
+    edited = git_in(guarded, "commit", "-m", "notes", check=False)
+    assert edited.returncode == (1 if markdown_is_source else 0), edited.stderr
+    git_in(guarded, "reset", "-q", "--hard")
+
+    # Taking the harnesses out again commits through the hooks, which stay.
+    assert run_install(home, *args[:4], "--uninstall").returncode == 0
+    assert claude_md.read_text().startswith("# Team notes")
+    git_in(guarded, "add", "-A")
+    proc = git_in(guarded, "commit", "-m", "drop the harnesses", check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert (git_hooks_dir(guarded) / "pre-commit").exists()
+
+
+def test_with_no_task_at_all_only_code_is_refused_never_the_installers_files(
+    home: Path, tmp_path: Path
+) -> None:
+    """The reported failure: 'refusing to commit source files while no task is in
+    implement or doc_review phase … .claude/settings.json'. The installer's files are
+    never in that list; code staged beside them still is."""
+    folder = tmp_path / "fresh"
+    (folder / ".automaton" / "tasks").mkdir(parents=True)
+    git_in(folder, "init", "-q")
+    (folder / "app.py").write_text("x = 1\n")
+    args = ("--project", str(folder), "--harness", "all", "--git-hooks")
+    assert run_install(home, *args).returncode == 0
+    git_in(folder, "add", "-A")
+    refused = git_in(folder, "commit", "-m", "everything", check=False)
+    assert refused.returncode == 1
+    assert "while no task is in implement or doc_review phase (tasks: none)" in refused.stderr
+    listed = [line[4:] for line in refused.stderr.splitlines() if line.startswith("  - ")]
+    assert listed == ["app.py"]
+    git_in(folder, "reset", "-q", "app.py")
+    proc = git_in(folder, "commit", "-m", "adopt automaton-rules", check=False)
+    assert proc.returncode == 0, proc.stderr

@@ -56,9 +56,11 @@ def spec_example(project: AutomatonProject, *, git: bool = True) -> tuple[str, i
 
 
 def spec_report(root: Path, sha: str, when: int) -> list[str]:
-    """Section 11's report, in its order. Two additions come from the issue, not the
-    specification: category 4, and category 3's line for add-payment-api (the example
-    shows two of its three tasks there). The commit/date part is ours."""
+    """Section 11's report, in its order. Additions come from the issues, not the
+    specification: category 4, category 3's line for add-payment-api (the example shows
+    two of its three tasks there), and a summary whose count agrees with its list (the
+    specification's "2 violations found" lists a warning too; issue 13 lists warnings
+    under their own count). The commit/date part is ours."""
     return [
         f"Audit Report for {root}",
         "",
@@ -92,9 +94,10 @@ def spec_report(root: Path, sha: str, when: int) -> list[str]:
         "3 tasks audited",
         "2 violations found",
         "  - fix-login-bug: out-of-order artifact (IMPLEMENTATION.md)",
+        "  - fix-login-bug: unauthorized modification (src/auth.py during research phase)",
+        "1 warning",
         "  - fix-login-bug: state-artifact mismatch "
         "(.state says research, IMPLEMENTATION.md exists)",
-        "  - fix-login-bug: unauthorized modification (src/auth.py during research phase)",
     ]
 
 
@@ -462,9 +465,9 @@ def test_github_annotations(warned: AutomatonProject) -> None:
         "::warning file=.automaton/tasks/fix-login-bug/.state,title=AR202::"
         'fix-login-bug: .state says "research" but IMPLEMENTATION.md exists'
     )
-    assert lines[2].startswith(
-        "::notice file=.automaton/tasks/legacy/.state.history,title=AR208::legacy: "
-    )
+    # The history is gone: the note is annotated at the task's .state, and names the path.
+    assert lines[2].startswith("::notice file=.automaton/tasks/legacy/.state,title=AR208::legacy: ")
+    assert lines[2].endswith(" (.automaton/tasks/legacy/.state.history: no such file)")
     assert len([line for line in lines if line.startswith("::")]) == 3
 
 
@@ -488,6 +491,8 @@ def test_github_annotations_escape_data_and_properties(
 ) -> None:
     automaton_project.task("odd", "research", files=["SPEC.md"])
     automaton_project.write_plugin(ODD_PLUGIN)
+    (automaton_project.root / "src").mkdir()
+    (automaton_project.root / "src" / "a,b:c%.py").write_text("x = 1\n")
     result = automaton_project.run("--audit", "--format", "github")
     assert result.exit_code == 1
     assert result.out.splitlines()[0] == (

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, Project
 
-from automaton_rules.cli import install
+from automaton_rules.cli import install, install_files
 from automaton_rules.core.project import find_project
 from automaton_rules.guards import harness, session
 
@@ -211,14 +211,12 @@ def test_install_puts_a_session_hook_in_every_harness(repo: tuple[Path, Path]) -
     home, folder = repo
     proc = run_install(home, "--project", str(folder), "--harness", "all")
     assert proc.returncode == 0, proc
-    hook_path = str(HOOK)
+    command = install_files.hook_command("automaton-hook", "--harness", "claude")
     claude = settings(folder, ".claude/settings.json")["hooks"]["SessionStart"]
     assert claude == [
         {
             "matcher": "startup|resume|clear|compact",
-            "hooks": [
-                {"type": "command", "command": f"{hook_path} --harness claude", "timeout": 10}
-            ],
+            "hooks": [{"type": "command", "command": command, "timeout": 10}],
         }
     ]
     codex = settings(folder, ".codex/hooks.json")["hooks"]["SessionStart"]
@@ -227,11 +225,12 @@ def test_install_puts_a_session_hook_in_every_harness(repo: tuple[Path, Path]) -
     assert gemini["hooksConfig"] == {"enabled": True}
     assert "matcher" not in gemini["hooks"]["SessionStart"][0]  # exact names: every start
     cursor = settings(folder, ".cursor/hooks.json")["hooks"]
-    assert cursor["sessionStart"] == [{"command": f"{hook_path} --harness cursor"}]
+    cursor_command = install_files.hook_command("automaton-hook", "--harness", "cursor")
+    assert cursor["sessionStart"] == [{"command": cursor_command}]
     assert all(entry["failClosed"] is True for entry in cursor["preToolUse"])
     assert all(entry["failClosed"] is True for entry in cursor["beforeShellExecution"])
     plugin = (folder / ".opencode" / "plugin" / "automaton-guard.js").read_text()
-    assert f"const HOOK = {json.dumps(hook_path)};" in plugin
+    assert f"const LOOKUP = {json.dumps(install_files.LOOKUP)};" in plugin
     assert '"experimental.session.compacting"' in plugin
     assert install.CODEX_TRUST in proc.stdout.splitlines()
 
@@ -245,6 +244,7 @@ def test_the_installed_session_hook_answers(repo: tuple[Path, Path]) -> None:
     proc = subprocess.run(
         entry["hooks"][0]["command"],
         shell=True,
+        env={**os.environ, "HOME": str(home)},  # the launcher automaton-install wrote
         input=event("claude/session-start.json", folder),
         capture_output=True,
         text=True,
@@ -283,8 +283,9 @@ def test_an_older_install_gains_the_session_hooks_and_fail_closed(repo: tuple[Pa
     (folder / ".cursor" / "hooks.json").write_text(json.dumps(old))
     assert run_install(home, "--project", str(folder), "--harness", "cursor").returncode == 0
     cursor = settings(folder, ".cursor/hooks.json")["hooks"]
+    command = install_files.hook_command("automaton-hook", "--harness", "cursor")
     assert cursor["beforeShellExecution"] == [
-        {"command": "automaton-hook --harness cursor", "timeout": 5, "failClosed": True}
+        {"command": command, "timeout": 5, "failClosed": True}
     ]
     assert cursor["preToolUse"][0]["matcher"] == "Write"
     assert cursor["preToolUse"][0]["failClosed"] is True

@@ -162,7 +162,9 @@ def test_installed_hooks_quote_an_odd_install_path(odd_bin: Path, tmp_path: Path
     subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=60)
     install.install(project, ["claude", "cursor"], git_hooks=True, home=tmp_path / "home")
     marker = tmp_path / "ran.txt"
-    env = {**os.environ, "MARKER": str(marker)}
+    # The odd path is in the launchers of ~/.automaton/bin, which the hooks run here.
+    env = {**os.environ, "MARKER": str(marker), "HOME": str(tmp_path / "home")}
+    env["PATH"] = "/usr/bin:/bin"
     commands = [
         json.loads((project / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"][0][
             "hooks"

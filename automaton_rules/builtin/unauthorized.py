@@ -118,16 +118,21 @@ def unauthorized_modifications(
     coverage = EditCoverage(timelines.values(), now)
     seen: set[tuple[str, str]] = set()
 
-    def report(name: str, state: str, path: str, how: str) -> Iterator[Finding]:
+    def report(
+        name: str, state: str, path: str, how: str, commit: str | None = None
+    ) -> Iterator[Finding]:
         if (name, path) in seen:
             return
         seen.add((name, path))
         phase = machine.base_phase(state)
+        data = {"detail": f"{path} during {phase} phase", "file": path, "phase": phase}
+        if commit is not None:  # a baseline's fingerprint names the commit
+            data["commit"] = commit
         yield Finding(
             f"{path} was modified during {phase} phase (state: {state}, {how})",
             path=path,
             task=name,
-            data={"detail": f"{path} during {phase} phase", "file": path, "phase": phase},
+            data=data,
         )
 
     for commit in git.commits:
@@ -146,7 +151,7 @@ def unauthorized_modifications(
             state = line.judged_state(*commit.times, named=bool(named))
             if state is not None:
                 for path in files:
-                    yield from report(line.task, state, path, how)
+                    yield from report(line.task, state, path, how, commit.sha)
     changed = [path for path in git.uncommitted if source(path)]
     if changed and not coverage.covers(now):
         for line in timelines.values():

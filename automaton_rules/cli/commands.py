@@ -23,6 +23,11 @@ from automaton_rules.engine.calls import start_git
 from automaton_rules.engine.plan import Selection
 from automaton_rules.engine.runner import Engine
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from automaton_rules.engine.result import RunResult
+    from automaton_rules.report import AuditReport
+
 
 def _open(
     project: Path | None, config: Path | None, invoked_as: str, *, create: bool = False
@@ -250,7 +255,7 @@ def list_tasks(
     rows = []
     for name, loaded in proj.load_all():
         if not isinstance(loaded, Task):
-            rows.append(views.ListRow(name, None, problem=f"{name}: {loaded.message}"))
+            rows.append(views.ListRow(name, None, problem=_problem(name, loaded)))
             continue
         try:  # the task is readable: its state is shown beside what is wrong with it
             refuse_hand_edit(proj, loaded)
@@ -264,6 +269,9 @@ def list_tasks(
 
 def _problem(name: str, error: AutomatonError) -> str:
     """A --list row's problem, short enough for its Next Step column."""
+    if error.code == "unknown-phase" and error.next_steps.get("restores"):
+        shown = printable(str(error.next_steps.get("state")))
+        return f"{name}: Unknown phase '{shown}' in .state file (--upgrade restores it)"
     recorded = error.next_steps.get("recorded") if error.code == HAND_EDITED else None
     if recorded is None:
         return f"{name}: {error.message}"
@@ -307,19 +315,54 @@ def audit(
     output_format: str,
     as_json: bool,
     invoked_as: str,
+    baseline: Path | None = None,
+    write_baseline: Path | None = None,
+    since: str | None = None,
     **_: object,
 ) -> Outcome:
-    """`--audit`: every rule over every task, in the chosen report format."""
+    """`--audit`: every rule over every task, in the chosen report format; held against a
+    baseline, or recording one; the git rules limited to the commits after `--since`."""
+    from automaton_rules.engine import gitlog
     from automaton_rules.report import FORMATS, AuditReport, renderer
+    from automaton_rules.report import baseline as baselines
 
     if output_format not in FORMATS:
         raise AutomatonError(
             "usage", f"Unknown format '{output_format}'; choose {', '.join(FORMATS)}."
         )
+    if baseline is not None and write_baseline is not None:
+        raise AutomatonError("usage", "--baseline and --write-baseline cannot be combined.")
     proj, settings = _open(project, config, invoked_as)
+    accepted = baselines.read(baseline) if baseline is not None else None
+    commit = gitlog.resolve_since(proj.root, since) if since is not None else None
     engine = _engine(settings)
     selection = _selection(engine, settings, select, ignore)
-    git = start_git(proj.root, settings) if engine.wants("git", "audit", selection) else None
+    tasks, result, errors = _run_audit(proj, settings, engine, selection, commit)
+    compared = baselines.compare(result.findings, accepted) if accepted is not None else None
+    report = AuditReport(
+        project=proj,
+        tasks=tasks,
+        result=result,
+        rules=[(p, r) for p, r in engine.rules if selection.enabled(r.code)],
+        fail_on=fail_on or settings.fail_on,
+        task_errors=errors,
+        baseline=None if baseline is None else str(baseline),
+        known=compared.known if compared else [],
+        gone=compared.gone if compared else [],
+        since=(since, commit) if since is not None and commit is not None else None,
+    )
+    fmt = "json" if as_json and output_format == "text" else output_format
+    if write_baseline is not None:
+        return _written(report, write_baseline, fmt)
+    return Outcome(report.exit_code, renderer(fmt)(report), raw=True)
+
+
+def _run_audit(
+    proj: Project, settings: Config, engine: Engine, selection: Selection, since: str | None
+) -> tuple[list[Task], RunResult, list[str]]:
+    """Every audit rule over every task, git read (after `since`) while the tasks load."""
+    wants_git = engine.wants("git", "audit", selection)
+    git = start_git(proj.root, settings, since) if wants_git else None
     tasks, errors = _load_all(proj)
     result = engine.run(
         "audit",
@@ -331,16 +374,23 @@ def audit(
         git=git,
         jobs=settings.jobs,
     )
-    report = AuditReport(
-        project=proj,
-        tasks=tasks,
-        result=result,
-        rules=[(p, r) for p, r in engine.rules if selection.enabled(r.code)],
-        fail_on=fail_on or settings.fail_on,
-        task_errors=errors,
-    )
-    fmt = "json" if as_json and output_format == "text" else output_format
-    return Outcome(report.exit_code, renderer(fmt)(report), raw=True)
+    return tasks, result, errors
+
+
+def _written(report: AuditReport, path: Path, fmt: str) -> Outcome:
+    """`--write-baseline FILE`: every finding recorded, unless the audit met an error (an
+    incomplete baseline would hide what it missed)."""
+    from automaton_rules.report import baseline as baselines
+    from automaton_rules.report import written
+
+    if report.errors:
+        raise AutomatonError(
+            "audit-failed",
+            f"Baseline {printable(str(path), None)} not written: the audit met "
+            f"{len(report.errors)} error(s): {printable(report.errors[0], None)}",
+        )
+    entries = baselines.write(path, report.result.findings)
+    return Outcome(0, written(fmt, report, str(path), entries), raw=True)
 
 
 def list_rules(*, project: Path | None, config: Path | None, **_: object) -> Outcome:

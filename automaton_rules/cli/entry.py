@@ -168,7 +168,7 @@ def _flag(name: str) -> str:
 SHOW_TASK = Action("task", "--task", "Where --task stands.", metavar="NAME", task=NEEDS_TASK)
 _HOOK_FLAGS = frozenset(action.flag for action in ACTIONS if action.hook)
 # Options that only make sense with one action.
-AUDIT_ONLY = ("select", "ignore", "fail_on")
+AUDIT_ONLY = ("select", "ignore", "fail_on", "baseline", "write_baseline", "since")
 # Option -> (its value when not given, the actions it goes with, the refusal otherwise),
 # checked in this order so the first misplaced option is the one named.
 BELONGS: tuple[tuple[str, object, tuple[str, ...], str], ...] = (

@@ -1,7 +1,10 @@
 """`automaton-install`: put status.py where agents call it, and the hooks where they fire.
 
 Idempotent (running it twice changes nothing the second time) and reversible
-(`--uninstall` removes exactly what it added, leaving the user's own settings).
+(`--uninstall` removes exactly what it added, leaving the user's own settings). What it
+writes into a project names no path of this machine, so a team commits it; the per-user
+files (`~/.automaton/scripts/status.py`, the launchers in `~/.automaton/bin`) bind this
+machine's installation.
 """
 
 from __future__ import annotations
@@ -10,21 +13,23 @@ import hashlib
 import json
 import os
 import re
-import shlex
 import sys
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from automaton_rules.cli import install_files
+from automaton_rules.cli.install_files import MARKER as MARKER
+from automaton_rules.cli.install_files import hook_command
 from automaton_rules.core import git
 from automaton_rules.core.console import Script
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import framework_home
 
-MARKER = "# installed by automaton-install"
-HOOK = "automaton-hook --harness"
-# Our hook command, also when its path had to be quoted for the shell ('/my venv/...').
+HOOK = "automaton-hook"
+# Our hook command: the portable one, or an absolute path an older release wrote (quoted
+# for the shell when it had to be: '/my venv/...').
 _OUR_HOOK = re.compile(r"automaton-hook'?\s+--harness")
 
 # Claude Code and Codex name why a session starts; every start gets the workflow's state,
@@ -33,7 +38,12 @@ SESSION_SOURCES = "startup|resume|clear|compact"
 
 
 def _hook(harness: str, timeout: int, **extra: str) -> dict[str, Any]:
-    return {**extra, "type": "command", "command": f"{HOOK} {harness}", "timeout": timeout}
+    command = hook_command(HOOK, "--harness", harness)
+    return {**extra, "type": "command", "command": command, "timeout": timeout}
+
+
+def _cursor(**extra: Any) -> dict[str, Any]:
+    return {"command": hook_command(HOOK, "--harness", "cursor"), **extra}
 
 
 # The configuration each harness reads, as integrations/ ships it.
@@ -88,17 +98,11 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
             "version": 1,
             "hooks": {
                 # failClosed: a hook that crashes or times out blocks instead of allowing.
-                "beforeShellExecution": [{"command": f"{HOOK} cursor", "failClosed": True}],
-                "preToolUse": [
-                    {
-                        "command": f"{HOOK} cursor",
-                        "matcher": "Write|Edit|StrReplace|Delete",
-                        "failClosed": True,
-                    }
-                ],
-                "sessionStart": [{"command": f"{HOOK} cursor"}],
+                "beforeShellExecution": [_cursor(failClosed=True)],
+                "preToolUse": [_cursor(matcher="Write|Edit|StrReplace|Delete", failClosed=True)],
+                "sessionStart": [_cursor()],
                 # Not failClosed: a prompt hook that fails lets the message through.
-                "beforeSubmitPrompt": [{"command": f"{HOOK} cursor"}],
+                "beforeSubmitPrompt": [_cursor()],
             },
         },
     ),
@@ -147,23 +151,11 @@ sys.exit(main())
 """
 
 
-_PLUGIN_HOOK = 'const HOOK = "automaton-hook";'
-
-
-def bound_plugin(body: str) -> str:
-    """The plugin calling `automaton-hook` by absolute path, as the JSON configurations do
-    (`_bound`), so opencode's PATH cannot decide whether the guard runs."""
-    path = Path(sys.executable).parent / "automaton-hook"
-    if not path.exists():
-        return body
-    return body.replace(_PLUGIN_HOOK, f"const HOOK = {json.dumps(str(path))};", 1)
-
-
 def opencode_plugin() -> str:
     """The packaged plugin under a first line recording its digest, so a copy the user
     changed afterwards is recognised as theirs and never overwritten or removed."""
     packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js")
-    body = bound_plugin(packaged.read_text("utf-8"))
+    body = packaged.read_text("utf-8")
     digest = hashlib.sha256(body.encode()).hexdigest()
     return f"{OPENCODE_MARKER} (sha256 {digest}); a changed copy is kept\n{body}"
 
@@ -189,11 +181,38 @@ def _with_defaults(current: Any, ours: Any) -> Any:
     return merged
 
 
+def _commands(entry: Any) -> list[str]:
+    """The commands in a hook entry, at any depth (Cursor's are on the entry itself)."""
+    if isinstance(entry, dict):
+        own = [entry["command"]] if isinstance(entry.get("command"), str) else []
+        return own + [c for value in entry.values() for c in _commands(value)]
+    if isinstance(entry, list):
+        return [c for item in entry for c in _commands(item)]
+    return []
+
+
+def _upgraded(entry: Any, command: str) -> Any:
+    """`entry` with each command of ours (an older release's absolute path too) replaced by
+    today's portable `command`; what the user tuned around it stays."""
+    if isinstance(entry, list):
+        return [_upgraded(item, command) for item in entry]
+    if not isinstance(entry, dict):
+        return entry
+    found = entry.get("command")
+    return {
+        key: command
+        if key == "command" and isinstance(found, str) and _OUR_HOOK.search(found)
+        else _upgraded(value, command)
+        for key, value in entry.items()
+    }
+
+
 def merge_hooks(current: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
     """Add our hook entries to a harness's settings, keeping everything already there.
 
     An entry of ours already there keeps what the user tuned and gains the keys a later
-    release added to it (Cursor's `failClosed`, say).
+    release added to it (Cursor's `failClosed`, say); its command becomes today's, so a
+    file an older release wrote with an absolute path is upgraded, not given a second entry.
     """
     merged = dict(current)
     hooks = dict(merged.get("hooks") or {})
@@ -203,7 +222,8 @@ def merge_hooks(current: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]
         if not mine:
             existing += entries
         for index in mine[:1]:
-            existing[index] = _with_defaults(existing[index], entries[0])
+            command = _commands(entries[0])[0]
+            existing[index] = _upgraded(_with_defaults(existing[index], entries[0]), command)
         hooks[event] = existing
     merged["hooks"] = hooks
     rest = {key: value for key, value in ours.items() if key != "hooks"}
@@ -250,19 +270,6 @@ def _write(path: Path, text: str, mode: int = 0o644) -> bool:
     return True
 
 
-def _bound(config: dict[str, Any]) -> dict[str, Any]:
-    """Commands naming our console scripts by absolute path, so a harness whose PATH lacks
-    them cannot silently skip the hook (a missing command does not block in most)."""
-    text = json.dumps(config)
-    for script in ("automaton-hook",):
-        path = Path(sys.executable).parent / script
-        if path.exists():
-            # Harnesses run the command through a shell: the path is quoted for it.
-            quoted = json.dumps(shlex.quote(str(path)))[1:-1]
-            text = text.replace(f'"{script} ', f'"{quoted} ')
-    return json.loads(text)
-
-
 def _install_opencode(project: Path) -> list[str]:
     plugin = project / OPENCODE_PLUGIN
     if plugin.exists() and not _unchanged_opencode_plugin(plugin):
@@ -276,7 +283,7 @@ def _install_harness(project: Path, harness: str) -> list[str]:
         return _install_opencode(project)
     relative, ours = HARNESS_CONFIGS[harness]
     path = project / relative
-    merged = merge_hooks(_read_json(path), _bound(ours))
+    merged = merge_hooks(_read_json(path), ours)
     if not _write(path, json.dumps(merged, indent=2) + "\n"):
         return []
     done = [f"updated {path}"]
@@ -295,14 +302,50 @@ def _install_git_hooks(project: Path) -> list[str]:
         if hook.exists() and MARKER not in hook.read_text(errors="replace"):
             done.append(f"kept {hook} (a hook that is not ours; add '{command}' to it)")
             continue
-        script = Path(sys.executable).parent / "automaton-git-hook"
-        bound = (
-            command.replace("automaton-git-hook", shlex.quote(str(script)))
-            if script.exists()
-            else command
-        )
-        if _write(hook, f"#!/bin/sh\n{MARKER}\nexec {bound}\n", 0o755):
+        if _write(hook, install_files.git_hook_script(command), 0o755):
             done.append(f"wrote {hook}")
+    return done
+
+
+def _ours_in_file(path: Path) -> bool:
+    """A per-user file automaton-install wrote (it is removed only then)."""
+    return path.exists() and MARKER in path.read_text(encoding="utf-8", errors="replace")
+
+
+def _per_user_files(home: Path | None) -> list[tuple[Path, str | None]]:
+    """`~/.automaton/scripts/status.py` and the launchers, with what each should hold."""
+    files: list[tuple[Path, str | None]] = [
+        (framework_home(home) / "scripts" / "status.py", status_script())
+    ]
+    for tool in install_files.LAUNCHED:
+        files.append((install_files.launcher_path(home, tool), install_files.launcher(tool)))
+    return files
+
+
+def _install_per_user(home: Path | None) -> list[str]:
+    done = []
+    for path, text in _per_user_files(home):
+        if text is None:
+            continue
+        if path.exists() and not _ours_in_file(path):
+            done.append(f"kept {path} (not written by automaton-install)")
+        elif _write(path, text, 0o755):
+            done.append(f"wrote {path}")
+    return done
+
+
+def _install_sections(project: Path, harnesses: Sequence[str]) -> list[str]:
+    """The agent instructions of each harness, and `.automaton/.gitignore`."""
+    sections = {
+        install_files.INSTRUCTION_FILE[h]: install_files.instructions_section() for h in harnesses
+    }
+    sections[install_files.GITIGNORE] = install_files.gitignore_section()
+    done = []
+    for relative, text in sections.items():
+        path = project / relative
+        existed = path.exists()
+        if install_files.add_section(path, text):
+            done.append(f"{'updated' if existed else 'wrote'} {path}")
     return done
 
 
@@ -310,20 +353,94 @@ def install(
     project: Path | None, harnesses: Sequence[str], git_hooks: bool, home: Path | None = None
 ) -> list[str]:
     """Install, reporting one line per file changed (and what the user must still do)."""
-    done = []
-    script = framework_home(home) / "scripts" / "status.py"
-    if script.exists() and MARKER not in script.read_text(encoding="utf-8", errors="replace"):
-        done.append(f"kept {script} (not written by automaton-install)")
-    elif _write(script, status_script(), 0o755):
-        done.append(f"wrote {script}")
+    if project is None and (harnesses or git_hooks):
+        what = "--harness" if harnesses else "--git-hooks"
+        raise AutomatonError("usage", f"{what} needs --project DIR.")
+    if project is not None:
+        _preflight(project, harnesses, git_hooks)
+    done = _install_per_user(home)
+    if project is None:
+        return done
     for harness in harnesses:
-        if project is None:
-            raise AutomatonError("usage", "--harness needs --project DIR.")
         done += _install_harness(project, harness)
+    done += _install_sections(project, harnesses)
     if git_hooks:
-        if project is None:
-            raise AutomatonError("usage", "--git-hooks needs --project DIR.")
         done += _install_git_hooks(project)
+    return done
+
+
+def _preflight(project: Path, harnesses: Sequence[str], git_hooks: bool) -> None:
+    """Every reason to stop, found before anything is written: an unreadable settings
+    file, a section the installer cannot find the end of, no git repository."""
+    for harness in harnesses:
+        if harness != "opencode":
+            _read_json(project / HARNESS_CONFIGS[harness][0])
+    files = {install_files.INSTRUCTION_FILE[h] for h in harnesses} | {install_files.GITIGNORE}
+    for relative in sorted(files):
+        install_files.check_section(project / relative)
+    if git_hooks:
+        _git_hooks_dir(project)
+
+
+def _installed(project: Path, harness: str) -> bool:
+    """Whether the project runs our hooks for `harness`."""
+    if harness == "opencode":
+        plugin = project / OPENCODE_PLUGIN
+        return plugin.exists() and _unchanged_opencode_plugin(plugin)
+    path = project / HARNESS_CONFIGS[harness][0]
+    try:
+        hooks = _read_json(path).get("hooks")
+    except AutomatonError:
+        return True  # unreadable: keep what it may need
+    return isinstance(hooks, dict) and any(_ours(entries) for entries in hooks.values())
+
+
+def _uninstall_harness(project: Path, harness: str) -> list[str]:
+    if harness == "opencode":
+        plugin = project / OPENCODE_PLUGIN
+        if plugin.exists() and not _unchanged_opencode_plugin(plugin):
+            return [f"kept {plugin} {KEPT_PLUGIN}"]
+        if not plugin.exists():
+            return []
+        plugin.unlink()
+        _prune(plugin.parent, project)
+        return [f"removed {plugin}"]
+    path = project / HARNESS_CONFIGS[harness][0]
+    if not path.exists():
+        return []
+    cleaned = remove_hooks(_read_json(path), HARNESS_CONFIGS[harness][1])
+    if cleaned:
+        return [f"updated {path}"] if _write(path, json.dumps(cleaned, indent=2) + "\n") else []
+    path.unlink()
+    _prune(path.parent, project)
+    return [f"removed {path}"]
+
+
+def _our_git_hooks(project: Path) -> list[Path]:
+    proc = git.run(project, ["rev-parse", "--git-dir"])
+    if proc.returncode != 0:
+        return []
+    folder = _git_hooks_dir(project)
+    return [folder / name for name in GIT_HOOKS if _ours_in_file(folder / name)]
+
+
+def _uninstall_sections(project: Path) -> list[str]:
+    """The sections no harness still installed reads, and `.automaton/.gitignore`'s once
+    nothing of ours is left in the project."""
+    remaining = [h for h in HARNESSES if _installed(project, h)]
+    needed = {install_files.INSTRUCTION_FILE[h] for h in remaining}
+    if remaining or _our_git_hooks(project):
+        needed.add(install_files.GITIGNORE)
+    done = []
+    files = [*dict.fromkeys(install_files.INSTRUCTION_FILE.values()), install_files.GITIGNORE]
+    for relative in files:
+        if relative in needed:
+            continue
+        path = project / relative
+        what = install_files.remove_section(path)
+        if what is not None:
+            done.append(f"{what} {path}")
+            _prune(path.parent, project)
     return done
 
 
@@ -331,42 +448,22 @@ def uninstall(
     project: Path | None, harnesses: Sequence[str], git_hooks: bool, home: Path | None = None
 ) -> list[str]:
     """Remove what install added, and nothing else."""
+    if project is None and harnesses:
+        raise AutomatonError("usage", "--harness needs --project DIR.")
     done = []
-    script = framework_home(home) / "scripts" / "status.py"
-    shared = script.exists() and MARKER in script.read_text(encoding="utf-8", errors="replace")
-    if shared and project is None:  # every project uses it: only a global uninstall removes it
-        script.unlink()
-        done.append(f"removed {script}")
-    for harness in harnesses:
-        if project is None:
-            raise AutomatonError("usage", "--harness needs --project DIR.")
-        if harness == "opencode":
-            plugin = project / OPENCODE_PLUGIN
-            if plugin.exists() and not _unchanged_opencode_plugin(plugin):
-                done.append(f"kept {plugin} {KEPT_PLUGIN}")
-            elif plugin.exists():
-                plugin.unlink()
-                _prune(plugin.parent, project)
-                done.append(f"removed {plugin}")
-            continue
-        path = project / HARNESS_CONFIGS[harness][0]
-        if path.exists():
-            cleaned = remove_hooks(_read_json(path), HARNESS_CONFIGS[harness][1])
-            if cleaned:
-                if _write(path, json.dumps(cleaned, indent=2) + "\n"):
-                    done.append(f"updated {path}")
-            else:
+    if project is None:  # every project uses them: only a global uninstall removes them
+        for path, _ in _per_user_files(home):
+            if _ours_in_file(path):
                 path.unlink()
-                _prune(path.parent, project)
                 done.append(f"removed {path}")
-    if git_hooks and project is not None:
-        folder = _git_hooks_dir(project)
-        for name in GIT_HOOKS:
-            hook = folder / name
-            if hook.exists() and MARKER in hook.read_text(errors="replace"):
-                hook.unlink()
-                done.append(f"removed {hook}")
-    return done
+        return done
+    for harness in harnesses:
+        done += _uninstall_harness(project, harness)
+    if git_hooks:
+        for hook in _our_git_hooks(project):
+            hook.unlink()
+            done.append(f"removed {hook}")
+    return done + _uninstall_sections(project)
 
 
 def _prune(folder: Path, stop: Path) -> None:
@@ -377,7 +474,8 @@ def _prune(folder: Path, stop: Path) -> None:
 
 
 def _git_hooks_dir(project: Path) -> Path:
-    """Where git looks for this repository's hooks (a worktree's are shared)."""
+    """Where git looks for this repository's hooks: `core.hooksPath` when it is set, else
+    `.git/hooks` (a worktree's are shared)."""
     proc = git.run(project, ["rev-parse", "--git-path", "hooks"])
     if proc.returncode != 0:
         raise AutomatonError("install-failed", f"{project} is not a git repository")
@@ -392,8 +490,11 @@ Puts ~/.automaton/scripts/status.py in place (the path agents call status.py by)
 with --project, the hooks of the named harnesses (claude, codex, gemini, cursor,
 opencode, or all) and the git hooks into that project: a guard before every edit and
 shell command, the workflow's state at every session start (and after compaction), and
-the user's `approve TASK` in the chat. Idempotent; --uninstall reverses exactly.
-Codex runs the hooks only once you trust them (/hooks).
+the user's `approve TASK` in the chat. The project's files name no path of this machine,
+so a team commits them; a per-user launcher in ~/.automaton/bin finds this installation.
+It also adds a workflow section to CLAUDE.md, AGENTS.md or GEMINI.md, and
+.automaton/.gitignore for temporary files. Idempotent; --uninstall reverses exactly.
+Codex runs the hooks only once you trust them (/hooks). See docs/adopting.md.
 
 Examples:
   automaton-install --project . --harness claude --git-hooks

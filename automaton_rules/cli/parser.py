@@ -25,6 +25,8 @@ Examples:
   status.py --task add-user-auth --approve --approver alice --key ~/.ssh/id_ed25519
   status.py --list --json
   status.py --validate-folder --task add-user-auth
+  status.py --audit --write-baseline .automaton/baseline.json
+  status.py --audit --baseline .automaton/baseline.json --since origin/main
 
 Exit codes: 0 done or clean, 1 refused by the workflow or violations found, 2 error.
 """
@@ -49,6 +51,9 @@ class Invocation:
     select: Optional[str] = None
     ignore: Optional[str] = None
     fail_on: Optional[str] = None
+    baseline: Optional[Path] = None
+    write_baseline: Optional[Path] = None
+    since: Optional[str] = None
     claim: bool = False
     release: bool = False
     follow_up: bool = False
@@ -100,6 +105,22 @@ OPTIONS = {
     "ignore": Option("--ignore", "Skip these rule codes or prefixes (comma-separated).", "CODES"),
     "fail_on": Option(
         "--fail-on", "Exit 1 on findings at or above: error, warning, note.", "SEVERITY"
+    ),
+    "baseline": Option(
+        "--baseline",
+        "Audit against a baseline: fail only on findings it does not hold, and list its "
+        "entries no longer found.",
+        "FILE",
+    ),
+    "write_baseline": Option(
+        "--write-baseline",
+        "Record today's findings as a baseline (rule, task, path, commit) and exit 0.",
+        "FILE",
+    ),
+    "since": Option(
+        "--since",
+        "Git rules read only the commits after REV (REV..HEAD), e.g. origin/main.",
+        "REV",
     ),
     "name": Option("--name", "Name of the --follow-up task (default TASK-fix).", "NAME"),
     "agent": Option(

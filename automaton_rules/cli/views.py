@@ -38,12 +38,13 @@ def join_choices(items: Sequence[str]) -> str:
     return f"{', '.join(items[:-1])} or {items[-1]}"
 
 
-def next_step(state: str, *, subtask: bool = False) -> str:
-    """The --list column: where the task goes next, in a few words."""
+def next_step(state: str, *, subtask: bool = False, subtasks_done: bool = False) -> str:
+    """The --list column: where the task goes next, in a few words; a decomposed parent
+    whose sub-tasks are all complete can move to complete now."""
     if machine.is_awaiting(state):
         return "approval (--approve)"
-    if state == machine.SUBTASK_PARENT_STATE:
-        return "sub-tasks, then complete"
+    if state == machine.SUBTASK_PARENT_STATE and not subtask:
+        return "complete" if subtasks_done else "sub-tasks, then complete"
     targets = machine.legal_targets(state, subtask=subtask)
     if state == "human_intervention":
         return f"user decides: {join_choices(targets)}"
@@ -268,9 +269,22 @@ def holder_text(claim: dict[str, str] | None) -> str | None:
     return printable(shown, None) + (" (expired)" if expired else "")
 
 
+def _subtasks_done(rows: Sequence[ListRow]) -> set[str]:
+    """Parents that have sub-tasks, every one complete (and readable): the gate to
+    complete is open for them."""
+    seen: dict[str, bool] = {}
+    for row in rows:
+        parent, _, sub = row.name.partition("/")
+        if sub:
+            complete = row.state == "complete" and row.problem is None
+            seen[parent] = seen.get(parent, True) and complete
+    return {parent for parent, complete in seen.items() if complete}
+
+
 def list_view(project: Project, rows: Sequence[ListRow], *, holders: bool = False) -> Outcome:
     """Task / Phase / Next Step, sub-tasks indented under their parent; Agent when claimed."""
     shown = []
+    done = _subtasks_done(rows)
     for row in rows:
         label = f"  {row.name}" if "/" in row.name else row.name
         if row.problem is not None:
@@ -278,7 +292,11 @@ def list_view(project: Project, rows: Sequence[ListRow], *, holders: bool = Fals
         elif row.state is None:
             phase, step = "untracked", "run --upgrade"
         else:
-            phase, step = row.state, next_step(row.state, subtask="/" in row.name)
+            sub = "/" in row.name
+            phase, step = (
+                row.state,
+                next_step(row.state, subtask=sub, subtasks_done=row.name in done),
+            )
         shown.append((label, phase, step))
     width_task = max([25, *(len(label) + 2 for label, _, _ in shown)])
     width_phase = max([21, *(len(phase) + 2 for _, phase, _ in shown)])

@@ -2,7 +2,10 @@
 
 The edit-time guard (`guards/protected.py`) holds every edit to these; the audit's fifth
 category and the git pre-commit hook read git's paths, which name no file on disk,
-against the same names with `kind_of_relpath`. Pure data and path arithmetic: no I/O.
+against the same names with `kind_of_relpath`. The installer's marked section of a file
+it shares with the user (`with_section`, `without_section`) lives here too: the pre-commit
+hook tells a change confined to it from the user's own. Pure data, path and text
+arithmetic: no I/O.
 """
 
 from __future__ import annotations
@@ -45,6 +48,13 @@ RECORDS = "the workflow's own records under .automaton/"
 SIGNERS = "the approval signers file"
 PLUGIN = "a rule plugin the workflow's configuration loads"
 SCRIPT = "the installed status.py"
+
+# automaton-install's section of a text file it shares with the user: the agent
+# instructions (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`) and `.automaton/.gitignore`. The
+# lines from the one holding BEGIN to the one holding END are the installer's.
+SECTION_BEGIN = "automaton-rules:begin"
+SECTION_END = "automaton-rules:end"
+INSTRUCTION_FILES: tuple[str, ...] = ("CLAUDE.md", "AGENTS.md", "GEMINI.md")
 
 
 def signers_file(project: Project, settings: Config) -> Path:
@@ -119,3 +129,34 @@ def _below(path: Path, root: Path) -> str | None:
     if root not in path.parents:
         return None
     return path.relative_to(root).as_posix()
+
+
+def section_span(text: str) -> tuple[int, int] | None:
+    """Where the installer's section lies in `text`, as whole lines; None without one
+    (a begin line with no end line after it is no section)."""
+    begin = text.find(SECTION_BEGIN)
+    end = text.find(SECTION_END, begin) if begin >= 0 else -1
+    if end < 0:
+        return None
+    stop = text.find("\n", end)
+    return text.rfind("\n", 0, begin) + 1, len(text) if stop < 0 else stop + 1
+
+
+def with_section(text: str | None, section: str) -> str:
+    """`text` (None: no file yet) with `section` in place of the installer's, or after
+    the user's text and one newline, so `without_section` gives the text back."""
+    if text is None:
+        return section
+    span = section_span(text)
+    if span is not None:
+        return text[: span[0]] + section + text[span[1] :]
+    return f"{text}\n{section}"
+
+
+def without_section(text: str) -> str:
+    """`text` as it was before `with_section` added the installer's section."""
+    span = section_span(text)
+    if span is None:
+        return text
+    before, after = text[: span[0]], text[span[1] :]
+    return (before[:-1] if before.endswith("\n") else before) + after

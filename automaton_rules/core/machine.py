@@ -121,6 +121,15 @@ def is_state(state: str) -> bool:
     return state in _STATE_SET
 
 
+def closest_state(name: str) -> str | None:
+    """The known state a misspelt one most likely meant (`implemnt` -> `implement`), if any
+    is close: for the error's "did you mean"."""
+    import difflib  # only on the way to an error
+
+    found = difflib.get_close_matches(name.strip().lower(), STATES, n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
 def base_phase(state: str) -> str:
     """Strip the approval sub-state: most rules care about the phase alone."""
     return state.partition(":")[0]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     from automaton_rules.core.errors import AutomatonError
@@ -51,16 +51,109 @@ def error_body(error: AutomatonError) -> dict[str, Any]:
 
 
 def printable(value: str, limit: int | None = 80) -> str:
-    """Show untrusted text on one line: control characters escaped, length capped."""
-    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value)
+    """Show untrusted text on one line: control characters escaped, length capped.
+
+    Text that is printable throughout, as nearly all is, is checked in one call rather
+    than character by character: an audit shows hundreds of thousands of strings.
+    """
+    if value.isprintable():
+        shown = value
+    else:
+        shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value)
     return shown if limit is None or len(shown) <= limit else shown[: limit - 3] + "..."
 
 
 def json_text(value: Any, indent: int | None = 2) -> str:
     """JSON as output prints it: readable non-ASCII, yet no value can break a line."""
-    import json
+    text = None
+    if type(indent) is int:
+        try:
+            text = _indented(value, " " * indent)
+        except (_Unusual, TypeError):
+            text = None  # the json module writes it, or says what is wrong with it
+    if text is None:
+        import json
 
-    text = json.dumps(value, indent=indent, ensure_ascii=False)
+        text = json.dumps(value, indent=indent, ensure_ascii=False)
     for raw, escaped in _JSON_BREAKS.items():
         text = text.replace(raw, escaped)
     return text
+
+
+class _Unusual(Exception):
+    """A value `_indented` leaves to the json module."""
+
+
+_DEPTH = 64  # deeper than any answer nests; a value that contains itself gets there
+_OUTER = 2  # levels written piece by piece (an audit's findings are at the second)
+
+
+def _indented(value: Any, step: str) -> str:
+    """`json.dumps(value, indent=len(step), ensure_ascii=False)`, the same text, written
+    without the pure-Python generators json runs when it indents, and joined once: an
+    audit's report holds tens of thousands of findings. Plain types only; anything else
+    raises `_Unusual`, and a key that is not a str raises TypeError."""
+    from json.encoder import encode_basestring as quote
+
+    def write(item: Any, newline: str, depth: int) -> str:
+        kind = type(item)
+        if kind is str:
+            return quote(item)
+        if kind in _SCALARS:
+            return _SCALARS[kind](item)
+        if depth > _DEPTH or not isinstance(item, (dict, list, tuple)):
+            raise _Unusual
+        if not item:
+            return "{}" if isinstance(item, dict) else "[]"
+        inner = newline + step
+        if isinstance(item, dict):
+            pairs = [
+                quote(key)
+                + ": "
+                + (quote(part) if type(part) is str else write(part, inner, depth + 1))
+                for key, part in item.items()
+            ]
+            return "{" + inner + ("," + inner).join(pairs) + newline + "}"
+        parts = [
+            quote(part) if type(part) is str else write(part, inner, depth + 1) for part in item
+        ]
+        return "[" + inner + ("," + inner).join(parts) + newline + "]"
+
+    def pieces(item: Any, newline: str, depth: int, out: list[str]) -> None:
+        """The outer levels into `out`, so the whole text is joined once, not per level."""
+        if depth >= _OUTER or not isinstance(item, (dict, list, tuple)) or not item:
+            out.append(write(item, newline, depth))
+            return
+        inner = newline + step
+        if isinstance(item, dict):
+            out.append("{")
+            for index, (key, part) in enumerate(item.items()):
+                out.append(("," if index else "") + inner + quote(key) + ": ")
+                pieces(part, inner, depth + 1, out)
+            out.append(newline + "}")
+            return
+        out.append("[")
+        for index, part in enumerate(item):
+            out.append(("," if index else "") + inner)
+            pieces(part, inner, depth + 1, out)
+        out.append(newline + "]")
+
+    out: list[str] = []
+    pieces(value, "\n", 0, out)
+    return "".join(out)
+
+
+def _finite(value: float) -> str:
+    """A float as json writes it; NaN and the infinities are left to json."""
+    if value != value or value in (float("inf"), float("-inf")):
+        raise _Unusual
+    return float.__repr__(value)
+
+
+# How json writes the plain scalars (these exact types: subclasses are left to json).
+_SCALARS: dict[type, Callable[[Any], str]] = {
+    type(None): lambda _: "null",
+    bool: lambda flag: "true" if flag else "false",
+    int: int.__repr__,
+    float: _finite,
+}

@@ -289,9 +289,7 @@ class Project(Record):
     def _read(self, name: str, path: Path, files: frozenset[str], strict: bool) -> Task:
         state = store.read_state(path)
         if strict and state is not None and not machine.is_state(state):
-            raise AutomatonError(
-                "unknown-phase", f"Unknown phase '{printable(state)}' in .state file"
-            )
+            raise unknown_phase_error(self, state, store.HISTORY in files)
         where, root = str(path), str(self.root)
         rel = where[len(root) + 1 :] if where.startswith(root + os.sep) else ""
         return Task(name=name, path=path, state=state, files=files, rel=rel)
@@ -439,6 +437,28 @@ def _regular_names(entries: Iterable[os.DirEntry[str]]) -> frozenset[str]:
     """Regular files only: a link or a device is never taken for an artifact. Names are
     interned: thousands of tasks share a handful of them."""
     return frozenset(sys.intern(e.name) for e in entries if e.is_file(follow_symlinks=False))
+
+
+def unknown_phase_error(project: Project, state: str, history: bool) -> AutomatonError:
+    """A `.state` no phase has, in the specification's words, then the way out: --upgrade
+    restores it from the history; without one, the user writes the right phase."""
+    said = f"Unknown phase '{printable(state)}' in .state file"
+    command = project.command("--upgrade", "--project", project.root)
+    guess = machine.closest_state(state)
+    if history:
+        step = f". Run '{command}' to restore it from .state.history."
+    else:
+        meant = f" (did you mean '{guess}'?)" if guess else ""
+        step = (
+            f"; with no .state.history to restore it from, write the right phase into it"
+            f"{meant}, or remove .state and run '{command}' to infer the phase from the "
+            "artifacts."
+        )
+    return AutomatonError(
+        "unknown-phase",
+        said + step,
+        next_steps={"state": state, "command": command, "restores": history, "did_you_mean": guess},
+    )
 
 
 def untracked_error(project: Project, task: Task) -> AutomatonError:

@@ -7,7 +7,6 @@ one broken rule never hides the findings of the others.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,13 +37,15 @@ class _AlreadyReported(Exception):
     """The git history could not be read, and the first rule that asked reported why."""
 
 
-def start_git(root: Path, config: Any) -> Callable[[], GitHistory]:
-    """Start reading the git history the `git` argument will hold; a failure surfaces
-    when a rule asks for it, as that rule's error, and the other rules still report."""
+def start_git(root: Path, config: Any, since: str | None = None) -> Callable[[], GitHistory]:
+    """Start reading the git history the `git` argument will hold (the commits after
+    `since` only, when given); a failure surfaces when a rule asks for it, as that rule's
+    error, and the other rules still report."""
     from automaton_rules.engine import gitlog
 
     try:
-        return gitlog.start(root, untracked=bool(getattr(config, "source_untracked", False)))
+        untracked = bool(getattr(config, "source_untracked", False))
+        return gitlog.start(root, untracked=untracked, since=since)
     except AutomatonError as exc:
         error = exc
 
@@ -141,9 +142,14 @@ class RuleCaller:
             if scheduled.builtin and rule.argnames == ("task",):
                 produced = rule.func(task=task)  # built-in task rules: the quick road
                 found = list(produced) if produced is not None else []
+            elif scheduled.builtin:  # built-in rules have no time limit: no timer to set
+                produced = rule.func(
+                    **{name: self.fixtures.get(name, task) for name in rule.argnames}
+                )
+                found = list(produced) if produced is not None else []
             else:
                 kwargs = {name: self.fixtures.get(name, task) for name in rule.argnames}
-                with time_limit(None if scheduled.builtin else self.timeout):
+                with time_limit(self.timeout):
                     produced = rule.func(**kwargs)
                     found = list(produced) if produced is not None else []
             for finding in found:
@@ -166,13 +172,13 @@ class RuleCaller:
             message = f"rule {rule.code}{where}: {describe(exc)}"
             result.errors.append(PluginError(scheduled.plugin, message, rule.code))
             return
+        name = task.name if task is not None else None
         for finding in found:  # stamped with what the rule knows and the finding left out
             result.findings.append(
-                replace(
-                    finding,
-                    code=rule.code,
-                    category=finding.category or rule.category,
-                    severity=finding.severity or scheduled.severity,
-                    task=finding.task or (task.name if task is not None else None),
+                finding.stamped(
+                    rule.code,
+                    finding.category or rule.category,
+                    finding.severity or scheduled.severity,
+                    finding.task or name,
                 )
             )

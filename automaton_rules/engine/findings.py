@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
@@ -16,6 +16,8 @@ INCONSISTENCY = "State-Artifact Inconsistency"
 UNAUTHORIZED = "Unauthorized Modifications"
 MANUAL_FOLDERS = "Manually Created Task Folders"
 GUARD_CHANGES = "Changes to the Guard"
+
+_SEVERITY_VALUES = ("", *SEVERITIES)  # a finding's own: "" until the runner stamps it
 
 # The specification's four categories print first, in this order, then the guard's own
 # history (issue 11); plugin categories follow.
@@ -47,18 +49,33 @@ class Finding:
         named = self.data.get("artifact")
         if named:
             return str(named)
-        return PurePosixPath(self.path).name if self.path else None
+        if not self.path:
+            return None
+        name = self.path.rpartition("/")[2]  # what PurePosixPath would say, without parsing
+        return name if name and name != "." else PurePosixPath(self.path).name
 
     def __post_init__(self) -> None:
         if not isinstance(self.message, str):
             raise TypeError("Finding.message must be a str")
-        for name in ("path", "correction", "task"):
-            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+        named = (("path", self.path), ("correction", self.correction), ("task", self.task))
+        for name, value in named:
+            if value is not None and not isinstance(value, str):
                 raise TypeError(f"Finding.{name} must be a str or None")
-        if self.severity not in ("", *SEVERITIES):
+        if self.severity not in _SEVERITY_VALUES:
             raise ValueError(f"Finding.severity must be one of {', '.join(SEVERITIES)}")
-        if not isinstance(self.data, Mapping):
+        if type(self.data) is not dict and not isinstance(self.data, Mapping):
             raise TypeError("Finding.data must be a mapping")
+
+    def stamped(self, code: str, category: str, severity: str, task: str | None) -> Finding:
+        """`dataclasses.replace` with what the runner fills in, without checking again what
+        `__post_init__` checked when the rule made it: an audit stamps tens of thousands."""
+        if type(self) is not Finding or severity not in SEVERITIES or not isinstance(task, str):
+            return replace(self, code=code, category=category, severity=severity, task=task)
+        copy = object.__new__(Finding)
+        fields = copy.__dict__
+        fields.update(self.__dict__)
+        fields.update(code=code, category=category, severity=severity, task=task)
+        return copy
 
     def as_dict(self) -> dict[str, Any]:
         """The finding as the JSON report writes it."""

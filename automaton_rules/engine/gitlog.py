@@ -2,10 +2,10 @@
 
 Four git calls per audit, whatever the number of tasks or commits: where the
 project sits in its repository, whether it has a commit, the whole log with file
-names, and the working tree's status; the last two run while the task folders are
-read. A rule that must see what a few commits changed inside a file asks for those
-files in one more call (`blobs`). Git always runs with an argument list, never
-through a shell.
+names (with `--since REV`, only the commits after REV), and the working tree's status;
+the last two run while the task folders are read. A rule that must see what a few
+commits changed inside a file asks for those files in one more call (`blobs`). Git
+always runs with an argument list, never through a shell.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import IO
 from automaton_rules.core import git
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.git import TASK_TRAILER
+from automaton_rules.core.output import printable
 
 # One header per commit, then its files as `STATUS NUL PATH NUL` pairs (`-z --name-status`).
 # The header holds no NUL, and its author name (git ends an identity at `<` or a newline)
@@ -174,8 +175,34 @@ def _where(root: Path) -> tuple[str, str] | None:
     return prefix.strip(), hooks.rstrip("\n")
 
 
-def start(root: Path, *, untracked: bool = False) -> Callable[[], GitHistory]:
-    """Set git reading the log and the status, and return what collects them.
+def resolve_since(root: Path, rev: str) -> str:
+    """The commit `--since REV` names, as a full SHA: the audit's git rules then read only
+    the commits after it (`SHA..HEAD`). A REV git does not know is an error that says how
+    to fetch it; a REV that reads as an option is never handed to git."""
+    shown = printable(rev, None)
+    if _where(root) is None:
+        raise AutomatonError(
+            "not-a-repository", f"--since {shown}: {root} is not in a git repository."
+        )
+    found = None
+    if rev and not rev.startswith("-") and "\n" not in rev:
+        probe = git.run(root, ["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"])
+        found = probe.stdout.decode(errors="replace").strip() if probe.returncode == 0 else None
+    if not found:
+        raise AutomatonError(
+            "unknown-revision",
+            f"--since {shown}: git knows no commit by that name in {root}. Name a branch, "
+            "tag or commit the clone has (fetch it first, e.g. git fetch origin main; in "
+            "GitHub Actions, actions/checkout with fetch-depth: 0).",
+        )
+    return found
+
+
+def start(
+    root: Path, *, untracked: bool = False, since: str | None = None
+) -> Callable[[], GitHistory]:
+    """Set git reading the log and the status, and return what collects them; `since` (a
+    full SHA from `resolve_since`) keeps the log to the commits after it.
 
     git runs while the caller reads the task folders (two processes, two cores); its
     output goes to unnamed temporary files, so it never waits on a full pipe.
@@ -189,6 +216,7 @@ def start(root: Path, *, untracked: bool = False) -> Callable[[], GitHistory]:
         _Running(
             root,
             ["log", "--no-renames", "--name-status", "-z", f"--format={_LOG_FORMAT}"]
+            + ([f"{since}..HEAD"] if since else [])
             # A path limit costs git half again as much time, so it is given only for a
             # project below the repository's top (parse_log drops other paths anyway), with
             # --full-history so that both cases list every commit, side branches included.

@@ -4,12 +4,14 @@ log, a Task trailer.
 The guard's own files (the configuration, harness hook settings, git hooks, `.automaton/`
 records, the signers file) are not source: a person commits them in any phase, and the
 audit reports the commits that change them. A `pyproject.toml` is source unless only its
-`[tool.automaton]` table changed.
+`[tool.automaton]` table changed; an agent-instructions file (`CLAUDE.md`, `AGENTS.md`,
+`GEMINI.md`) unless only automaton-install's section of it changed.
 
 `automaton-git-hook pre-commit` (and `pre-merge-commit`, the same checks for a merge
-commit) and `automaton-git-hook commit-msg FILE` are what the scripts in `githooks/` (for
-`core.hooksPath`) and `.pre-commit-hooks.yaml` (for the pre-commit framework) run. Git is
-called with argument lists, never through a shell.
+commit) and `automaton-git-hook commit-msg FILE` are what the hook scripts
+`automaton-install --git-hooks` writes (and this repository's `githooks/`) and
+`.pre-commit-hooks.yaml` (for the pre-commit framework) run. Git is called with argument
+lists, never through a shell.
 """
 
 from __future__ import annotations
@@ -54,9 +56,22 @@ def source_files(project: Project, settings: Config, paths: Sequence[str]) -> li
         if not settings.is_source(path):
             continue
         kind = guard_files.kind_of_relpath(path, named)
-        if kind is None or (kind == guard_files.TOOL_TABLE and _beyond_table(project, path)):
+        if kind == guard_files.TOOL_TABLE:
+            if _beyond_table(project, path):
+                source.append(path)
+        elif kind is None and not _installer_section_only(project, path):
             source.append(path)
     return source
+
+
+def _installer_section_only(project: Project, path: str) -> bool:
+    """An agent-instructions file (`CLAUDE.md`...) whose staged change lies inside
+    automaton-install's section: the installer's, whatever `source` says of Markdown."""
+    if path not in guard_files.INSTRUCTION_FILES:
+        return False
+    staged = _staged_text(project.root, path)
+    before = guard_files.without_section(_committed_text(project.root, path) or "")
+    return guard_files.without_section(staged or "") == before
 
 
 def _beyond_table(project: Project, path: str) -> bool:

@@ -2,16 +2,19 @@
 // give the model the workflow's state with every request and in every compaction summary;
 // record `approve TASK`, typed by the user as a whole message, as the user's approval.
 // Install with `automaton-install --project DIR --harness opencode`, which writes this file
-// to .opencode/plugin/ with HOOK set to the absolute path of automaton-hook; a copy made by
-// hand needs automaton-hook on PATH. A missing hook denies every tool call (fail closed).
+// to .opencode/plugin/ as it is: it names no path of one machine, so a team commits it.
+// It runs automaton-hook as the other harnesses' configurations do, through `sh`: the one
+// on PATH, else ~/.automaton/bin/automaton-hook (the launcher automaton-install writes);
+// where neither is there, how to install it, exit 2, and every tool call is denied.
 // Export nothing else from this file: opencode calls every export as a plugin.
 
-const HOOK = "automaton-hook";
+// The lookup of automaton-install's hook commands, word for word.
+const LOOKUP = "h=\"$(command -v \"$0\")\" || h=\"$HOME\"/.automaton/bin/\"$0\"; if [ -x \"$h\" ]; then \"$h\" \"$@\"; s=\"$?\"; [ \"$s\" -lt 126 ] || s=2; exit \"$s\"; fi; printf \"automaton-rules: %s is not installed on this machine (not on PATH, not in ~/.automaton/bin). Install it: pip install automaton-rules, then automaton-install --project . in this project (automaton-rules: docs/adopting.md)\\n\" \"$0\" >&2; exit 2";
 
 // Runs the hook as the JSON configurations of the other harnesses do, on one event.
 async function ask($, event) {
   const input = new Response(JSON.stringify(event));
-  return await $`${HOOK} --harness opencode < ${input}`.nothrow().quiet();
+  return await $`sh -c ${LOOKUP} automaton-hook --harness opencode < ${input}`.nothrow().quiet();
 }
 
 // The user's own words in a message: its text parts, leaving out those opencode added.

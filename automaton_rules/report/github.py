@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from automaton_rules.core.output import printable
-from automaton_rules.report import AuditReport
+from automaton_rules.engine.findings import Finding
+from automaton_rules.report import AuditReport, named, plural
 
 COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
 
@@ -18,19 +19,35 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def annotation(report: AuditReport, finding: Finding) -> str:
+    """One finding: `file=` only for a file that exists (an annotation on a file GitHub
+    cannot find is shown nowhere); a path that is gone, or a folder, is named in the
+    message instead."""
+    command = COMMANDS.get(str(finding.severity), "notice")
+    props = [f"title={_property(finding.code)}"]
+    message = f"{finding.task or '(project)'}: {finding.message}"
+    located = report.real_file(finding.path)
+    if located:
+        props.insert(0, f"file={_property(located)}")
+    message += named(report, finding.path, located)
+    return f"::{command} {','.join(props)}::{_data(message)}"
+
+
 def render(report: AuditReport) -> str:
     """`::error file=…,title=AR101::task: message`, then plugin errors, then a summary line."""
-    lines = []
-    for finding in report.result.findings:
-        command = COMMANDS.get(str(finding.severity), "notice")
-        props = [f"title={_property(finding.code)}"]
-        if finding.path:
-            props.insert(0, f"file={_property(finding.path)}")
-        message = f"{finding.task or '(project)'}: {finding.message}"
-        lines.append(f"::{command} {','.join(props)}::{_data(message)}")
+    lines = [annotation(report, finding) for finding in report.findings]
     lines += [f"::error title=automaton-rules::{_data(error)}" for error in report.errors]
+    for entry, count in report.gone:
+        times = f" (x{count})" if count > 1 else ""
+        where = entry.path or entry.task or "(project)"
+        commit = f" in {entry.commit[:7]}" if entry.commit else ""
+        gone = f"no longer found: {entry.code} at {where}{commit}{times}"
+        lines.append(f"::notice title=automaton-rules baseline::{_data(gone)}")
+    counts = [f"{len(report.violations)} violations found"]
+    counts += [plural(len(found), severity) for severity, found in report.below().items() if found]
+    if report.baseline is not None:
+        counts.append(f"{len(report.known)} known from the baseline")
     lines.append(
-        f"{len(report.tasks)} tasks audited, {len(report.violations)} violations found, "
-        f"{len(report.errors)} errors"
+        f"{len(report.tasks)} tasks audited, {', '.join(counts)}, {len(report.errors)} errors"
     )
     return "\n".join(lines)

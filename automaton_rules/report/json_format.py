@@ -13,7 +13,7 @@ from automaton_rules.report import AuditReport
 
 def as_dict(report: AuditReport) -> dict[str, Any]:
     """Everything a CI job needs: summary with exit code, findings, errors, rules."""
-    findings = report.result.findings
+    findings = report.findings
     severities = Counter(str(f.severity) for f in findings)
     body = {
         "summary": {
@@ -31,6 +31,8 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
         "tasks": [{"name": t.name, "state": t.state} for t in report.tasks],
         "findings": [f.as_dict() for f in findings],
         "errors": report.errors,
+        "baseline": baseline(report),
+        "since": {"rev": report.since[0], "commit": report.since[1]} if report.since else None,
         "rules": [
             {
                 "code": rule.code,
@@ -48,6 +50,29 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
     )
 
 
+def baseline(report: AuditReport) -> dict[str, Any] | None:
+    """With --baseline: the file, how many findings it knew (left out of `findings`), and
+    its entries that no finding matched any more."""
+    if report.baseline is None:
+        return None
+    return {
+        "file": report.baseline,
+        "known": len(report.known),
+        "gone": [entry.as_dict(count) for entry, count in report.gone],
+    }
+
+
 def render(report: AuditReport) -> str:
     """Pretty-printed, keys in a stable order."""
     return json_text(as_dict(report))
+
+
+def written(report: AuditReport, path: str, entries: int, text: str) -> str:
+    """`--write-baseline` with `--format json`: the envelope, and what was written."""
+    body = {
+        "summary": {"tasks": len(report.tasks), "findings": len(report.result.findings)},
+        "baseline": {"file": path, "written": True, "entries": entries, "text": text},
+    }
+    return json_text(
+        envelope("audit", 0, body, version=__version__, project=str(report.project.root))
+    )

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 from urllib.parse import quote
 
 from automaton_rules import __version__
 from automaton_rules.core.output import json_text
 from automaton_rules.engine.findings import Finding
-from automaton_rules.report import AuditReport
+from automaton_rules.report import AuditReport, named
+from automaton_rules.report.baseline import fingerprint
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "note": "note"}
 
 
-def as_dict(report: AuditReport) -> dict[str, Any]:
+def as_dict(report: AuditReport, *, with_results: bool = True) -> dict[str, Any]:
     """The SARIF log; locations are relative to the project root (`%SRCROOT%`)."""
     index = {rule.code: number for number, (_, rule) in enumerate(report.rules)}
     descriptors = [
@@ -27,7 +29,8 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
         }
         for plugin, rule in report.rules
     ]
-    results = [_result(finding, index) for finding in report.result.findings]
+    findings = report.findings if with_results else []
+    results = [_result(report, finding, index) for finding in findings]
     notifications = [{"level": "error", "message": {"text": error}} for error in report.errors]
     return {
         "$schema": SARIF_SCHEMA,
@@ -51,27 +54,73 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
                     }
                 ],
                 "results": results,
+                "properties": _properties(report),
             }
         ],
     }
 
 
-def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
-    """One finding as a SARIF result, pointing at its rule and its file."""
+def _properties(report: AuditReport) -> dict[str, Any]:
+    """What the run was held against: the baseline (and its entries no longer found), the
+    revision after which the git rules read the history."""
+    properties: dict[str, Any] = {}
+    if report.baseline is not None:
+        properties["baseline"] = {
+            "file": report.baseline,
+            "known": len(report.known),
+            "gone": [entry.as_dict(count) for entry, count in report.gone],
+        }
+    if report.since is not None:
+        properties["since"] = {"rev": report.since[0], "commit": report.since[1]}
+    return properties
+
+
+def _result(report: AuditReport, finding: Finding, index: dict[str, int]) -> dict[str, Any]:
+    """One finding as a SARIF result, pointing at its rule and at a file that exists."""
+    text = f"{finding.task or '(project)'}: {finding.message}"
+    located = report.real_file(finding.path)
+    text += named(report, finding.path, located)
     result: dict[str, Any] = {
         "ruleId": finding.code,
         "level": LEVELS.get(str(finding.severity), "note"),
-        "message": {"text": f"{finding.task or '(project)'}: {finding.message}"},
+        "message": {"text": text},
+        "partialFingerprints": {"automatonFingerprint/v1": _fingerprint(finding)},
         "properties": {"task": finding.task, "category": finding.category},
     }
     if finding.code in index:
         result["ruleIndex"] = index[finding.code]
-    if finding.path:
-        location = {"uri": quote(finding.path), "uriBaseId": "%SRCROOT%"}
+    if report.baseline is not None:
+        result["baselineState"] = "new"
+    # Code scanning needs a location: a file that exists, else the path the finding names.
+    uri = located or finding.path
+    if uri:
+        location = {"uri": quote(uri), "uriBaseId": "%SRCROOT%"}
         result["locations"] = [{"physicalLocation": {"artifactLocation": location}}]
+    if finding.path:
+        result["properties"]["path"] = finding.path
     if finding.correction:
         result["properties"]["correction"] = finding.correction
     return result
+
+
+def _fingerprint(finding: Finding) -> str:
+    """The baseline's fingerprint, hashed: code scanning matches a result across runs by it
+    rather than by the text around a line."""
+    parts = "\0".join(part or "" for part in fingerprint(finding))
+    return hashlib.sha256(parts.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def written(report: AuditReport, path: str, entries: int, text: str) -> str:
+    """`--write-baseline` with `--format sarif`: a log with no results, whose invocation
+    says what was written."""
+    log = as_dict(report, with_results=False)
+    (run,) = log["runs"]
+    run["properties"]["baseline"] = {"file": path, "written": True, "entries": entries}
+    run["invocations"][0]["exitCode"] = 0
+    run["invocations"][0]["toolExecutionNotifications"] = [
+        {"level": "note", "message": {"text": text}}
+    ]
+    return json_text(log)
 
 
 def render(report: AuditReport) -> str:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+
+from automaton_rules.core import machine, store
 from automaton_rules.core.output import printable
 from automaton_rules.core.project import Task
 from automaton_rules.engine.findings import (
@@ -12,7 +16,7 @@ from automaton_rules.engine.findings import (
     UNAUTHORIZED,
     Finding,
 )
-from automaton_rules.report import AuditReport
+from automaton_rules.report import AuditReport, plural
 
 LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
 SUMMARY_LABELS = {
@@ -29,6 +33,41 @@ PROJECT_WIDE = {
 }
 
 
+# How a task's history begins, by the command of its first line, for category 4's PASS.
+ORIGINS = {
+    "--create-task": "created with --create-task",
+    "--upgrade": "adopted with --upgrade",
+    "--follow-up": "created with --follow-up",
+}
+
+
+# The first states other commands start a task in: --create-task (new), --follow-up.
+UNSURE_STARTS = frozenset({"new", *(start for _, start in machine.FOLLOW_UPS.values())})
+
+
+def first_command(task: Task) -> str | None:
+    """The command of the first line of a task's `.state.history` when it is one of
+    `ORIGINS`, read from the file's first bytes: one small read per task (a whole history
+    may be long), parsed only when it names another origin than --create-task. A first
+    state only --upgrade starts a task in needs no read at all."""
+    timeline = task.known_timeline()
+    if timeline and timeline[0][1] not in UNSURE_STARTS:
+        return "--upgrade"
+    try:  # a regular file only, no link followed: a pipe there must not hang the report
+        head = store.read_bytes(f"{task.path}{os.sep}{store.HISTORY}", 4096)
+    except OSError:
+        return None
+    line, newline, _ = head.partition(b"\n")
+    if not newline or (b"--upgrade" not in line and b"--follow-up" not in line):
+        return None
+    try:
+        first = json.loads(line)
+    except ValueError:
+        return None
+    command = first.get("command") if isinstance(first, dict) else None
+    return command if command in ORIGINS else None
+
+
 def pass_text(category: str, task: Task) -> str:
     """What a clean task says in each category, in the specification's words."""
     if category == INCONSISTENCY:
@@ -42,13 +81,14 @@ def pass_text(category: str, task: Task) -> str:
     if category == UNAUTHORIZED:
         return "no code modifications outside implement phase"
     if category == MANUAL_FOLDERS:
-        return "created with --create-task (.state present)"
+        origin = ORIGINS.get(first_command(task) or "--create-task")
+        return f"{origin} (.state present)"
     return "no violations"
 
 
-def finding_line(finding: Finding, task: Task | None) -> str:
-    """One `[FAIL]`/`[WARN]` line."""
-    label = LABELS.get(str(finding.severity), "NOTE")
+def finding_line(finding: Finding, task: Task | None, label: str | None = None) -> str:
+    """One `[FAIL]`/`[WARN]` line; `[BASE]` for a finding the baseline knows."""
+    label = label or LABELS.get(str(finding.severity), "NOTE")
     name = printable(finding.task or "(project)", None)
     phase = finding.data.get("phase")
     if finding.category == OUT_OF_ORDER and finding.artifact and phase and task is not None:
@@ -69,57 +109,103 @@ def summary_line(finding: Finding) -> str:
     )
 
 
-def project_wide(category: str, findings: list[Finding]) -> list[str]:
+class Lines:
+    """Each finding's report line, a known one (from the baseline) labelled `[BASE]`."""
+
+    def __init__(self, report: AuditReport) -> None:
+        self.report = report
+        self.by_key: dict[tuple[str, str | None], list[Finding]] = {}
+        for finding in report.result.findings:
+            self.by_key.setdefault((finding.category, finding.task), []).append(finding)
+
+    def line(self, finding: Finding, task: Task | None) -> str:
+        """The finding's line in its category."""
+        return finding_line(finding, task, "BASE" if self.report.is_known(finding) else None)
+
+
+def project_wide(category: str, lines: Lines) -> list[str]:
     """A project-wide category: its findings in order, or one `[PASS]` line."""
-    found = [finding_line(f, None) for f in findings if f.category == category]
+    found = [lines.line(f, None) for f in lines.report.result.findings if f.category == category]
     return found or [f"[PASS] (project): {PROJECT_WIDE[category]}"]
 
 
-def render(report: AuditReport) -> str:
-    """The whole report, sections in the fixed category order, then the summary."""
-    by_key: dict[tuple[str, str | None], list[Finding]] = {}
-    for finding in report.result.findings:
-        by_key.setdefault((finding.category, finding.task), []).append(finding)
-    tasks = {task.name: task for task in report.tasks}
+def category_lines(report: AuditReport, category: str, lines: Lines) -> list[str]:
+    """One category's section: a verdict per task, in the specification's words."""
     codes = {rule.code: rule.category for _, rule in report.rules}
     failed = {codes[e.code]: e.code for e in report.result.errors if e.code in codes}
-    out = [f"Audit Report for {printable(str(report.project.root), None)}"]
-    for number, category in enumerate(report.categories, start=1):
-        out += ["", f"=== Category {number}: {printable(category, None)} ==="]
-        if category in report.result.skipped:
-            out.append(f"Skipped: {printable(report.result.skipped[category], None)}")
-            continue
-        if category not in report.result.categories:
-            out.append("Skipped: no rule of this category selected")
-            continue
-        if category in failed:
-            out.append(f"Error: rule {failed[category]} failed (see Errors); no verdict")
-            continue
-        if category in PROJECT_WIDE:
-            out += project_wide(category, report.result.findings)
-            continue
-        for finding in by_key.get((category, None), []):
-            out.append(finding_line(finding, None))
-        for task in report.tasks:
-            found = by_key.get((category, task.name), [])
-            if found:
-                out += [finding_line(f, task) for f in found]
-            elif task.state is None and category != MANUAL_FOLDERS:
-                out.append(f"[SKIP] {task.name}: no .state file (see {MANUAL_FOLDERS})")
-            else:
-                out.append(f"[PASS] {task.name}: {pass_text(category, task)}")
-        known = set(tasks) | {None}
-        for (cat, name), found in by_key.items():
-            if cat == category and name not in known:
-                out += [finding_line(f, None) for f in found]
-    listed = [f for f in report.result.findings if f.severity != "note"]
-    out += [
+    if category in report.result.skipped:
+        return [f"Skipped: {printable(report.result.skipped[category], None)}"]
+    if category not in report.result.categories:
+        return ["Skipped: no rule of this category selected"]
+    if category in failed:
+        return [f"Error: rule {failed[category]} failed (see Errors); no verdict"]
+    if category in PROJECT_WIDE:
+        return project_wide(category, lines)
+    out = [lines.line(f, None) for f in lines.by_key.get((category, None), [])]
+    for task in report.tasks:
+        found = lines.by_key.get((category, task.name), [])
+        if found:
+            out += [lines.line(f, task) for f in found]
+        elif task.state is None and category != MANUAL_FOLDERS:
+            out.append(f"[SKIP] {task.name}: no .state file (see {MANUAL_FOLDERS})")
+        else:
+            out.append(f"[PASS] {task.name}: {pass_text(category, task)}")
+    known = {task.name for task in report.tasks} | {None}
+    for (cat, name), found in lines.by_key.items():
+        if cat == category and name not in known:
+            out += [lines.line(f, None) for f in found]
+    return out
+
+
+def summary(report: AuditReport) -> list[str]:
+    """The specification's count of violations with exactly those listed under it, then
+    each lower severity's count (warnings listed; notes stay in their categories)."""
+    out = [
         "",
         "=== Summary ===",
         f"{len(report.tasks)} tasks audited",
         f"{len(report.violations)} violations found",
-        *(summary_line(f) for f in listed),
+        *(summary_line(f) for f in report.violations),
     ]
+    for severity, found in report.below().items():
+        if not found:
+            continue
+        if severity == "note":
+            out.append(f"{plural(len(found), 'note')} (listed in their categories above)")
+        else:
+            out += [plural(len(found), severity), *(summary_line(f) for f in found)]
+    if report.since is not None:
+        rev, sha = report.since
+        out.append(f"git rules read the commits after {printable(rev, None)} ({sha[:7]}) only")
+    if report.baseline is not None:
+        shown = printable(report.baseline, None)
+        out.append(f"{plural(len(report.known), 'finding')} known from the baseline {shown}")
+    return out
+
+
+def gone_lines(report: AuditReport) -> list[str]:
+    """The baseline's entries no finding matched: fixed, or their fingerprint changed."""
+    if report.baseline is None or not report.gone:
+        return []
+    out = ["", "=== Baseline entries no longer found ==="]
+    for entry, count in report.gone:
+        where = printable(entry.path or entry.task or "(project)", None)
+        commit = f" in {entry.commit[:7]}" if entry.commit else ""
+        times = f" (x{count})" if count > 1 else ""
+        task = printable(entry.task or "(project)", None)
+        out.append(f"  - {task}: {printable(entry.code, None)} at {where}{commit}{times}")
+    return out
+
+
+def render(report: AuditReport) -> str:
+    """The whole report, sections in the fixed category order, then the summary."""
+    lines = Lines(report)
+    out = [f"Audit Report for {printable(str(report.project.root), None)}"]
+    for number, category in enumerate(report.categories, start=1):
+        out += ["", f"=== Category {number}: {printable(category, None)} ==="]
+        out += category_lines(report, category, lines)
+    out += summary(report)
+    out += gone_lines(report)
     if report.errors:
         out += ["", "=== Errors ===", *(f"ERROR: {printable(e, None)}" for e in report.errors)]
     return "\n".join(out)

@@ -54,6 +54,55 @@ def refuse_illegal(project: Project, task: Task, target: str, *, reopen: bool = 
     )
 
 
+def refuse_unless_awaiting(project: Project, task: Task) -> None:
+    """Only a task waiting at a gate can be approved; the refusal names the state the task
+    is in and the command that moves it on (to its gate, or past a phase with none)."""
+    current = task.state or ""
+    targets = machine.legal_targets(current, subtask=task.parent is not None)
+    root = project.root
+    target = targets[0] if len(targets) == 1 else None
+    command = (
+        project.command("--task", task.name, "--transition", target or "PHASE", "--project", root)
+        if targets
+        else None
+    )
+    if not machine.needs_approval(current):
+        said = "This phase does not require approval."
+        if command is None:
+            step = f"Task '{task.name}' is in '{current}': no approval gate and no next phase."
+        else:
+            choice = f" (PHASE: {', '.join(targets)})" if target is None else ""
+            gated = [t for t in targets if machine.needs_approval(t)]
+            later = "; ".join(f"{t} asks for approval at {t}{machine.AWAITING}" for t in gated)
+            step = (
+                f"Task '{task.name}' is in '{current}', which has no approval gate: it moves on "
+                f"with {command}{choice}" + (f" ({later})" if later else "")
+            )
+        raise Refusal(
+            "approval-not-required",
+            f"{said} {step}",
+            text=f"{said}\n{step}",
+            next_steps={"state": current, "transitions": list(targets), "command": command},
+        )
+    if not machine.is_awaiting(current):
+        phase = machine.base_phase(current)
+        gate = phase + machine.AWAITING
+        raise Refusal(
+            "not-awaiting-approval",
+            f"Current phase is '{current}' (not awaiting approval). Current sub-state must be "
+            f"'{gate}' before approval can be granted.",
+            next_steps={
+                "state": current,
+                "gate": gate,
+                "command": project.command(
+                    "--task", task.name, "--transition", gate, "--project", root
+                )
+                if gate in targets
+                else None,
+            },
+        )
+
+
 def _refuse_open_subtasks(project: Project, task: Task, target: str) -> None:
     subtasks = [project.load(name, strict=False) for name in project.subtask_names(task.name)]
     for sub in subtasks:  # a sub-task made `complete` by hand completes nothing

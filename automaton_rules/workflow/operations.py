@@ -34,6 +34,7 @@ from automaton_rules.workflow.gates import (
     refuse_changed_approval,
     refuse_failed_verdict,
     refuse_illegal,
+    refuse_unless_awaiting,
     verdict_of,
 )
 from automaton_rules.workflow.journal import (
@@ -121,9 +122,12 @@ def transition(
     """Move a task along a legal edge, once its artifact is there, its approval stands
     and no rule objects."""
     if not machine.is_state(target):
+        guess = machine.closest_state(target)
+        hint = f" Did you mean '{guess}'?" if guess else ""
         raise AutomatonError(
             "unknown-phase",
-            f"Unknown phase '{printable(target)}'. Known phases: {', '.join(machine.STATES)}",
+            f"Unknown phase '{printable(target)}'.{hint} Known phases: {', '.join(machine.STATES)}",
+            next_steps={"did_you_mean": guess},
         )
     command = f"--transition {target}"
     task_dir = load_tracked(project, name).path
@@ -154,21 +158,6 @@ def _valid_approver(approver: str) -> str:
             "(letters, digits, '.', '_', '@', '-').",
         )
     return approver
-
-
-def _refuse_unless_awaiting(current: str) -> None:
-    """Only a task waiting at a gate can be approved."""
-    if not machine.needs_approval(current):
-        message = "This phase does not require approval."
-        raise Refusal("approval-not-required", message, text=message, next_steps={"state": current})
-    if not machine.is_awaiting(current):
-        phase = machine.base_phase(current)
-        raise Refusal(
-            "not-awaiting-approval",
-            f"Current phase is '{current}' (not awaiting approval). Current sub-state must be "
-            f"'{phase}{machine.AWAITING}' before approval can be granted.",
-            next_steps={"state": current},
-        )
 
 
 def _approved_artifact(task: Task) -> str:
@@ -222,7 +211,7 @@ def approve(
         done = _recovered_approval(recovered, name, current)
         if done is not None:
             return done
-        _refuse_unless_awaiting(current)
+        refuse_unless_awaiting(project, task)
         refuse_way(project, task, policy, given)
         refuse_self_approval(task, approver, claims)
         artifact = _approved_artifact(task)

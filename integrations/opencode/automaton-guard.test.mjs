@@ -1,16 +1,19 @@
 // node --test integrations/opencode/ — the plugin against a stubbed Bun shell that runs
-// the real automaton-hook (AUTOMATON_HOOK names it) on the event the plugin sends.
+// the command the plugin builds for real, `sh` and the automaton-hook on PATH included.
 // AUTOMATON_PROJECT is a project whose only task, `guarded`, is in research.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import * as plugin from "./automaton-guard.js";
 
 const { AutomatonGuard } = plugin;
-const HOOK = process.env.AUTOMATON_HOOK || "automaton-hook";
 const PROJECT = process.env.AUTOMATON_PROJECT;
+// The command the installer commits for Claude Code: `sh -c 'LOOKUP' automaton-hook ...`.
+const CLAUDE = JSON.parse(readFileSync(new URL("../claude/settings.json", import.meta.url)));
+const COMMITTED = CLAUDE.hooks.PreToolUse[0].hooks[0].command;
 
-// Bun's `$` as the plugin uses it: `${program} --harness opencode < ${Response}`.
+// Bun's `$` as the plugin uses it: words, each `${value}` one argument, `< ${Response}` stdin.
 function stubShell(calls) {
   return (strings, ...values) => {
     const chain = {
@@ -18,11 +21,21 @@ function stubShell(calls) {
       quiet: () => chain,
       then: async (resolve, reject) => {
         try {
-          const [program, input] = values;
-          const args = strings[1].trim().split(/\s+/).slice(0, -1);
+          const argv = [];
+          let input = null;
+          strings.forEach((text, index) => {
+            argv.push(...text.split(/\s+/).filter(Boolean));
+            if (index >= values.length) return;
+            if (argv[argv.length - 1] === "<") {
+              argv.pop();
+              input = values[index];
+            } else {
+              argv.push(String(values[index]));
+            }
+          });
           const payload = await input.text();
-          calls.push({ program, args, event: JSON.parse(payload) });
-          const run = spawnSync(HOOK, args, { input: payload });
+          calls.push({ argv, event: JSON.parse(payload) });
+          const run = spawnSync(argv[0], argv.slice(1), { input: payload });
           resolve({ exitCode: run.status, stdout: run.stdout, stderr: run.stderr });
         } catch (error) {
           reject(error);
@@ -46,8 +59,9 @@ test("the hook runs as in the JSON configurations, on the tool call", { skip: !P
   const guard = await hooks(calls);
   await guard["tool.execute.before"]({ tool: "read" }, { args: { filePath: `${PROJECT}/src/app.py` } });
   assert.equal(calls.length, 1);
-  assert.equal(calls[0].program, "automaton-hook");
-  assert.deepEqual(calls[0].args, ["--harness", "opencode"]);
+  const lookup = COMMITTED.slice(COMMITTED.indexOf("'") + 1, COMMITTED.lastIndexOf("'"));
+  assert.equal(COMMITTED, `sh -c '${lookup}' automaton-hook --harness claude`);
+  assert.deepEqual(calls[0].argv, ["sh", "-c", lookup, "automaton-hook", "--harness", "opencode"]);
   assert.deepEqual(calls[0].event, {
     hook_event_name: "PreToolUse",
     tool_name: "read",
