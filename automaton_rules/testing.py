@@ -8,6 +8,10 @@ Installed with the package (entry point `pytest11`), it gives the fixture
         automaton_project.use_plugins("my_rules")
         audit = automaton_project.audit()
         assert audit.codes == ["ACME101"]
+
+Each project is isolated: no installed rule package loads unless the test names it
+(`use_packages`), and its commands record the time of the project's `clock`, which the
+test sets and advances.
 """
 
 from __future__ import annotations
@@ -16,18 +20,81 @@ import io
 import json
 import os
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
-from contextlib import redirect_stderr, redirect_stdout
+import sys
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 import pytest
 
 from automaton_rules.cli import entry as cli
 from automaton_rules.core import machine
 
-route_to = machine.route_to  # the walk `task()` makes, public for rule authors' tests
+if TYPE_CHECKING:
+    from automaton_rules.core.project import Project, Task
+
+route_to = machine.route_to  # the usual walk `task()` makes, public for rule authors' tests
+Moment = Union[datetime, float]  # a datetime (naive ones read as UTC) or POSIX seconds
+APPROVAL_WAYS = ("cli", "prompt", "signed")
+
+
+def route(state: str, via: Iterable[str] = (), *, subtask: bool = False) -> tuple[str, ...]:
+    """The states a task passes through from `new` to `state`: the usual route without
+    `via`; with it, the shortest legal route through each state `via` names in turn
+    (entering decomposition only when a named state is one)."""
+    stops = ((via,) if isinstance(via, str) else tuple(via)) + (state,)
+    for stop in stops:
+        _known(stop)
+    if not stops[:-1]:
+        return route_to(state)
+    steps: list[str] = []
+    here = "new"
+    for stop in stops:
+        steps += _shortest(here, stop, subtask)
+        here = stop
+    return tuple(steps)
+
+
+def _known(state: str) -> None:
+    if not machine.is_state(state):
+        hint = machine.closest_state(state)
+        raise ValueError(f"unknown state {state!r}" + (f"; did you mean {hint!r}?" if hint else ""))
+
+
+def _next_states(state: str, subtask: bool) -> tuple[str, ...]:
+    approved = machine.approval_target(state)
+    targets = machine.legal_targets(state, subtask=subtask)
+    return (*targets, approved) if approved else targets
+
+
+def _shortest(start: str, goal: str, subtask: bool) -> list[str]:
+    """Breadth first over the legal moves; decomposition is a parent's branch, never a way
+    through, so it is entered only when the goal is one of its states."""
+    branch = machine.base_phase(goal) == "decomposition"
+    came_from: dict[str, str] = {}
+    queue = deque([start])
+    while queue and goal not in came_from and start != goal:
+        here = queue.popleft()
+        for state in _next_states(here, subtask):
+            if state in came_from or state == start:
+                continue
+            if machine.base_phase(state) == "decomposition" and not branch:
+                continue
+            came_from[state] = here
+            queue.append(state)
+    if start == goal:
+        return []
+    if goal not in came_from:
+        raise ValueError(f"no legal route from {start!r} to {goal!r}")
+    steps = [goal]
+    while came_from[steps[-1]] != start:
+        steps.append(came_from[steps[-1]])
+    return steps[::-1]
 
 
 def _placeholder(artifact: str) -> str:
@@ -35,6 +102,65 @@ def _placeholder(artifact: str) -> str:
     verdict, since only PASS lets a task complete."""
     verdict = "\nVerdict: PASS\n" if artifact == machine.ARTIFACTS["referee"] else ""
     return f"# {artifact}\n{verdict}"
+
+
+def _contents(files: Mapping[str, str] | Iterable[str]) -> dict[str, str]:
+    """Files as name to text; a bare name gets the walk's placeholder text."""
+    if isinstance(files, Mapping):
+        return dict(files)
+    return {name: _placeholder(name) for name in files}
+
+
+def _write(folder: Path, files: Mapping[str, str]) -> None:
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+
+
+def _seconds(moment: Moment) -> float:
+    if isinstance(moment, datetime):
+        aware = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+        return aware.timestamp()
+    return float(moment)
+
+
+class Clock:
+    """The time a project's commands record in its history and approval log.
+
+    Live (the system's time) until set or advanced; then frozen, so each command of a
+    test records exactly the time the test chose.
+    """
+
+    def __init__(self, start: Moment | None = None) -> None:
+        self._moment = None if start is None else _seconds(start)
+
+    @property
+    def frozen(self) -> bool:
+        """Whether the test controls the time (set or advanced), rather than the system."""
+        return self._moment is not None
+
+    @property
+    def now(self) -> datetime:
+        """The time commands record now, in UTC."""
+        return datetime.fromtimestamp(self.time(), timezone.utc)
+
+    def time(self) -> float:
+        """The time as POSIX seconds, what `automaton_rules.core.clock` reads."""
+        return time.time() if self._moment is None else self._moment
+
+    def set(self, moment: Moment) -> datetime:
+        """Stop the clock at `moment` (a datetime, naive ones read as UTC, or POSIX seconds)."""
+        self._moment = _seconds(moment)
+        return self.now
+
+    def advance(
+        self, seconds: float | timedelta = 0, *, minutes: float = 0, hours: float = 0
+    ) -> datetime:
+        """Move the clock on; a live clock stops at the current second first."""
+        step = seconds.total_seconds() if isinstance(seconds, timedelta) else seconds
+        start = self._moment if self._moment is not None else float(int(time.time()))
+        self._moment = start + step + 60 * minutes + 3600 * hours
+        return self.now
 
 
 @dataclass
@@ -74,67 +200,25 @@ class Audit:
         return [f for f in self.findings if f["task"] == name]
 
 
-class AutomatonProject:
-    """A throwaway project driven through status.py's own commands."""
+class ProjectSetup:
+    """What a test sets up around its tasks: configuration, installed packages, approvers,
+    git history, and the project as rules see it."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(
+        self, root: Path, *, clock: Clock | None = None, packages: Iterable[str] = ()
+    ) -> None:
         self.root = root
         self.tasks_dir = root / ".automaton" / "tasks"
         self.plugins: list[str] = []
+        self.packages: list[str] = list(packages)
+        self.settings: dict[str, Any] = {}
+        self.clock = clock if clock is not None else Clock()
+        self.signer: tuple[str, Path] | None = None
 
-    def run(self, *args: str) -> Run:
-        """Run status.py in-process against this project."""
-        out, err = io.StringIO(), io.StringIO()
-        with redirect_stdout(out), redirect_stderr(err):
-            code = cli.main([*args, "--project", str(self.root)])
-        return Run(code, out.getvalue(), err.getvalue())
-
-    def task_dir(self, name: str) -> Path:
-        """The folder of a task (`parent/sub` for a sub-task)."""
-        parent, _, sub = name.partition("/")
-        folder = self.tasks_dir / parent
-        return folder / machine.SUBTASKS_DIR / sub if sub else folder
-
-    def task(
-        self, name: str, state: str = "new", files: Mapping[str, str] | Iterable[str] = ()
-    ) -> Path:
-        """Create a task and walk it to `state` with real transitions and approvals.
-
-        Each phase's artifact is written as a placeholder when the walk needs it; `files`
-        (name to text, or names for placeholder text) are written once the state is reached.
-        """
-        self._ok("--create-task", name)
-        self.advance(name, route_to(state))
-        folder = self.task_dir(name)
-        contents = files if isinstance(files, Mapping) else {f: f"# {f}\n" for f in files}
-        for filename, text in contents.items():
-            (folder / filename).write_text(text)
-        return folder
-
-    def advance(self, name: str, states: Iterable[str]) -> None:
-        """Walk an existing task through `states` with real transitions and approvals.
-
-        Each phase's artifact is written as a placeholder when the walk needs it.
-        """
-        folder = self.task_dir(name)
-        for target in states:
-            current = (folder / ".state").read_text().strip()
-            artifact = machine.required_artifact(current)
-            if artifact and not (folder / artifact).exists():
-                (folder / artifact).write_text(_placeholder(artifact))
-            if machine.is_approved(target):
-                self._ok("--task", name, "--approve")
-            else:
-                self._ok("--task", name, "--transition", target)
-
-    def folder(self, name: str, files: Mapping[str, str] | Iterable[str] = ()) -> Path:
-        """A task folder made by hand, without status.py (what category 4 catches)."""
-        folder = self.task_dir(name)
-        folder.mkdir(parents=True)
-        contents = files if isinstance(files, Mapping) else {f: f"# {f}\n" for f in files}
-        for filename, text in contents.items():
-            (folder / filename).write_text(text)
-        return folder
+    def sign_with(self, approver: str, key: Path) -> None:
+        """The approver (as the allowed signers file names them) and private key that sign
+        this project's approvals when its `approval` is `signed`."""
+        self.signer = (approver, key)
 
     def write_plugin(self, source: str, name: str = "project_rules") -> str:
         """Write a plugin module into the project and register it by path."""
@@ -146,16 +230,50 @@ class AutomatonProject:
     def use_plugins(self, *plugins: str) -> None:
         """Register plugins (module names or .py paths) in the project's automaton.toml."""
         self.plugins += plugins
-        listed = ", ".join(json.dumps(p) for p in self.plugins)
-        (self.root / "automaton.toml").write_text(f"plugins = [{listed}]\n")
+        self.configure()
+
+    def use_packages(self, *names: str) -> None:
+        """Let installed rule packages load, named by entry point, module or distribution
+        (`acme`, `acme_rules`, `acme-rules`); the project loads none it was not given."""
+        from automaton_rules.engine import plugins
+
+        installed = plugins.installed_packages()
+        known = {name for ep in installed for name in plugins.package_names(ep)}
+        missing = [name for name in names if plugins.canonical_name(name) not in known]
+        if missing:
+            listed = ", ".join(ep.name for ep in installed) or "none"
+            raise ValueError(
+                f"no installed rule package named {', '.join(missing)} (entry points in the "
+                f"{plugins.ENTRY_POINT_GROUP!r} group: {listed})"
+            )
+        self.packages += names
+
+    def configure(self, **settings: Any) -> None:
+        """Write automaton.toml: the plugins registered, and these settings (`fail_on=` for
+        `fail-on`), kept across calls."""
+        self.settings.update({key.replace("_", "-"): value for key, value in settings.items()})
+        table = {"plugins": self.plugins} if self.plugins else {}
+        lines = [f"{key} = {_toml(value)}\n" for key, value in {**table, **self.settings}.items()]
+        (self.root / "automaton.toml").write_text("".join(lines))
+
+    @property
+    def project(self) -> Project:
+        """The project as rules see it (`automaton_rules.Project`), for a rule's unit test."""
+        from automaton_rules.core.project import Project
+
+        return Project(self.root)
+
+    def load(self, name: str) -> Task:
+        """A task as rules see it (`automaton_rules.Task`): call a rule on it directly."""
+        return self.project.load(name)
 
     def git(self, *args: str, when: int | None = None) -> str:
         """Run git in the project (initialising it on first use); `when` fixes commit time."""
         if not (self.root / ".git").exists():
-            self._git("init", "-q")
-            self._git("config", "user.email", "rules@example.com")
-            self._git("config", "user.name", "Rule Author")
-        return self._git(*args, when=when)
+            _git(self.root, "init", "-q")
+            _git(self.root, "config", "user.email", "rules@example.com")
+            _git(self.root, "config", "user.name", "Rule Author")
+        return _git(self.root, *args, when=when)
 
     def commit(
         self,
@@ -165,15 +283,122 @@ class AutomatonProject:
         task: str | None = None,
         when: int | None = None,
     ) -> str:
-        """Write files and commit them; `task` adds the `Task:` trailer the audit reads."""
-        for path, text in files.items():
-            target = self.root / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
+        """Write files and commit them; `task` adds the `Task:` trailer the audit reads,
+        `when` the time (by default the clock's, once it is set or advanced)."""
+        _write(self.root, files)
         self.git("add", "--", *files)
         body = f"{message}\n\nTask: {task}\n" if task else message
+        if when is None and self.clock.frozen:
+            when = int(self.clock.time())
         self.git("commit", "-q", "-m", body, when=when)
         return self.git("rev-parse", "HEAD").strip()
+
+
+class AutomatonProject(ProjectSetup):
+    """A throwaway project driven through status.py's own commands, in-process: isolated
+    from installed rule packages unless `use_packages` names them, on its own `clock`."""
+
+    def run(self, *args: str) -> Run:
+        """Run status.py in-process against this project."""
+        out, err = io.StringIO(), io.StringIO()
+        with self.in_process(), redirect_stdout(out), redirect_stderr(err):
+            code = cli.main([*args, "--project", str(self.root)])
+        return Run(code, out.getvalue(), err.getvalue())
+
+    @contextmanager
+    def in_process(self) -> Iterator[None]:
+        """Within: only the packages named load, and the time is this project's clock."""
+        from automaton_rules.core import clock
+        from automaton_rules.engine import plugins
+
+        saved = clock.source, plugins.OPTED_IN
+        clock.source = self.clock.time if self.clock.frozen else None
+        plugins.OPTED_IN = frozenset(plugins.canonical_name(name) for name in self.packages)
+        try:
+            yield
+        finally:
+            clock.source, plugins.OPTED_IN = saved
+
+    def task_dir(self, name: str) -> Path:
+        """The folder of a task (`parent/sub` for a sub-task)."""
+        parent, _, sub = name.partition("/")
+        folder = self.tasks_dir / parent
+        return folder / machine.SUBTASKS_DIR / sub if sub else folder
+
+    def task(
+        self,
+        name: str,
+        state: str = "new",
+        files: Mapping[str, str] | Iterable[str] = (),
+        *,
+        via: Iterable[str] = (),
+    ) -> Path:
+        """Create a task and walk it to `state` with real transitions and approvals.
+
+        The walk takes the usual route, or the shortest through the states `via` names.
+        `files` (name to text, or names for placeholder text) are written at the phase
+        they belong to: an artifact when the walk enters its phase (so it is the one
+        approved, and the one transition rules read), an artifact of a phase the walk
+        skips once `state` is reached, any other file at creation.
+        """
+        contents = _contents(files)
+        steps = route(state, via, subtask="/" in name)
+        self._ok("--create-task", name)
+        folder = self.task_dir(name)
+        phases = {machine.base_phase(step) for step in steps}
+        walked = {f: t for f, t in contents.items() if machine.ARTIFACT_PHASE.get(f) in phases}
+        _write(folder, {f: t for f, t in contents.items() if not machine.is_artifact(f)})
+        self._walk(name, steps, walked)
+        skipped = {f: t for f, t in contents.items() if machine.is_artifact(f) and f not in walked}
+        _write(folder, skipped)
+        return folder
+
+    def advance(self, name: str, states: Iterable[str]) -> None:
+        """Walk an existing task through `states` with real transitions and approvals,
+        writing a placeholder for each phase's artifact the walk needs."""
+        self._walk(name, states, {})
+
+    def _walk(self, name: str, states: Iterable[str], given: dict[str, str]) -> None:
+        folder = self.task_dir(name)
+        for target in states:
+            current = (folder / ".state").read_text().strip()
+            artifact = machine.required_artifact(current)
+            if artifact and not (folder / artifact).exists():
+                (folder / artifact).write_text(_placeholder(artifact))
+            if machine.is_approved(target):
+                self._check(self.approve(name), f"--task {name} --approve")
+            else:
+                self._ok("--task", name, "--transition", target)
+            entered = machine.required_artifact(target)
+            if entered in given:
+                (folder / entered).write_text(given.pop(entered))
+
+    def approve(self, name: str, *, via: str | None = None) -> Run:
+        """Approve a task awaiting approval as the project's `approval` setting accepts, or
+        as `via` says: `cli` (`--approve`), `prompt` (the user types `approve NAME` in the
+        agent's chat, through automaton-hook) or `signed` (with the key of `sign_with`)."""
+        way = via or _approval_way(self.root)
+        if way == "cli":
+            return self.run("--task", name, "--approve")
+        if way == "prompt":
+            with self.in_process():
+                return _typed_in_chat(self.root, self.task_dir(name), name)
+        if way != "signed":
+            raise ValueError(f"via takes {', '.join(APPROVAL_WAYS)}, not {way!r}")
+        if self.signer is None:
+            raise ValueError(
+                'approval = "signed": name the approver and key with '
+                "automaton_project.sign_with(approver, key) first"
+            )
+        approver, key = self.signer
+        return self.run("--task", name, "--approve", "--approver", approver, "--key", str(key))
+
+    def folder(self, name: str, files: Mapping[str, str] | Iterable[str] = ()) -> Path:
+        """A task folder made by hand, without status.py (what category 4 catches)."""
+        folder = self.task_dir(name)
+        folder.mkdir(parents=True)
+        _write(folder, files if isinstance(files, Mapping) else {f: f"# {f}\n" for f in files})
+        return folder
 
     def audit(self, *args: str) -> Audit:
         """Run `--audit` as CI does, returning the JSON report and the text report."""
@@ -183,28 +408,88 @@ class AutomatonProject:
         return Audit(raw.exit_code, report, text.out, list(report.get("findings", [])))
 
     def _ok(self, *args: str) -> None:
-        result = self.run(*args)
-        if result.exit_code != 0:
-            raise AssertionError(f"status.py {' '.join(args)} failed: {result.err or result.out}")
+        self._check(self.run(*args), " ".join(args))
 
-    def _git(self, *args: str, when: int | None = None) -> str:
-        env = dict(os.environ)
-        if when is not None:
-            env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{when} +0000"
-        proc = subprocess.run(
-            ["git", *args], cwd=self.root, env=env, capture_output=True, text=True, check=False
-        )
-        if proc.returncode != 0:
-            raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
-        return proc.stdout
+    def _check(self, result: Run, what: str) -> None:
+        if result.exit_code != 0:
+            raise AssertionError(f"status.py {what} failed: {result.err or result.out}")
+
+
+def _toml(value: Any) -> str:
+    """A setting's value as TOML: JSON's strings, numbers, booleans and arrays are TOML's."""
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, Path):
+        return json.dumps(str(value))
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    return json.dumps(value)
+
+
+def _approval_way(root: Path) -> str:
+    """How the project's `approval` setting accepts an approval from a test."""
+    from automaton_rules.core.config import load_config
+    from automaton_rules.core.errors import AutomatonError
+
+    try:
+        mode = load_config(root).approval
+    except AutomatonError:  # the command itself reports the broken configuration
+        return "cli"
+    return "cli" if mode == "open" else mode
+
+
+def _typed_in_chat(root: Path, folder: Path, name: str) -> Run:
+    """`approve NAME` typed by the user in the agent's chat, as the user-prompt hook takes
+    it; exit code 0 when the task moved to its approved state (the hook never fails)."""
+    from automaton_rules.guards import harness
+
+    payload = {
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": f"approve {name}",
+        "session_id": "automaton-project",
+        "cwd": str(root),
+    }
+    before = (folder / ".state").read_text()
+    out, err, stdin = io.StringIO(), io.StringIO(), sys.stdin
+    try:
+        sys.stdin = io.StringIO(json.dumps(payload))
+        with redirect_stdout(out), redirect_stderr(err):
+            harness.main(["--harness", "claude", "--project", str(root)])
+    finally:
+        sys.stdin = stdin
+    after = (folder / ".state").read_text()
+    moved = after != before and machine.is_approved(after.strip())
+    return Run(0 if moved else 1, out.getvalue(), err.getvalue())
+
+
+def _git(root: Path, *args: str, when: int | None = None) -> str:
+    env = dict(os.environ)
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{when} +0000"
+    proc = subprocess.run(
+        ["git", *args], cwd=root, env=env, capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout
 
 
 @pytest.fixture
 def automaton_project(tmp_path: Path) -> AutomatonProject:
-    """A temporary project; build tasks with `.task(name, state)` and check them with `.audit()`."""
+    """A temporary project; build tasks with `.task(name, state)` and check them with
+    `.audit()`. No installed rule package loads unless named (`.use_packages`), and the
+    clock stands at the second the test started until the test moves it (`.clock`)."""
     root = tmp_path / "project"
     root.mkdir()
-    return AutomatonProject(root)
+    return AutomatonProject(root, clock=Clock(int(time.time())))
 
 
-__all__: Sequence[str] = ("Audit", "AutomatonProject", "Run", "automaton_project", "route_to")
+__all__: Sequence[str] = (
+    "Audit",
+    "AutomatonProject",
+    "Clock",
+    "Run",
+    "automaton_project",
+    "route",
+    "route_to",
+)

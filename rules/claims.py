@@ -8,21 +8,10 @@ release it, and the task sits blocked until someone takes it over.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
 
 from automaton_rules import Finding, Rule, Task, hookimpl, rule
 
 CLAIM_FILE = ".state.lock"
-
-
-def read_claim(text: str) -> dict[str, str]:
-    """The `key: value` lines of a claim file."""
-    claim = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition(":")
-        if sep:
-            claim[key.strip()] = value.strip()
-    return claim
 
 
 @rule(
@@ -33,20 +22,16 @@ def read_claim(text: str) -> dict[str, str]:
 )
 def expired_claim(task: Task) -> Iterator[Finding]:
     """Report the holder and the expiry, so a person can release or take over the task."""
-    text = task.read(CLAIM_FILE)
-    if text is None:
+    claim = task.claim
+    if claim is None:
         return
-    claim = read_claim(text)
-    try:
-        expires = datetime.strptime(claim.get("expires", ""), "%Y-%m-%dT%H:%M:%SZ")
-    except ValueError:
+    if claim.expires is None:
         yield Finding(
             f"{CLAIM_FILE} has no readable 'expires:' time", path=task.relpath(CLAIM_FILE)
         )
-        return
-    if expires.replace(tzinfo=timezone.utc) < datetime.now(timezone.utc):
+    elif claim.expired():
         yield Finding(
-            f"claim by agent '{claim.get('agent', '?')}' expired at {claim['expires']}",
+            f"claim by agent '{claim.agent or '?'}' expired at {claim.expires:%Y-%m-%dT%H:%M:%SZ}",
             path=task.relpath(CLAIM_FILE),
             correction="release the claim or take the task over",
         )

@@ -13,9 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from automaton_rules import Finding, Rule, Task, Transition, hookimpl, rule
-from automaton_rules.workflow import verdict_of
-
-VERDICTS = ("PASS", "FAIL", "NEEDS_REVIEW")
 
 
 @rule(
@@ -26,8 +23,7 @@ VERDICTS = ("PASS", "FAIL", "NEEDS_REVIEW")
 )
 def verdict_is_decided(task: Task) -> Iterator[Finding]:
     """A verdict that decides nothing leaves the orchestrator nothing to act on."""
-    text = task.read("VERDICT.md")
-    if text is not None and task.has_content("VERDICT.md") and verdict_of(text) is None:
+    if task.has_content("VERDICT.md") and task.verdict is None:
         yield Finding(
             "VERDICT.md names no verdict (PASS, FAIL or NEEDS_REVIEW)",
             path=task.relpath("VERDICT.md"),
@@ -51,7 +47,7 @@ def complete_only_on_pass(task: Task, transition: Transition | None) -> Iterator
     finished = transition is None and task.state == "complete"
     if not (leaving_referee or finished):
         return
-    verdict = verdict_of(task.read("VERDICT.md") or "")
+    verdict = task.verdict
     if verdict == "PASS" or (finished and verdict is None):
         return  # in the audit, EX201 reports a verdict that decides nothing
     said = f"says {verdict}" if verdict else "names no verdict"

@@ -51,7 +51,7 @@ def _layer(path: Path) -> str:
 
 def _layer_of(name: str) -> str | None:
     """The layer a dotted name of the package lives in; public names count as their
-    defining module (`from automaton_rules import Engine` imports the engine)."""
+    defining module (`from automaton_rules import GitHistory` imports the engine)."""
     parts = name.split(".")
     if parts[0] != "automaton_rules" or len(parts) < 2:
         return None
@@ -135,7 +135,7 @@ def test_imports_point_down_the_layers(path: Path) -> None:
         ("def f():\n    from automaton_rules.cli import entry\n", {("cli", False)}),
         ("import automaton_rules.cli.entry as x\n", {("cli", True)}),
         ("from automaton_rules import cli\n", {("cli", True)}),
-        ("from automaton_rules import Engine\n", {("engine", True)}),
+        ("from automaton_rules import GitHistory\n", {("engine", True)}),
         ("import importlib\nimportlib.import_module('automaton_rules.cli')\n", {("cli", False)}),
         ("__import__('automaton_rules.report')\n", {("report", False)}),
         (

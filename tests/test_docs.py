@@ -8,9 +8,9 @@ import re
 import pytest
 from conftest import ROOT
 
-from automaton_rules import Engine
 from automaton_rules.cli.entry import _build_command
 from automaton_rules.engine import hookspecs
+from automaton_rules.engine.runner import Engine
 
 WRITING_RULES = (ROOT / "docs" / "writing-rules.md").read_text()
 README = (ROOT / "README.md").read_text()

@@ -17,8 +17,9 @@ from types import SimpleNamespace
 import pytest
 from conftest import ROOT, STATUS_PY
 
-from automaton_rules import Edit, Engine, Rule, hookimpl, rule
+from automaton_rules import Edit, Rule, hookimpl, rule
 from automaton_rules.core.project import find_project
+from automaton_rules.engine.runner import Engine
 from automaton_rules.testing import AutomatonProject
 
 HOOK = Path(sys.executable).parent / "automaton-hook"

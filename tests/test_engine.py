@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 from conftest import BUILTIN_CODES, empty_project, walk
 
-from automaton_rules import AutomatonError, Engine, Refusal, Rule, Transition, rule, workflow
+from automaton_rules import AutomatonError, Refusal, Rule, Transition, rule, workflow
 from automaton_rules.core.project import find_project
 from automaton_rules.engine import plugins as plugins_module
 from automaton_rules.engine import runner as runner_module
 from automaton_rules.engine.plan import Selection
 from automaton_rules.engine.plugins import BUILTIN_PLUGINS, PluginError, plugin_names
+from automaton_rules.engine.runner import Engine
 
 OUT_OF_ORDER_PLUGIN = "automaton_rules.builtin.out_of_order"
 
@@ -310,8 +311,69 @@ def register_rules(register):
     )
     engine = engine_with(bad)
     assert [e.plugin for e in engine.errors] == [bad]
-    assert "Rule" in engine.errors[0].message
+    (error,) = engine.errors
+    assert "register() takes a Rule, got the plain function plain()" in error.message
+    assert "decorate it with @rule(" in error.message
     assert codes(engine) == list(BUILTIN_CODES)
+
+
+def test_registering_a_value_that_is_no_function_names_its_type(write_plugin) -> None:
+    bad = write_plugin(
+        """
+@hookimpl
+def register_rules(register):
+    register("AR999")
+"""
+    )
+    (error,) = engine_with(bad).errors
+    assert "register() takes a Rule (a function decorated with @rule), got str" in error.message
+
+
+# --- plain hooks, and plugins that implement none --------------------------------------
+
+
+def test_register_rules_without_hookimpl_registers_like_pytest_plain_hooks(write_plugin) -> None:
+    name = write_plugin(GOOD.replace("@hookimpl\n", ""))
+    engine = engine_with(name)
+    assert engine.errors == []
+    assert codes(engine) == [*BUILTIN_CODES, "XT100"]
+
+
+def test_a_helper_function_with_a_hook_like_name_in_a_class_is_not_a_hook(write_plugin) -> None:
+    """Only module-level functions are taken without the marker, as in pytest."""
+    name = write_plugin(
+        GOOD
+        + """
+class Helper:
+    def register_rules(self, register):
+        raise AssertionError("never called")
+"""
+    )
+    engine = engine_with(name)
+    assert engine.errors == []
+    assert codes(engine) == [*BUILTIN_CODES, "XT100"]
+
+
+@pytest.mark.parametrize(
+    ("defined", "hint"),
+    [
+        (
+            "def register_rule(register):\n    pass\n",
+            " (it defines register_rule(): did you mean register_rules?)",
+        ),
+        ("def setup(register):\n    pass\n", ""),
+        ("", ""),
+    ],
+    ids=["near-name", "no-near-name", "nothing"],
+)
+def test_a_plugin_that_implements_no_hook_is_an_error(
+    write_plugin, defined: str, hint: str
+) -> None:
+    name = write_plugin(defined)
+    (error,) = engine_with(name).errors
+    assert error.plugin == name
+    assert error.message.startswith(f"implements no hook{hint}; a plugin defines register_rules")
+    assert ("did you mean" in error.message) is bool(hint)
 
 
 @pytest.mark.parametrize(
@@ -401,6 +463,32 @@ def test_rule_decorator_validates(kwargs: dict) -> None:
     code = args.pop("code")
     with pytest.raises(ValueError):
         rule(code, **args)(lambda task: [])
+
+
+@pytest.mark.parametrize(
+    ("when", "expected"),
+    [
+        ("audit", {"audit"}),
+        (["audit", "edit"], {"audit", "edit"}),
+        ({"transition"}, {"transition"}),
+        ((m for m in ("validate", "audit")), {"validate", "audit"}),
+    ],
+    ids=["string", "list", "set", "generator"],
+)
+def test_when_takes_a_string_or_any_iterable(when, expected: set[str]) -> None:
+    made = rule("XT151", summary="s", category="c", when=when)(lambda task: [])
+    assert made.when == frozenset(expected)
+    direct = Rule("XT152", lambda task: [], "s", "c", when="validate")
+    assert direct.when == frozenset({"validate"})
+
+
+def test_an_unknown_moment_is_named() -> None:
+    with pytest.raises(
+        ValueError, match=r"'when' takes audit, validate, transition, edit \(got 'audits'\)"
+    ):
+        rule("XT153", summary="s", category="c", when="audits")
+    with pytest.raises(ValueError, match=r"\(got none\)"):
+        rule("XT154", summary="s", category="c", when=[])
 
 
 def test_rule_is_callable_as_a_plain_function() -> None:

@@ -1,19 +1,23 @@
 """The example rules in rules/, registered by this repository's automaton.toml: called
-directly, through --audit and transitions, and the verdict parser they share.
+directly, through --audit and transitions, and the verdict reading they share with the
+workflow; written against the public API only, as a team's rules are.
 """
 
 from __future__ import annotations
 
+import ast
 import json
-import sys
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from conftest import ROOT, TIME_FORMAT, Project, assert_clean, section, with_code
 
-from automaton_rules import Engine
+import automaton_rules
+from automaton_rules import verdict_of
 from automaton_rules.core.config import load_config
 from automaton_rules.core.project import project_at
+from automaton_rules.engine.runner import Engine
 from automaton_rules.testing import AutomatonProject
 
 CONFIG = str(ROOT / "automaton.toml")
@@ -150,22 +154,48 @@ def test_example_rules_registered_by_the_repository_config(
 # -------------------------------------------------------------------- rules/verdict.py
 
 
-@pytest.fixture
-def verdict_of():
-    sys.path.insert(0, str(ROOT / "rules"))
-    try:
-        import verdict
-    finally:
-        sys.path.remove(str(ROOT / "rules"))
-    return verdict.verdict_of
-
-
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("tests did not FAIL.\nVerdict: PASS\n", "PASS"),
         ("## Verdict\nverdict - needs_review", "NEEDS_REVIEW"),
+        ("Looks fine.\n", None),
     ],
 )
-def test_verdict_of(verdict_of, text: str, expected: str) -> None:
+def test_verdict_of(text: str, expected: str | None) -> None:
     assert verdict_of(text) == expected
+
+
+def test_task_verdict_reads_verdict_md_as_the_gate_does(project: Project) -> None:
+    project.create("judged")
+    assert project_at(project.root).load("judged").verdict is None  # no VERDICT.md
+    project.write("judged", "VERDICT.md", "## Verdict\nverdict - needs_review\n")
+    assert project_at(project.root).load("judged").verdict == "NEEDS_REVIEW"
+
+
+def test_ex301_claim_with_no_readable_expiry(automaton_project: AutomatonProject) -> None:
+    automaton_project.use_plugins(str(ROOT / "rules" / "claims.py"))
+    folder = automaton_project.task("claimed", "implement")
+    (folder / ".state.lock").write_text("agent: agent-7\nphase: implement\nexpires: soon\n")
+    (finding,) = automaton_project.audit().findings
+    assert finding["code"] == "EX301"
+    assert finding["message"] == ".state.lock has no readable 'expires:' time"
+
+
+# ------------------------------------------------------- rules/ uses the public API only
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "rules").glob("*.py")), ids=lambda p: p.name)
+def test_example_rules_import_only_the_public_api(path: Path) -> None:
+    """A team copies these: every name they take from automaton_rules is a public one."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("automaton_rules"):
+            imported.append((node.module, [alias.name for alias in node.names]))
+        elif isinstance(node, ast.Import):
+            assert not any(a.name.startswith("automaton_rules") for a in node.names), path
+    assert imported, f"{path.name} imports nothing from automaton_rules"
+    for module, names in imported:
+        assert module == "automaton_rules", f"{path.name} imports {module}"
+        assert set(names) <= set(automaton_rules.__all__), names

@@ -476,8 +476,9 @@ def test_misspelt_hook_is_an_error_naming_the_plugin(
     assert audit.exit_code == 2, audit.text
     assert "MIS101" not in audit.codes
     (error,) = audit.errors
-    assert "misspelt_rules" in error
-    assert "register_rule" in error
+    path = automaton_project.root / "misspelt_rules.py"
+    assert error == f"plugin {path}: unknown hook 'register_rule'; did you mean register_rules?"
+    assert "automaton_rules_plugin_" not in audit.text and "<module" not in audit.text
     assert ERRORS in audit.text.splitlines()
     assert any("misspelt_rules" in line for line in section(audit.text, ERRORS))
 
@@ -486,6 +487,162 @@ def test_misspelt_hook_is_an_error_naming_the_plugin(
     assert "misspelt_rules" in listed.out + listed.err
     assert "AR101" in listed.out  # the built-in rules are still listed
     assert "MIS101" not in listed.out
+
+
+# ------------------------------------------------- forgiving where pytest is, loud elsewhere
+
+
+def test_register_rules_without_hookimpl_works(automaton_project: AutomatonProject) -> None:
+    """As pytest takes a plain `pytest_*` function, a plain `register_rules` is the hook."""
+    automaton_project.task("demo", "research", files={"SPEC.md": "# Spec\n"})
+    automaton_project.write_plugin(
+        """
+from automaton_rules import Finding, rule
+
+
+@rule("PLN101", summary="always", category="Plain Checks", when="audit")
+def always(task):
+    yield Finding("found")
+
+
+def register_rules(register):
+    register(always)
+""",
+        name="plain_rules",
+    )
+    audit = automaton_project.audit()
+    assert audit.errors == []
+    assert audit.codes == ["PLN101"]
+
+
+@pytest.mark.parametrize(
+    ("source", "hint"),
+    [
+        (
+            "def register_rule(register):\n    pass\n",
+            " (it defines register_rule(): did you mean register_rules?)",
+        ),
+        ("import os\n\n\ndef helper():\n    return os.sep\n", ""),
+    ],
+    ids=["near-name", "nothing-near"],
+)
+def test_a_configured_plugin_that_implements_no_hook_exits_2(
+    automaton_project: AutomatonProject, source: str, hint: str
+) -> None:
+    automaton_project.task("demo", "research", files={"SPEC.md": "# Spec\n"})
+    automaton_project.write_plugin(source, name="hookless_rules")
+    path = automaton_project.root / "hookless_rules.py"
+    expected = f"plugin {path}: implements no hook{hint}; a plugin defines register_rules"
+    audit = automaton_project.audit()
+    assert audit.exit_code == 2, audit.text
+    (error,) = audit.errors
+    assert error.startswith(expected), error
+    assert ("did you mean register_rules?" in error) is bool(hint)
+    assert section(audit.text, ERRORS) == [f"ERROR: {error}"]
+    for args in (("--list-rules",), ("--validate-folder",), ("--task", "demo")):
+        result = automaton_project.run(*args)
+        assert result.exit_code == 2, (args, result)
+        assert expected in result.out + result.err
+
+
+TWO_RAISING_RULES = """
+from automaton_rules import hookimpl, rule
+
+
+@rule("BRK101", summary="raises", category="Broken Checks")
+def first(task):
+    raise RuntimeError("kaput")
+
+
+@rule("BRK102", summary="raises too", category="Broken Checks")
+def second(task):
+    raise KeyError("gone")
+
+
+@hookimpl
+def register_rules(register):
+    register(first)
+    register(second)
+"""
+
+
+def test_the_text_report_names_every_failing_rule_of_a_category(
+    automaton_project: AutomatonProject,
+) -> None:
+    automaton_project.task("one", "research", files=["SPEC.md"])
+    automaton_project.write_plugin(TWO_RAISING_RULES, name="raising_rules")
+    audit = automaton_project.audit()
+    assert audit.exit_code == 2, audit.text
+    assert section(audit.text, "=== Category 6: Broken Checks ===") == [
+        "Error: rules BRK101, BRK102 failed (see Errors); no verdict"
+    ]
+    assert [e.split(": ", 1)[1].split(" ")[1] for e in audit.errors] == ["BRK101", "BRK102"]
+
+
+FAILING_TASK_RULE = """
+from automaton_rules import Finding, hookimpl, rule
+
+
+@rule("TEAM101", summary="SPEC.md is signed", category="Team Checks", when="validate")
+def signed(task):
+    if "Signed-off-by" not in (task.read("SPEC.md") or ""):
+        yield Finding("SPEC.md is not signed", path=task.relpath("SPEC.md"))
+
+
+@rule("TEAM102", summary="tasks are named for a ticket", category="Team Checks", when="validate")
+def ticketed(tasks):
+    for task in tasks:
+        yield Finding("no ticket in the name", task=task.name)
+
+
+@hookimpl
+def register_rules(register):
+    register(signed)
+    register(ticketed)
+"""
+
+
+def test_validation_never_says_pass_for_a_task_with_a_failing_finding(
+    automaton_project: AutomatonProject,
+) -> None:
+    automaton_project.task("demo", "research", files={"SPEC.md": "# Spec\n"})
+    automaton_project.write_plugin(FAILING_TASK_RULE, name="team_rules")
+
+    one = automaton_project.run("--validate-folder", "--task", "demo")
+    assert one.exit_code == 1, one
+    assert "PASS" not in one.out
+    assert one.out.splitlines()[2:] == [
+        "Folder validation: FAIL — rule TEAM101 reports an error:",
+        "[FAIL] TEAM101: SPEC.md is not signed",
+    ]
+
+    shown = automaton_project.run("--task", "demo")
+    assert "PASS" not in shown.out
+    assert (
+        "Folder validation: FAIL — rule TEAM101 reports an error (see --validate-folder); "
+        "TEAM101: SPEC.md is not signed" in shown.out.splitlines()
+    )
+
+    # the whole project: a project rule's finding about the task fails it too
+    whole = automaton_project.run("--validate-folder")
+    assert whole.exit_code == 1, whole
+    assert "PASS" not in whole.out
+    block = whole.out.split("\n\n")[0].splitlines()
+    assert block[2:] == [
+        "Folder validation: FAIL — rules TEAM101, TEAM102 report errors:",
+        "[FAIL] TEAM101: SPEC.md is not signed",
+        "[FAIL] TEAM102: no ticket in the name",
+    ]
+
+    # with the rule's findings only warnings, the folder passes again, warnings listed
+    write_config(
+        automaton_project,
+        'plugins = ["team_rules.py"]\n[severity]\nTEAM101 = "warning"\nTEAM102 = "warning"\n',
+    )
+    passed = automaton_project.run("--validate-folder", "--task", "demo")
+    assert passed.exit_code == 0, passed
+    assert "Folder validation: PASS — no out-of-order artifacts found" in passed.out
+    assert "[WARN] TEAM101: SPEC.md is not signed" in passed.out
 
 
 RAISING_RULE = """

@@ -502,7 +502,7 @@ def test_a_configuration_the_search_would_find_above_the_project_is_protected(
 def test_a_plugin_file_the_configuration_loads_is_protected(guarded: Project) -> None:
     """A plugin's code runs in every status.py call, the user's --approve included."""
     (guarded.root / "rules").mkdir()
-    (guarded.root / "rules" / "team.py").write_text("")
+    (guarded.root / "rules" / "team.py").write_text("def register_rules(register):\n    pass\n")
     (guarded.root / "rules" / "helpers.py").write_text("")
     (guarded.root / "automaton.toml").write_text('plugins = ["rules/team.py"]\n')
     plugin = guarded.root / "rules" / "team.py"

@@ -1,12 +1,28 @@
 """The pytest plugin shipped for rule authors (`automaton_rules.testing`), tested the way
-pytest tests its own plugins: a test file written into a pytester folder and run."""
+pytest tests its own plugins: a test file written into a pytester folder and run; and the
+fixture's promises (issue 14): isolated from installed packages, files at their phase,
+the path chosen with `via`, a clock the test moves, approvals in every `approval` mode,
+and a `Project`/`Task` for a rule's unit test."""
 
 from __future__ import annotations
 
-import pytest
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
+import pytest
+from conftest import ROOT, make_key, signers_file
+
+from automaton_rules import Project
+from automaton_rules.cli import entry as cli
 from automaton_rules.core import machine
-from automaton_rules.testing import AutomatonProject, route_to
+from automaton_rules.testing import AutomatonProject, Clock, route, route_to
 
 pytest_plugins = ["pytester"]
 
@@ -51,7 +67,7 @@ def test_task_reaches_every_state(automaton_project: AutomatonProject, state: st
     assert audit.exit_code == 0, audit.text  # the walk leaves a clean task
 
 
-def test_task_files_are_written_after_the_walk(automaton_project: AutomatonProject) -> None:
+def test_task_files_of_the_reached_phase(automaton_project: AutomatonProject) -> None:
     folder = automaton_project.task(
         "writer", "research", files={"SPEC.md": "# Spec\n", "notes.txt": "n\n"}
     )
@@ -205,3 +221,352 @@ def test_expects_a_clean_audit(automaton_project):
 def test_fixture_is_registered_by_the_pytest11_entry_point(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--fixtures", "-q")
     result.stdout.fnmatch_lines(["*automaton_project*"])
+
+
+# ------------------------------------------------ isolated from installed rule packages
+
+NOISY_RULES = """
+from automaton_rules import Finding, hookimpl, rule
+
+
+@rule("NOISY101", summary="every task is noisy", category="Noise")
+def noisy(task):
+    yield Finding("noisy", path=task.relpath(".state"))
+
+
+@hookimpl
+def register_rules(register):
+    register(noisy)
+"""
+
+
+def _install(site: Path, module: str, source: str, entry_point: str) -> Path:
+    """What `pip install` leaves on sys.path: the module and its dist-info with an entry point."""
+    site.mkdir(exist_ok=True)
+    (site / f"{module}.py").write_text(source)
+    info = site / f"{module}-1.0.dist-info"
+    info.mkdir()
+    name = module.replace("_", "-")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[automaton_rules]\n{entry_point} = {module}\n")
+    return site
+
+
+@pytest.fixture
+def noisy_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A rule package installed in this interpreter whose rule fails every task."""
+    site = _install(tmp_path / "site", "noisy_rules", NOISY_RULES, "noisy")
+    monkeypatch.syspath_prepend(str(site))
+    yield site
+    sys.modules.pop("noisy_rules", None)
+
+
+def test_installed_packages_do_not_load_in_the_fixture(
+    automaton_project: AutomatonProject, noisy_installed: Path
+) -> None:
+    automaton_project.task("login", "design")
+    plain = cli.main(["--audit", "--json", "--project", str(automaton_project.root)])
+    assert plain == 1  # outside the fixture, as a user runs it, the package loads
+    assert automaton_project.audit().codes == []
+    listed = automaton_project.run("--list-rules", "--json").json()
+    assert "NOISY101" not in [row["code"] for row in listed["rules"]]
+
+
+@pytest.mark.parametrize("name", ["noisy_rules", "noisy", "noisy-rules", "Noisy_Rules"])
+def test_use_packages_opts_a_package_in_by_name(
+    automaton_project: AutomatonProject, noisy_installed: Path, name: str
+) -> None:
+    automaton_project.task("login", "design")
+    automaton_project.use_packages(name)
+    audit = automaton_project.audit()
+    assert audit.codes == ["NOISY101"]
+    plugins = {rule["code"]: rule["plugin"] for rule in audit.report["rules"]}
+    assert plugins["NOISY101"] == "noisy"  # loaded through its entry point, as installed
+    assert not (automaton_project.root / "automaton.toml").exists()
+
+
+def test_use_packages_refuses_a_name_nothing_installed_answers_to(
+    automaton_project: AutomatonProject, noisy_installed: Path
+) -> None:
+    with pytest.raises(ValueError, match=r"no installed rule package named acme_rules .*noisy"):
+        automaton_project.use_packages("acme_rules")
+    assert automaton_project.packages == []
+
+
+DOCS = (ROOT / "docs" / "writing-rules.md").read_text()
+
+
+def test_the_guides_examples_pass_with_another_rule_package_installed(tmp_path: Path) -> None:
+    """Every rule and test the page shows, copied out, pass under pytest in a venv where a
+    package whose rule fails every task is installed: the fixture loads only what it is
+    given (the docs' own `assert automaton_project.audit().codes == []` included)."""
+    blocks = re.findall(r"```python\n(.*?)```", DOCS, flags=re.S)
+    files = {
+        block.split("\n", 1)[0][2:]: block
+        for block in blocks
+        if re.match(r"# (acme_rules|tests)/\w+\.py\n", block)
+    }
+    assert {"acme_rules/__init__.py", "tests/test_acme.py", "tests/test_timing.py"} <= set(files)
+    for name, source in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(source)
+    site = _install(tmp_path / "site", "noisy_rules", NOISY_RULES, "noisy")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(site), str(ROOT)])}
+    probe = "from automaton_rules.engine.plugins import installed_packages as i; print(i())"
+    seen = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=False
+    )
+    assert "noisy" in seen.stdout, seen.stderr  # the package is installed there
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    tests = sum(source.count("\ndef test_") for source in files.values())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"{tests} passed" in proc.stdout
+
+
+# --------------------------------------------------- files at the phase they belong to
+
+ROLLBACK_RULES = """
+from automaton_rules import Finding, hookimpl, rule
+
+
+@rule("ACME301", summary="DESIGN.md has a rollback plan before approval", category="Acme",
+      when=("transition",))
+def rollback_plan(task, transition):
+    if transition.target == "design:awaiting_approval":
+        if "## Rollback plan" not in (task.read("DESIGN.md") or ""):
+            yield Finding("DESIGN.md has no '## Rollback plan' section")
+
+
+@hookimpl
+def register_rules(register):
+    register(rollback_plan)
+"""
+
+
+def test_a_custom_design_is_the_one_approved(automaton_project: AutomatonProject) -> None:
+    design = "# Design\n\n## Rollback plan\nRevert the migration.\n"
+    folder = automaton_project.task("login", "implement", files={"DESIGN.md": design})
+    assert (folder / "DESIGN.md").read_text() == design
+    approval = next(e for e in _history(folder) if e.get("to") == "design:approved")
+    assert approval["artifact_sha256"] == hashlib.sha256(design.encode()).hexdigest()
+    audit = automaton_project.audit()
+    assert audit.codes == [], audit.text  # no AR207: the approved DESIGN.md is unchanged
+
+
+def test_a_transition_rule_reads_the_content_the_test_gave(
+    automaton_project: AutomatonProject,
+) -> None:
+    automaton_project.write_plugin(ROLLBACK_RULES, name="acme_rules")
+    design = "## Rollback plan\nRevert.\n"
+    folder = automaton_project.task("planned", "implement", files={"DESIGN.md": design})
+    assert (folder / ".state").read_text() == "implement\n"
+    with pytest.raises(AssertionError, match=r"Rollback plan.*ACME301"):
+        automaton_project.task("unplanned", "implement")  # the placeholder has no plan
+
+
+def test_other_files_are_there_from_the_start(automaton_project: AutomatonProject) -> None:
+    folder = automaton_project.task(
+        "noted", "design", files={"notes/why.txt": "because\n", "SPEC.md": "# Spec\n"}
+    )
+    created = _history(folder)[0]["time"]
+    assert (folder / "notes" / "why.txt").read_text() == "because\n"
+    assert (folder / "SPEC.md").read_text() == "# Spec\n"
+    assert created and automaton_project.audit().codes == []
+
+
+# ------------------------------------------------------------------- the path chosen
+
+
+def test_via_skips_design_and_test_design(automaton_project: AutomatonProject) -> None:
+    folder = automaton_project.task("quick", "implement", via=["research", "implement"])
+    assert [e["to"] for e in _history(folder)] == [
+        "new",
+        "research",
+        "research:awaiting_approval",
+        "research:approved",
+        "implement",
+    ]
+    assert not (folder / "DESIGN.md").exists()
+    assert automaton_project.audit().codes == []
+
+
+def test_via_takes_the_shortest_route_through_each_named_state() -> None:
+    assert route("implement", via=["design"]) == (
+        "research",
+        "research:awaiting_approval",
+        "research:approved",
+        "design",
+        "design:awaiting_approval",
+        "design:approved",
+        "implement",
+    )
+    assert "decomposition" not in route("complete", via=["research"])
+    assert route("complete", via=["decomposition:approved"])[-2:] == (
+        "decomposition:approved",
+        "complete",
+    )
+    back = route("implement", via=["referee", "human_intervention"])
+    assert back[-3:] == ("referee", "human_intervention", "implement")
+    assert route("design") == route_to("design")  # without via, the usual route
+
+
+def test_via_refuses_unknown_states_and_impossible_routes() -> None:
+    with pytest.raises(ValueError, match=r"unknown state 'desgin'; did you mean 'design'\?"):
+        route("implement", via=["desgin"])
+    with pytest.raises(ValueError, match="no legal route from 'complete' to 'implement'"):
+        route("implement", via=["complete"])
+    with pytest.raises(ValueError, match="no legal route from 'research' to 'decomposition'"):
+        route("decomposition", via=["research"], subtask=True)
+
+
+# --------------------------------------------------------------------------- the clock
+
+
+def _history(folder: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (folder / ".state.history").read_text().splitlines()]
+
+
+def test_the_clock_sets_the_times_of_history_and_approvals(
+    automaton_project: AutomatonProject,
+) -> None:
+    start = automaton_project.clock.set(datetime(2030, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
+    assert (
+        start == automaton_project.clock.now == datetime(2030, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    )
+    folder = automaton_project.task("timed", "research:awaiting_approval")
+    assert automaton_project.clock.advance(90) == start + timedelta(seconds=90)
+    automaton_project.advance("timed", ["research:approved"])
+    times = [e["time"] for e in _history(folder)]
+    assert times == ["2030-01-02T03:04:05Z"] * 3 + ["2030-01-02T03:05:35Z"]
+    approvals = (folder / ".state.approvals").read_text()
+    assert approvals == "research:approved|2030-01-02T03:05:35Z|user\n"
+    automaton_project.clock.advance(minutes=1, hours=1)
+    automaton_project.commit({"src/app.py": "x = 1\n"}, "code")
+    assert automaton_project.git("log", "-1", "--format=%ct").strip() == str(
+        int(start.timestamp()) + 90 + 3660
+    )
+    audit = automaton_project.audit()  # src/ committed while the task was not in implement
+    assert audit.codes == ["AR301"]
+    assert "date: 2030-01-02T04:06:35Z" in audit.findings[0]["message"]
+
+
+def test_the_fixture_clock_stands_still_and_a_hand_made_one_is_live(tmp_path: Path) -> None:
+    frozen = Clock(1_900_000_000)
+    assert frozen.frozen and frozen.time() == frozen.time() == 1_900_000_000
+    assert frozen.set(datetime(2031, 5, 6)) == datetime(2031, 5, 6, tzinfo=timezone.utc)
+    live = AutomatonProject(tmp_path).clock
+    assert not live.frozen
+    live.advance(10)  # a live clock stops at the current second, then moves on
+    assert live.frozen and live.time() % 1 == 0
+
+
+RUSHED_RULES = """
+from automaton_rules import Finding, hookimpl, rule
+
+
+@rule("ACME401", summary="research took at least a minute", category="Acme")
+def research_not_rushed(task):
+    entered = {entry.target: entry.time for entry in task.entries}
+    start, asked = entered.get("research"), entered.get("research:awaiting_approval")
+    if start and asked and (asked - start).total_seconds() < 60:
+        yield Finding("less than a minute between research and its approval request",
+                      path=task.relpath("SPEC.md"))
+
+
+@hookimpl
+def register_rules(register):
+    register(research_not_rushed)
+"""
+
+
+def test_a_time_based_rule(automaton_project: AutomatonProject) -> None:
+    """Less than a minute between research and its approval request, written without
+    touching `.state.history`: the clock moves between the fixture's commands."""
+    automaton_project.write_plugin(RUSHED_RULES, name="acme_rules")
+    automaton_project.task("rushed", "research")
+    automaton_project.task("thorough", "research")
+    automaton_project.clock.advance(59)
+    automaton_project.advance("rushed", ["research:awaiting_approval"])
+    automaton_project.clock.advance(1)
+    automaton_project.advance("thorough", ["research:awaiting_approval"])
+    audit = automaton_project.audit()
+    assert audit.codes == ["ACME401"]
+    assert [f["task"] for f in audit.findings] == ["rushed"]
+
+
+# ---------------------------------------------------- approvals a person must give
+
+
+def test_the_walk_approves_through_the_chat_in_a_prompt_project(
+    automaton_project: AutomatonProject,
+) -> None:
+    automaton_project.configure(approval="prompt")
+    folder = automaton_project.task("login", "implement")
+    approvals = [e for e in _history(folder) if e.get("command") == "--approve"]
+    assert [(e["to"], e["via"]) for e in approvals] == [
+        ("research:approved", "prompt"),
+        ("design:approved", "prompt"),
+        ("test_design:approved", "prompt"),
+    ]
+    assert automaton_project.audit().codes == []
+    automaton_project.task("waiting", "research:awaiting_approval")
+    refused = automaton_project.approve("waiting", via="cli")
+    assert refused.exit_code == 1 and "approve waiting" in refused.err
+    typed = automaton_project.approve("waiting")
+    assert typed.exit_code == 0, typed.out
+    assert "The user approved task 'waiting'" in typed.out
+    again = automaton_project.approve("waiting", via="prompt")
+    assert again.exit_code == 1 and "did not record" in again.out
+    with pytest.raises(ValueError, match="via takes cli, prompt, signed, not 'terminal'"):
+        automaton_project.approve("waiting", via="terminal")
+
+
+def test_the_walk_signs_approvals_in_a_signed_project(
+    automaton_project: AutomatonProject, ssh_keygen: str, tmp_path: Path
+) -> None:
+    key = make_key(tmp_path, "alice")
+    signers_file(automaton_project.root / ".automaton" / "allowed_signers", alice=key)
+    automaton_project.configure(approval="signed")
+    with pytest.raises(ValueError, match=r"sign_with\(approver, key\)"):
+        automaton_project.task("unsigned", "research:approved")
+    automaton_project.sign_with("alice", key)
+    folder = automaton_project.task("signed", "design:approved", via=["design"])
+    approvals = [e for e in _history(folder) if e.get("command") == "--approve"]
+    assert [(e["via"], e["approver"]) for e in approvals] == [("signed", "alice")] * 2
+    assert automaton_project.audit().for_task("signed") == []
+
+
+def test_configure_keeps_settings_and_plugins(automaton_project: AutomatonProject) -> None:
+    automaton_project.configure(approval="prompt", fail_on="warning")
+    automaton_project.use_plugins("acme_rules")
+    automaton_project.configure(severity={"AR101": "warning"})
+    assert (automaton_project.root / "automaton.toml").read_text() == (
+        'plugins = ["acme_rules"]\n'
+        'approval = "prompt"\n'
+        'fail-on = "warning"\n'
+        'severity = { "AR101" = "warning" }\n'
+    )
+
+
+# ---------------------------------------------------------- a rule's unit test
+
+
+def test_project_and_task_for_a_unit_test(automaton_project: AutomatonProject) -> None:
+    automaton_project.task("login", "design", files={"DESIGN.md": "# Design\n"})
+    project = Project(automaton_project.root)
+    assert project.tasks_dir == automaton_project.tasks_dir
+    assert Project(str(automaton_project.root)) == project
+    task = project.load("login")
+    assert (task.name, task.state, task.phase) == ("login", "design", "design")
+    assert task.read("DESIGN.md") == "# Design\n"
+    assert automaton_project.load("login") == task
+    assert automaton_project.project == project
+    assert project.names() == ["login"]

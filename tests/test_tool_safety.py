@@ -269,6 +269,8 @@ def test_a_configured_plugin_is_imported(project: Project, task_in, tmp_path: Pa
     task_in("research", name="x")
     marker = tmp_path / "imported.txt"
     plant(project.root, marker)
+    with (project.root / "plugins.py").open("a") as plugin:
+        plugin.write("def register_rules(register):\n    pass\n")
     (project.root / "automaton.toml").write_text('plugins = ["plugins.py"]\n')
     result = project.script("--validate-folder", "--project", str(project.root))
     assert result.rc == 0, result

@@ -9,7 +9,6 @@ without is a violation only when no task was in an edit phase at the time.
 from __future__ import annotations
 
 import bisect
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -112,7 +111,7 @@ def unauthorized_modifications(
     if not git.is_repo:
         raise Skip("not a git repository")
     settings = config or Config()
-    now = time.time()
+    now = clock.now()
     timelines = {task.name: Timeline.of(task) for task in tasks if task.state is not None}
     source = _source_test(project, settings, git)
     coverage = EditCoverage(timelines.values(), now)

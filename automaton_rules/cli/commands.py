@@ -21,10 +21,14 @@ from automaton_rules.core.project import (
 )
 from automaton_rules.engine.calls import start_git
 from automaton_rules.engine.plan import Selection
+from automaton_rules.engine.plugins import plugin_manager
 from automaton_rules.engine.runner import Engine
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import pluggy
+
+    from automaton_rules.engine.events import EventError
     from automaton_rules.engine.result import RunResult
     from automaton_rules.report import AuditReport
 
@@ -41,6 +45,32 @@ def _engine(settings: Config) -> Engine:
     return Engine.create(
         settings.plugins, base=settings.base, timeout=settings.plugin_timeout_seconds
     )
+
+
+def _told(
+    outcome: Outcome,
+    proj: Project,
+    settings: Config,
+    pm: pluggy.PluginManager | None,
+    *changes: workflow.Change,
+) -> Outcome:
+    """The outcome, once the plugins listening to events have heard of its changes (made
+    durable, the lock given back): a listener that failed is a warning, and the change
+    stands. `pm` None: a command that runs no rule loads the plugins that may listen."""
+    failed: list[EventError] = []
+    if pm is None:
+        pm, load_errors = plugin_manager(
+            settings.plugins,
+            base=settings.base,
+            builtins=False,
+            timeout=settings.plugin_timeout_seconds,
+        )
+        if load_errors:
+            from automaton_rules.engine.events import EventError
+
+            failed = [EventError(e.plugin, None, None, e.message) for e in load_errors]
+    failed += workflow.announce(pm, proj.root, changes, settings.plugin_timeout_seconds)
+    return views.with_event_errors(outcome, failed)
 
 
 def _selection(
@@ -135,15 +165,16 @@ def transition(
     """`--task NAME --transition PHASE`."""
     proj, settings = _open(project, config, invoked_as)
     workflow.infer_untracked(proj, task, settings.untracked)
+    engine = _engine(settings)
     change = workflow.transition(
         proj,
         task,
         transition,
-        engine=_engine(settings),
+        engine=engine,
         claims=_claims(proj, settings, agent),
         policy=_policy(proj, settings),
     )
-    return views.moved_view(proj, change)
+    return _told(views.moved_view(proj, change), proj, settings, engine.pm, change)
 
 
 def approve(
@@ -162,16 +193,17 @@ def approve(
     proj, settings = _open(project, config, invoked_as)
     workflow.infer_untracked(proj, task, settings.untracked)
     policy = _policy(proj, settings)
+    engine = _engine(settings)
     change = workflow.approve(
         proj,
         task,
         approver=approver,
-        engine=_engine(settings),
+        engine=engine,
         claims=_claims(proj, settings, agent),
         policy=policy,
         given=consent.given(proj, task, policy, approver, key),
     )
-    return views.moved_view(proj, change)
+    return _told(views.moved_view(proj, change), proj, settings, engine.pm, change)
 
 
 def follow_up(
@@ -184,9 +216,9 @@ def follow_up(
     **_: object,
 ) -> Outcome:
     """`--task NAME --follow-up [--name NEW]`: the fix or review task after a failed verdict."""
-    proj, _settings = _open(project, config, invoked_as)
+    proj, settings = _open(project, config, invoked_as)
     change = workflow.follow_up(proj, task, name)
-    return views.follow_up_view(proj, change)
+    return _told(views.follow_up_view(proj, change), proj, settings, None, change)
 
 
 def _claim_action(
@@ -208,7 +240,8 @@ def _claim_action(
     if agent is None:
         raise AutomatonError("usage", f"--{action} needs --agent ID (or $AUTOMATON_AGENT).")
     operation = workflow.claim if action == "claim" else workflow.release
-    return views.claim_view(proj, operation(proj, task, claims), action, claims)
+    change = operation(proj, task, claims)
+    return _told(views.claim_view(proj, change, action, claims), proj, settings, None, change)
 
 
 def claim(
@@ -241,9 +274,9 @@ def create_task(
     *, create_task: str, project: Path | None, config: Path | None, invoked_as: str, **_: object
 ) -> Outcome:
     """`--create-task NAME`."""
-    proj, _settings = _open(project, config, invoked_as, create=True)
+    proj, settings = _open(project, config, invoked_as, create=True)
     change = workflow.create_task(proj, create_task)
-    return views.created_view(proj, change)
+    return _told(views.created_view(proj, change), proj, settings, None, change)
 
 
 def list_tasks(
@@ -323,7 +356,7 @@ def audit(
     """`--audit`: every rule over every task, in the chosen report format; held against a
     baseline, or recording one; the git rules limited to the commits after `--since`."""
     from automaton_rules.engine import gitlog
-    from automaton_rules.report import FORMATS, AuditReport, renderer
+    from automaton_rules.report import FORMATS, AuditReport
     from automaton_rules.report import baseline as baselines
 
     if output_format not in FORMATS:
@@ -352,9 +385,52 @@ def audit(
         since=(since, commit) if since is not None and commit is not None else None,
     )
     fmt = "json" if as_json and output_format == "text" else output_format
+    failed = _audited(report, engine, settings)
     if write_baseline is not None:
-        return _written(report, write_baseline, fmt)
-    return Outcome(report.exit_code, renderer(fmt)(report), raw=True)
+        outcome = _written(report, write_baseline, fmt)
+    else:
+        outcome = Outcome(report.exit_code, _rendered(report, fmt, failed), raw=True)
+    return views.with_event_errors(outcome, failed)
+
+
+def _audited(report: AuditReport, engine: Engine, settings: Config) -> list[EventError]:
+    """Tell the plugins listening to events that the audit finished, with its counts."""
+    from automaton_rules.engine.hookspecs import listening
+
+    if not listening(engine.pm):
+        return []
+    from collections import Counter
+
+    from automaton_rules.core.severity import SEVERITIES
+    from automaton_rules.engine import events
+
+    severities = Counter(str(f.severity) for f in report.findings)
+    summary = {
+        "tasks": len(report.tasks),
+        "findings": len(report.findings),
+        "violations": len(report.violations),
+        "errors": len(report.errors),
+        "by_severity": {s: severities.get(s, 0) for s in SEVERITIES},
+        "fail_on": report.fail_on,
+        "exit_code": report.exit_code,
+    }
+    root = report.project.root
+    event = events.Event(events.AUDITED, root, events.recorded_time(None), summary=summary)
+    return events.dispatch(engine.pm, [event], settings.plugin_timeout_seconds)
+
+
+def _rendered(report: AuditReport, fmt: str, failed: list[EventError]) -> str:
+    """The report in its format; in JSON, with the `event_errors` of its listeners."""
+    from automaton_rules.report import renderer
+
+    if fmt != "json" or not failed:
+        return renderer(fmt)(report)
+    from automaton_rules.core.output import json_text
+    from automaton_rules.report import json_format
+
+    body = json_format.as_dict(report)
+    body["event_errors"] = [failure.as_dict() for failure in failed]
+    return json_text(body)
 
 
 def _run_audit(
@@ -425,5 +501,7 @@ def list_rules(*, project: Path | None, config: Path | None, **_: object) -> Out
 
 def upgrade(*, project: Path | None, config: Path | None, invoked_as: str, **_: object) -> Outcome:
     """`--upgrade`: adopt hand-made task folders."""
-    proj, _settings = _open(project, config, invoked_as)
-    return views.upgrade_view(proj, *workflow.upgrade(proj))
+    proj, settings = _open(project, config, invoked_as)
+    changes, errors = workflow.upgrade(proj)
+    outcome = views.upgrade_view(proj, changes, errors)
+    return _told(outcome, proj, settings, None, *changes) if changes else outcome

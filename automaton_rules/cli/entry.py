@@ -312,6 +312,8 @@ def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
         _print(outcome.text, sys.stdout)
         for error in outcome.errors:
             _print(f"ERROR: {printable(error, None)}", sys.stderr)
+    for warning in outcome.warnings:  # in every format: stdout stays the answer
+        _print(f"WARNING: {printable(warning, None)}", sys.stderr)
     return outcome.exit_code
 
 

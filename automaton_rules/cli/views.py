@@ -15,19 +15,35 @@ from automaton_rules.engine.result import RunResult
 from automaton_rules.workflow import Adopted, ClaimChanged, Created, FollowedUp, Moved
 from automaton_rules.workflow.gates import changed_since_approval
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from automaton_rules.engine.events import EventError
+
 DASH = "—"
 _LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
 
 
 @dataclass
 class Outcome:
-    """What a command prints: the text, the JSON payload, the exit code."""
+    """What a command prints: the text, the JSON payload, the exit code; `warnings` go to
+    stderr as `WARNING:` lines and change no exit code."""
 
     exit_code: int
     text: str
     payload: dict[str, Any] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     raw: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def with_event_errors(outcome: Outcome, failed: Sequence[EventError]) -> Outcome:
+    """A listener that failed on an event is a warning, and an entry of `event_errors` in
+    --json; the change it heard of stands, and so does the exit code."""
+    if failed:
+        outcome.warnings.extend(str(failure) for failure in failed)
+        if not outcome.raw:
+            outcome.payload["event_errors"] = [failure.as_dict() for failure in failed]
+    return outcome
 
 
 def join_choices(items: Sequence[str]) -> str:
@@ -143,13 +159,27 @@ def folder_validation(task: Task, result: RunResult) -> str:
         for f in result.findings
         if f.category != OUT_OF_ORDER
     ]
+    failing = _failing(result.findings)
     if skipped:
         text = f"FAIL — found out-of-order artifacts: {', '.join(skipped)} (see --validate-folder)"
     elif _disagreements(result.findings):
         text = "FAIL — found state-artifact inconsistencies (see --validate-folder)"
+    elif failing:
+        text = f"FAIL — {failing} (see --validate-folder)"
     else:
         text = "PASS — no out-of-order artifacts found"
     return "; ".join([text, *others])
+
+
+def _failing(findings: Sequence[Finding]) -> str | None:
+    """`rule EX201 reports an error` for the rules whose errors fail a folder, or None:
+    a task with an error finding never reads PASS, whichever rule found it."""
+    codes = list(dict.fromkeys(f.code for f in findings if f.severity == "error"))
+    if not codes:
+        return None
+    if len(codes) == 1:
+        return f"rule {printable(codes[0], None)} reports an error"
+    return f"rules {printable(', '.join(codes), None)} report errors"
 
 
 def _disagreements(findings: Sequence[Finding]) -> list[Finding]:
@@ -349,8 +379,10 @@ def validate_block(project: Project, task: Task, findings: Sequence[Finding]) ->
     lines.append(f"Phase: {task.state} (from .state)")
     skipped = [f for f in findings if f.category == OUT_OF_ORDER and f.artifact]
     listed = skipped or _disagreements(findings)
+    failing = _failing(findings)
     if not listed:
-        lines.append("Folder validation: PASS — no out-of-order artifacts found")
+        shown = f"FAIL — {failing}:" if failing else "PASS — no out-of-order artifacts found"
+        lines.append(f"Folder validation: {shown}")
     elif not skipped:
         lines.append("Folder validation: FAIL — found state-artifact inconsistencies:")
         lines += [printable(f"  - {f.message} ({f.code})", None) for f in listed]

@@ -10,17 +10,30 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from datetime import datetime
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 _TIME_SHAPE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", re.ASCII)
 
+# Test-only: where `now()` reads the time instead of the system clock. The pytest fixture
+# (automaton_rules.testing) sets it in-process for the length of one command, so a test
+# controls the times its commands record; no setting or variable reaches it from outside.
+source: Callable[[], float] | None = None
+
+
+def now() -> float:
+    """Seconds since the epoch: the system's, or the test fixture's clock while it runs."""
+    if source is not None:
+        return source()
+    import time
+
+    return time.time()
+
 
 def utc_now() -> str:
     """Timestamps are UTC to the second with a Z, as the approval log writes them."""
-    import time
-
-    return stamp(time.time())
+    return stamp(now())
 
 
 def stamp(moment: float) -> str:

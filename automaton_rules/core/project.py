@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
     from typing import Any
 
+    from automaton_rules.core.history import Claim, HistoryEntry
+    from automaton_rules.core.phases import Phase, Verdict
+
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME_LENGTH = 64
 BOM = "\ufeff"
@@ -54,8 +57,65 @@ def _valid_segment(segment: str) -> bool:
     return len(segment) <= MAX_NAME_LENGTH and NAME_PATTERN.fullmatch(segment) is not None
 
 
-class Task(Record):
-    """A read-only view of one task folder, handed to rules as the `task` argument."""
+class TaskFiles(Record):
+    """A task folder's files, read for rules: each small file once, however many ask."""
+
+    path: Path
+    files: frozenset[str]
+
+    def read(self, filename: str) -> str | None:
+        """A file's text, or None when it is absent or unreadable."""
+        if filename not in self.files:
+            return None
+        try:
+            data = self._small(filename)
+            if data is None:
+                with store.open_regular(self.path / filename) as handle:
+                    data = handle.read()
+        except OSError:
+            return None
+        return data.decode("utf-8", errors="replace")
+
+    def has_content(self, filename: str) -> bool:
+        """True when the file is a regular file holding more than white space (any that
+        Unicode knows) and byte order marks: an artifact of `\\u00a0\\u2003` says nothing."""
+        if filename not in self.files:
+            return False
+        try:
+            small = self._small(filename)
+            if small is not None:
+                return not blank(small)
+            return _has_text(self.path / filename)
+        except OSError:
+            return False
+
+    def digest(self, filename: str) -> str | None:
+        """SHA-256 of a file's bytes, or None when it does not exist (as `store.file_digest`)."""
+        try:
+            small = self._small(filename) if filename in self.files else None
+        except OSError:
+            small = None
+        return (
+            store.bytes_digest(small)
+            if small is not None
+            else store.file_digest(self.path / filename)
+        )
+
+    def _small(self, filename: str) -> bytes | None:
+        """A small file's bytes, read once for every rule that looks at it; None if large."""
+        cache = self.__dict__.setdefault("_small_files", {})
+        if filename not in cache:
+            data = store.read_bytes(os.path.join(self.path, filename), SMALL_FILE + 1)
+            cache[filename] = data if len(data) <= SMALL_FILE else None
+        return cache[filename]
+
+
+class Task(TaskFiles):
+    """A read-only view of one task folder, handed to rules as the `task` argument.
+
+    `state` is what `.state` holds (`design:approved`), `phase` the workflow step it
+    belongs to (`design`); core/phases.py defines both and their order.
+    """
 
     _fields = ("name", "path", "state", "files", "rel")
     name: str
@@ -107,6 +167,38 @@ class Task(Record):
         return tuple(store.read_approvals(self.path))
 
     @cached_property
+    def entries(self) -> tuple[HistoryEntry, ...]:
+        """The history as typed entries, oldest first (`HistoryEntry`); a line with no
+        readable time or target state is left out, as `history` still shows it."""
+        from automaton_rules.core import history
+
+        return history.entries(self.history)
+
+    @cached_property
+    def claim(self) -> Claim | None:
+        """The multi-agent claim in `.state.lock`, or None when no agent holds the task."""
+        fields = store.read_claim(self.path) if store.CLAIM in self.files else None
+        if fields is None:
+            return None
+        from automaton_rules.core.history import Claim
+
+        return Claim.parse(fields)
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The referee's verdict in VERDICT.md, read the way the workflow's gate reads it."""
+        from automaton_rules.core.phases import verdict_of
+
+        text = self.read(machine.ARTIFACTS["referee"])
+        return None if text is None else verdict_of(text)
+
+    def reached(self, phase: str | Phase) -> bool:
+        """Whether the task is in `phase` or past it in the workflow's order (`reached`)."""
+        from automaton_rules.core.phases import reached
+
+        return reached(self.state, phase)
+
+    @cached_property
     def entered(self) -> tuple[tuple[float, str], ...]:
         """When the task entered each known state, as the history dates it, oldest first.
 
@@ -128,7 +220,7 @@ class Task(Record):
         of tasks holds every task, and their parsed histories would not fit its budget."""
         if "history" in self.__dict__:
             self.entered  # noqa: B018 - kept, small, for the project-wide rules
-        for name in ("history_lines", "history", "approvals", "_small_files"):
+        for name in ("history_lines", "history", "entries", "approvals", "claim", "_small_files"):
             self.__dict__.pop(name, None)
 
     def known_timeline(self) -> tuple[tuple[float, str], ...] | None:
@@ -142,52 +234,6 @@ class Task(Record):
     def relpath(self, filename: str) -> str:
         """A file of the task as a path relative to the project root, as findings report it."""
         return f"{self.rel}/{filename}" if self.rel else filename
-
-    def read(self, filename: str) -> str | None:
-        """A file's text, or None when it is absent or unreadable."""
-        if filename not in self.files:
-            return None
-        try:
-            data = self._small(filename)
-            if data is None:
-                with store.open_regular(self.path / filename) as handle:
-                    data = handle.read()
-        except OSError:
-            return None
-        return data.decode("utf-8", errors="replace")
-
-    def has_content(self, filename: str) -> bool:
-        """True when the file is a regular file holding more than white space (any that
-        Unicode knows) and byte order marks: an artifact of `\\u00a0\\u2003` says nothing."""
-        if filename not in self.files:
-            return False
-        try:
-            small = self._small(filename)
-            if small is not None:
-                return not blank(small)
-            return _has_text(self.path / filename)
-        except OSError:
-            return False
-
-    def digest(self, filename: str) -> str | None:
-        """SHA-256 of a file's bytes, or None when it does not exist (as `store.file_digest`)."""
-        try:
-            small = self._small(filename) if filename in self.files else None
-        except OSError:
-            small = None
-        return (
-            store.bytes_digest(small)
-            if small is not None
-            else store.file_digest(self.path / filename)
-        )
-
-    def _small(self, filename: str) -> bytes | None:
-        """A small file's bytes, read once for every rule that looks at it; None if large."""
-        cache = self.__dict__.setdefault("_small_files", {})
-        if filename not in cache:
-            data = store.read_bytes(os.path.join(self.path, filename), SMALL_FILE + 1)
-            cache[filename] = data if len(data) <= SMALL_FILE else None
-        return cache[filename]
 
 
 _ASCII_WHITE = b" \t\n\r\x0b\x0c"
@@ -222,7 +268,14 @@ class Project(Record):
     tasks_dir: Path
     invoked_as: str
 
-    def __init__(self, root: Path, tasks_dir: Path, invoked_as: str = STATUS_SCRIPT) -> None:
+    def __init__(
+        self, root: Path | str, tasks_dir: Path | None = None, invoked_as: str = STATUS_SCRIPT
+    ) -> None:
+        """`Project(root)` is the project whose tasks live in `root/.automaton/tasks`, as a
+        rule's unit test builds it; `tasks_dir` names another folder (`~/.automaton` uses
+        its `tasks/`)."""
+        root = root if isinstance(root, Path) else Path(root)
+        tasks_dir = root / FRAMEWORK_HOME / "tasks" if tasks_dir is None else tasks_dir
         self._init(root, tasks_dir, invoked_as)
 
     def started_as(self, invoked_as: str) -> Project:

@@ -22,6 +22,7 @@ from automaton_rules.core.record import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
+    from datetime import datetime
     from typing import Any, BinaryIO
 
 STATE = ".state"
@@ -188,6 +189,13 @@ class Approval(Record):
 
     def __init__(self, state: str, time: str, approver: str, via: str = "cli") -> None:
         self._init(state, time, approver, via)
+
+    @property
+    def at(self) -> datetime | None:
+        """`time` as a UTC datetime, for rules; None when the line's time is not readable."""
+        from automaton_rules.core import clock
+
+        return clock.parse_time(self.time)
 
     @classmethod
     def parse(cls, line: str) -> Approval | None:

@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
@@ -50,6 +51,11 @@ class Commit:
     def times(self) -> tuple[int, ...]:
         """When the change was committed and when it was written (a rebase moves only one)."""
         return (self.time,) if self.authored in (None, self.time) else (self.time, self.authored)
+
+    @property
+    def at(self) -> datetime:
+        """`time` (when it was committed, in POSIX seconds) as a UTC datetime, for rules."""
+        return datetime.fromtimestamp(self.time, timezone.utc)
 
 
 @dataclass(frozen=True)

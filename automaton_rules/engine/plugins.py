@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType, ModuleType
+from types import FrameType, FunctionType, ModuleType
 
 import pluggy
 
@@ -83,7 +83,13 @@ class PluginError:
         return f"plugin {self.plugin}: {self.message}"
 
 
-def _entry_points() -> list:
+# The installed packages that load, by `package_names`; None loads every one. Only the
+# test fixture (automaton_rules.testing) narrows it, in-process, for one command at a time.
+OPTED_IN: frozenset[str] | None = None
+
+
+def installed_packages() -> list:
+    """Every installed package's entry point in the `automaton_rules` group, by name."""
     from importlib import metadata
 
     try:
@@ -91,6 +97,29 @@ def _entry_points() -> list:
     except TypeError:  # Python 3.9: entry_points() takes no selection
         found = metadata.entry_points().get(ENTRY_POINT_GROUP, [])  # type: ignore[arg-type]
     return sorted(found, key=lambda ep: ep.name)
+
+
+def canonical_name(name: str) -> str:
+    """A package name as pip compares them: `Acme_Rules` and `acme-rules` are one."""
+    import re
+
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def package_names(ep: object) -> frozenset[str]:
+    """What an installed package answers to, canonical: its entry point's name, the module
+    it loads (and that module's top package) and its distribution's name."""
+    module = str(getattr(ep, "value", "")).partition(":")[0].strip()
+    dist = getattr(getattr(ep, "dist", None), "name", None)
+    names = (getattr(ep, "name", ""), module, module.partition(".")[0], dist or "")
+    return frozenset(canonical_name(name) for name in names if name)
+
+
+def _entry_points() -> list:
+    found = installed_packages()
+    if OPTED_IN is None:
+        return found
+    return [ep for ep in found if package_names(ep) & OPTED_IN]
 
 
 def _load_path(path: Path) -> ModuleType:
@@ -127,6 +156,52 @@ def load_plugin(spec: str, base: Path | None = None) -> tuple[str, ModuleType]:
     return str(path), _load_path(path)
 
 
+def hook_names() -> tuple[str, ...]:
+    """The hooks a plugin can implement, as `engine/hookspecs.py` declares them."""
+    return _HOOKS
+
+
+_HOOKS: tuple[str, ...] = tuple(
+    name
+    for name, item in vars(hookspecs).items()
+    if hasattr(item, f"{hookspecs.PROJECT_NAME}_spec")
+)
+
+
+class PluginManager(pluggy.PluginManager):
+    """pluggy's manager, also taking a plain module-level function named like a hook
+    (`def register_rules(register)`) as that hook, as pytest takes plain `pytest_*`."""
+
+    def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
+        """The marker's options, else the defaults for a plain function with a hook's name."""
+        opts = super().parse_hookimpl_opts(plugin, name)
+        if opts is not None or not isinstance(plugin, ModuleType) or name not in hook_names():
+            return opts
+        if not isinstance(getattr(plugin, name, None), FunctionType):
+            return None
+        return {
+            "wrapper": False,
+            "hookwrapper": False,
+            "optionalhook": False,
+            "tryfirst": False,
+            "trylast": False,
+            "specname": None,
+        }
+
+
+def _near_hook(names: Iterable[str]) -> tuple[str, str] | None:
+    """The first of `names` that is no hook but close to one, with that hook: the hint
+    "did you mean register_rules?" for a misspelling."""
+    import difflib  # only on the way to an error
+
+    hooks = hook_names()
+    for name in sorted(names):
+        close = difflib.get_close_matches(name, hooks, n=1, cutoff=0.6)
+        if close and name not in hooks:
+            return name, close[0]
+    return None
+
+
 def _register(
     pm: pluggy.PluginManager, name: str, module: object, errors: list[PluginError]
 ) -> None:
@@ -136,6 +211,36 @@ def _register(
         pm.register(module, name=name)
     except PLUGIN_FAILURES as exc:
         errors.append(PluginError(name, f"cannot register: {exc}"))
+        return
+    if not pm.get_hookcallers(module):  # registered, yet it would never be called
+        errors.append(PluginError(name, _no_hook(module)))
+
+
+def _no_hook(module: object) -> str:
+    """Why a plugin that implements no hook is an error, and the hook it likely meant."""
+    defined = getattr(module, "__dict__", {})
+    functions = [attr for attr, item in defined.items() if isinstance(item, FunctionType)]
+    near = _near_hook(functions)
+    meant = f" (it defines {near[0]}(): did you mean {near[1]}?)" if near else ""
+    return (
+        f"implements no hook{meant}; a plugin defines {' or '.join(hook_names())} "
+        "(see docs/writing-rules.md)"
+    )
+
+
+def unknown_hooks(pm: pluggy.PluginManager) -> list[PluginError]:
+    """A `@hookimpl` whose name is no hook (a misspelling), by plugin: pluggy would
+    otherwise ignore it, and name the plugin by its private module name."""
+    errors = []
+    for hook, caller in sorted(vars(pm.hook).items()):
+        if not isinstance(caller, pluggy.HookCaller) or caller.has_spec():
+            continue
+        for impl in caller.get_hookimpls():
+            if not impl.optionalhook:
+                near = _near_hook([hook])
+                meant = f"; did you mean {near[1]}?" if near else ""
+                errors.append(PluginError(impl.plugin_name, f"unknown hook '{hook}'{meant}"))
+    return errors
 
 
 def plugin_manager(
@@ -147,7 +252,7 @@ def plugin_manager(
     timeout: float | None = DEFAULT_TIMEOUT,
 ) -> tuple[pluggy.PluginManager, list[PluginError]]:
     """The manager with every plugin that loaded, and an error for each that did not."""
-    pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    pm = PluginManager(hookspecs.PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
     errors: list[PluginError] = []
     for name in BUILTIN_PLUGINS if builtins else ():
@@ -170,12 +275,7 @@ def plugin_manager(
             errors.append(PluginError(name, f"failed to import: {describe(exc)}"))
             continue
         _register(pm, name, module, errors)
-    try:
-        pm.check_pending()
-    except PLUGIN_FAILURES as exc:  # a misspelt hook would otherwise be ignored silently
-        culprit = getattr(exc, "plugin", None)
-        named = pm.get_name(culprit) if culprit is not None else None
-        errors.append(PluginError(named or "(hook validation)", describe(exc)))
+    errors += unknown_hooks(pm)  # a misspelt hook would otherwise be ignored silently
     return pm, errors
 
 

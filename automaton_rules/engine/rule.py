@@ -77,7 +77,7 @@ class Rule(Record):
         summary: str,
         category: str,
         severity: Severity = "error",
-        when: frozenset[str] = frozenset({"audit"}),
+        when: str | Iterable[str] = ("audit",),
         name: str = "",
         argnames: tuple[str, ...] = (),
     ) -> None:
@@ -85,19 +85,28 @@ class Rule(Record):
             raise ValueError(f"rule code {code!r} must look like ABC123")
         if severity not in SEVERITIES:
             raise ValueError(f"rule {code}: severity must be one of {', '.join(SEVERITIES)}")
-        unknown = set(when) - set(WHEN)
-        if not when or unknown:
-            raise ValueError(f"rule {code}: 'when' takes {', '.join(WHEN)}")
+        moments = moments_of(code, when)
         if not argnames:
             import inspect
 
             argnames = tuple(inspect.signature(func).parameters)
         name = name or getattr(func, "__name__", code)
-        self._init(code, func, summary, category, severity, when, name, argnames)
+        self._init(code, func, summary, category, severity, moments, name, argnames)
 
     def __call__(self, *args: object, **kwargs: object) -> Iterable[Finding] | None:
         """Call the wrapped function, so a rule stays testable as a plain function."""
         return self.func(*args, **kwargs)
+
+
+def moments_of(code: str, when: str | Iterable[str]) -> frozenset[str]:
+    """`when` as a set of moments: one name (`"audit"`) or any iterable of them, as pytest
+    takes a string or a list; an unknown or missing moment is an error, never ignored."""
+    moments = frozenset((when,) if isinstance(when, str) else when)
+    unknown = sorted((m for m in moments if m not in WHEN), key=repr)
+    if not moments or unknown:
+        named = f" (got {', '.join(map(repr, unknown))})" if unknown else " (got none)"
+        raise ValueError(f"rule {code}: 'when' takes {', '.join(WHEN)}{named}")
+    return moments
 
 
 def rule(
@@ -106,9 +115,11 @@ def rule(
     summary: str,
     category: str,
     severity: Severity = "error",
-    when: Iterable[str] = ("audit",),
+    when: str | Iterable[str] = ("audit",),
 ) -> Callable[[RuleFunction], Rule]:
-    """Turn a function into a Rule; register it from a `register_rules` hook."""
+    """Turn a function into a Rule; register it from a `register_rules` hook. `when` is
+    one moment (`"audit"`) or several (`("audit", "validate")`), checked here."""
+    moments = moments_of(code, when)
 
     def decorate(func: RuleFunction) -> Rule:
         return Rule(
@@ -117,7 +128,19 @@ def rule(
             summary=summary,
             category=category,
             severity=severity,
-            when=frozenset(when),
+            when=moments,
         )
 
     return decorate
+
+
+def not_a_rule(item: object) -> str:
+    """What `register()` says of something that is no Rule: a plain function is one that
+    was not decorated, so say how to decorate it."""
+    if callable(item) and not isinstance(item, type):
+        name = getattr(item, "__name__", type(item).__name__)
+        return (
+            f"register() takes a Rule, got the plain function {name}(): decorate it with "
+            f'@rule("CODE", summary=..., category=...) to make it one'
+        )
+    return f"register() takes a Rule (a function decorated with @rule), got {type(item).__name__}"

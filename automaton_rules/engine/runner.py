@@ -29,7 +29,7 @@ from automaton_rules.engine.plugins import (
     time_limit,
 )
 from automaton_rules.engine.result import RunResult
-from automaton_rules.engine.rule import Edit, Rule, Transition
+from automaton_rules.engine.rule import Edit, Rule, Transition, not_a_rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -177,7 +177,7 @@ def collect_rules(
 def _check_registration(item: Rule, codes: dict[str, str]) -> None:
     """Refuse what `register()` cannot run, in the words the plugin's author needs."""
     if not isinstance(item, Rule):
-        raise TypeError(f"register() takes a Rule, got {type(item).__name__}")
+        raise TypeError(not_a_rule(item))
     if item.code in codes:
         raise ValueError(f"rule code {item.code} is already registered by {codes[item.code]}")
     unknown = [name for name in item.argnames if name not in FIXTURES]

@@ -7,7 +7,6 @@ only the core (machine, project, store) — never typer or pluggy.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 from automaton_rules.core import clock, machine, store
@@ -337,7 +336,7 @@ def same_session(
     moment = created.timestamp() if created else store.state_mtime(current.path)
     if moment is None:
         raise AutomatonError("untracked-task", f"Task '{task}' has no .state to date it by.")
-    age = (time.time() if now is None else now) - moment
+    age = (clock.now() if now is None else now) - moment
     details = {"task": task, "age_minutes": round(age / 60, 1), "window_minutes": minutes}
     if age <= minutes * 60:
         return Decision(False, "SAME_SESSION", "same-session", details)

@@ -104,12 +104,12 @@ def _approved(project: Project, named: str | None, harness: str, payload: dict[s
     name = _task_named(project, named)
     session = next((str(payload[k]) for k in SESSION_KEYS if payload.get(k)), None)
     details = {"harness": harness, **({"session": session} if session else {})}
+    timeout = settings.plugin_timeout_seconds
+    engine = Engine.create(settings.plugins, base=settings.base, timeout=timeout)
     change = workflow.approve(
         project,
         name,
-        engine=Engine.create(
-            settings.plugins, base=settings.base, timeout=settings.plugin_timeout_seconds
-        ),
+        engine=engine,
         claims=workflow.Claims(
             enabled=multi_agent(project.root, settings),
             timeout_minutes=settings.claim_timeout_minutes,
@@ -117,8 +117,13 @@ def _approved(project: Project, named: str | None, harness: str, payload: dict[s
         policy=workflow.Policy.of(settings, project.root),
         given=workflow.Given("prompt", details),
     )
+    # An approval typed in the chat is an event too, told once it is recorded.
+    failed = workflow.announce(engine.pm, project.root, [change], timeout)
+    warnings = "".join(
+        f" WARNING: {printable(str(failure), None)} (the approval stands)." for failure in failed
+    )
     return (
         f"The user approved task '{change.task}' in this chat: '{change.source}' -> "
         f"'{change.target}' (recorded by automaton-rules, via prompt). Run "
-        f"{project.command('--task', change.task)} to see the next step."
+        f"{project.command('--task', change.task)} to see the next step.{warnings}"
     )

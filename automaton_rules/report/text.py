@@ -129,16 +129,23 @@ def project_wide(category: str, lines: Lines) -> list[str]:
     return found or [f"[PASS] (project): {PROJECT_WIDE[category]}"]
 
 
+def failed_rules(report: AuditReport, category: str) -> list[str]:
+    """The codes of a category's rules that failed, each once, in the order they failed."""
+    codes = {rule.code: rule.category for _, rule in report.rules}
+    failed = [e.code for e in report.result.errors if e.code and codes.get(e.code) == category]
+    return list(dict.fromkeys(failed))
+
+
 def category_lines(report: AuditReport, category: str, lines: Lines) -> list[str]:
     """One category's section: a verdict per task, in the specification's words."""
-    codes = {rule.code: rule.category for _, rule in report.rules}
-    failed = {codes[e.code]: e.code for e in report.result.errors if e.code in codes}
     if category in report.result.skipped:
         return [f"Skipped: {printable(report.result.skipped[category], None)}"]
     if category not in report.result.categories:
         return ["Skipped: no rule of this category selected"]
-    if category in failed:
-        return [f"Error: rule {failed[category]} failed (see Errors); no verdict"]
+    failed = failed_rules(report, category)
+    if failed:
+        rules = f"rule {failed[0]}" if len(failed) == 1 else f"rules {', '.join(failed)}"
+        return [f"Error: {rules} failed (see Errors); no verdict"]
     if category in PROJECT_WIDE:
         return project_wide(category, lines)
     out = [lines.line(f, None) for f in lines.by_key.get((category, None), [])]

@@ -4,14 +4,23 @@
 must hold before a move; `approvals` how the project's `approval` mode lets an approval be
 given, and checks it at the gate; `journal` the history written before `.state`, so a killed
 command's change is finished by the next; `claims` multi-agent mode; `changes` what an
-operation did, for the command line to show. It builds on the core and the engine's types (a
-transition consults the rules through an engine handed in); nothing below it imports it, and
-the edit-time path loads it only for `untracked = "infer"`.
+operation did, for the command line to show and, once durable, to `announce` to the plugins
+that listen to events. It builds on the core and the engine's types (a transition consults
+the rules through an engine handed in); nothing below it imports it, and the edit-time path
+loads it only for `untracked = "infer"`.
 """
 
 from automaton_rules.core.policy import OPEN, Policy
 from automaton_rules.workflow.approvals import BY_COMMAND_LINE, Given
-from automaton_rules.workflow.changes import Adopted, ClaimChanged, Created, FollowedUp, Moved
+from automaton_rules.workflow.changes import (
+    Adopted,
+    Change,
+    ClaimChanged,
+    Created,
+    FollowedUp,
+    Moved,
+    announce,
+)
 from automaton_rules.workflow.claims import SINGLE_AGENT, Claims, claim, release
 from automaton_rules.workflow.gates import verdict_of
 from automaton_rules.workflow.journal import default_actor
@@ -29,6 +38,7 @@ __all__ = [
     "OPEN",
     "SINGLE_AGENT",
     "Adopted",
+    "Change",
     "ClaimChanged",
     "Claims",
     "Created",
@@ -36,6 +46,7 @@ __all__ = [
     "Given",
     "Moved",
     "Policy",
+    "announce",
     "approve",
     "claim",
     "create_task",

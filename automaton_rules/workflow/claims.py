@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +40,7 @@ def _valid_agent(agent: str) -> str:
 def expired(claim: dict[str, str], now: float | None = None) -> bool:
     """A claim past its expiry (or with none readable) may be taken over."""
     expires = clock.parse_time(claim.get("expires", ""))
-    moment = time.time() if now is None else now
+    moment = clock.now() if now is None else now
     return expires is None or expires.timestamp() <= moment
 
 
@@ -99,7 +98,7 @@ def claim(project: Project, name: str, claims: Claims) -> ClaimChanged:
         task = load_tracked(project, name)
         previous = store.read_claim(task_dir)
         _held_by_other(name, previous, agent)
-        now = time.time()
+        now = clock.now()
         store.write_claim(
             task_dir,
             {
@@ -110,7 +109,7 @@ def claim(project: Project, name: str, claims: Claims) -> ClaimChanged:
             },
         )
     holder = previous.get("agent") if previous else None
-    return ClaimChanged(name, task.state or "", agent, holder)
+    return ClaimChanged(name, task.state or "", agent, holder, time=clock.stamp(now))
 
 
 def release(project: Project, name: str, claims: Claims) -> ClaimChanged:
@@ -124,7 +123,7 @@ def release(project: Project, name: str, claims: Claims) -> ClaimChanged:
             raise Refusal("not-claimed", f"Task '{name}' is not claimed.")
         _held_by_other(name, current, agent)
         store.remove_claim(task_dir)
-    return ClaimChanged(name, task.state or "", agent, agent)
+    return ClaimChanged(name, task.state or "", agent, agent, released=True)
 
 
 def follow_claim(task_dir: Any, state: str) -> None:

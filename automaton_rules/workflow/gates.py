@@ -5,28 +5,18 @@ the specification's words where it has some, carrying what the agent can do next
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from automaton_rules.core import machine
 from automaton_rules.core.errors import AutomatonError, Refusal
 from automaton_rules.core.output import printable
+from automaton_rules.core.phases import verdict_of as verdict_of  # also the workflow's
 from automaton_rules.core.policy import approval_entry
 from automaton_rules.core.project import Project, Task, refuse_hand_edit
 
 if TYPE_CHECKING:  # the engine loads when a move consults the rules, not for `infer`
     from automaton_rules.engine.findings import Finding
     from automaton_rules.engine.runner import Engine
-
-
-_VERDICT_LINE = re.compile(r"^\W*verdict\W*[:\-]\s*\W*(PASS|FAIL|NEEDS_REVIEW)\b", re.I | re.M)
-_VERDICT_WORD = re.compile(r"\b(PASS|FAIL|NEEDS_REVIEW)\b")
-
-
-def verdict_of(text: str) -> str | None:
-    """The verdict a `Verdict:` line names, else the first verdict word, else None."""
-    found = _VERDICT_LINE.search(text) or _VERDICT_WORD.search(text)
-    return found.group(1).upper() if found else None
 
 
 def refuse_illegal(project: Project, task: Task, target: str, *, reopen: bool = False) -> None:

@@ -54,9 +54,10 @@ def create_task(project: Project, name: str, *, actor: str | None = None) -> Cre
     parent, sub = split_name(name)
     final = project.task_dir(name)
     line = entry(None, "new", actor or default_actor(), "--create-task")
+    made = Created(name, "new", line["actor"], line["time"])
     if sub is None:
         store.create_task_dir(final, name, "new", line, project.tasks_label)
-        return Created(name, "new")
+        return made
     parent_task = load_tracked(project, parent)
     with store.locked(parent_task.path):
         parent_task = load_tracked(project, parent)
@@ -69,7 +70,7 @@ def create_task(project: Project, name: str, *, actor: str | None = None) -> Cre
                 next_steps={"parent_state": parent_task.state},
             )
         store.create_task_dir(final, name, "new", line, project.tasks_label)
-    return Created(name, "new")
+    return made
 
 
 def follow_up(project: Project, name: str, new_name: str | None = None) -> FollowedUp:
@@ -106,7 +107,7 @@ def follow_up(project: Project, name: str, new_name: str | None = None) -> Follo
     store.create_task_dir(
         project.task_dir(target), target, start, line, project.tasks_label, files=files
     )
-    return FollowedUp(target, start, name, verdict)
+    return FollowedUp(target, start, name, verdict, line["actor"], line["time"])
 
 
 def transition(
@@ -135,7 +136,14 @@ def transition(
         recovered = roll_forward(project, name)
         task = load_tracked(project, name)
         if recovered is not None and finished_by_recovery(recovered, target, command):
-            return Moved(name, recovered.get("from"), target, recovered=True)
+            return Moved(
+                name,
+                recovered.get("from"),
+                target,
+                recovered=True,
+                actor=recovered.get("actor"),
+                time=recovered.get("time"),
+            )
         current = task.state or ""
         require_holder(project, task, claims)
         unstood = gate_problem(project, task, policy)
@@ -144,10 +152,10 @@ def transition(
         refuse_changed_approval(project, task, target)
         refuse_failed_verdict(project, task, target)
         consult_rules(engine, project, task, target)
-        who = actor or claims.agent or default_actor()
-        store.commit(task_dir, entry(current, target, who, command), target)
+        line = entry(current, target, actor or claims.agent or default_actor(), command)
+        store.commit(task_dir, line, target)
         follow_claim(task_dir, target)
-    return Moved(name, current, target)
+    return Moved(name, current, target, actor=line["actor"], time=line["time"])
 
 
 def _valid_approver(approver: str) -> str:
@@ -186,6 +194,8 @@ def _recovered_approval(recovered: dict[str, Any] | None, name: str, current: st
         recovered=True,
         approver=recovered.get("approver"),
         via=recovered.get("via") or "cli",
+        actor=recovered.get("actor"),
+        time=recovered.get("time"),
     )
 
 
@@ -233,7 +243,7 @@ def approve(
         if not pending_approval(task_dir, target):
             line = store.Approval(target, now, approver, given.via)
         store.commit(task_dir, record, target, approval=line)
-    return Moved(name, current, target, approver=approver, via=given.via)
+    return Moved(name, current, target, approver=approver, via=given.via, actor=approver, time=now)
 
 
 def _adopt(task: Task, actor: str) -> Adopted | None:
@@ -248,12 +258,14 @@ def _adopt(task: Task, actor: str) -> Adopted | None:
         # and every hand edit undone is recorded (a second line for a restoration a kill
         # left half done is harmless: it restores the same state).
         edited = task.state is not None and machine.is_state(task.state)
+        when = None
         if history[-1].get("command") == "--upgrade" and not edited:
             store.write_state(task.path, recorded)
         else:
             line = entry(task.state, recorded, actor, "--upgrade", restored=True)
             store.commit(task.path, line, recorded)
-        return Adopted(task.name, recorded, store.HISTORY, previous=task.state)
+            when = line["time"]
+        return Adopted(task.name, recorded, store.HISTORY, task.state, actor, when)
     if task.state is not None and machine.is_state(task.state):
         raise AutomatonError(
             "unreadable-history",
@@ -278,7 +290,7 @@ def _adopt(task: Task, actor: str) -> Adopted | None:
         adopted_approvals=len(store.read_approvals(task.path)),
     )
     store.commit(task.path, line, phase)
-    return Adopted(task.name, phase, source)
+    return Adopted(task.name, phase, source, actor=actor, time=line["time"])
 
 
 def _vouched_for(task: Task) -> bool:

@@ -1,0 +1,61 @@
+"""Example event plugin: run a command when a task reaches an approval gate.
+
+A task at `PHASE:awaiting_approval` waits for a person; this plugin tells them, through
+whatever a command line can do: a desktop notification (`notify-send`, `osascript`), a
+chat webhook (`curl`), a script of your own.
+
+Turn it on by listing this file in `plugins` (automaton.toml) and setting
+`AUTOMATON_NOTIFY_COMMAND` to the command and its arguments:
+
+    export AUTOMATON_NOTIFY_COMMAND='notify-send "Approval needed"'
+
+The value is split into words the way a shell splits them (`shlex.split`) but never run
+by a shell: the command gets the task's name and its state appended as two arguments,
+and `AUTOMATON_TASK`, `AUTOMATON_STATE` and `AUTOMATON_PROJECT` in its environment, so a
+task's name cannot inject anything. Unset or empty, the plugin does nothing. A command
+that cannot be run, exits with a status other than 0 or runs past `TIMEOUT_SECONDS` is
+reported as a `WARNING:` of the command that moved the task, and the move stands.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+
+from automaton_rules import hookimpl
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the edit-time hooks, which load listed plugins, need no Event
+    from automaton_rules import Event
+
+COMMAND_VARIABLE = "AUTOMATON_NOTIFY_COMMAND"
+TIMEOUT_SECONDS = 30
+
+
+@hookimpl
+def automaton_event(event: Event) -> None:
+    """On a task reaching `PHASE:awaiting_approval`, run the configured command."""
+    if not event.awaiting_approval or event.task is None or event.target is None:
+        return
+    command = shlex.split(os.environ.get(COMMAND_VARIABLE, ""))
+    if not command:
+        return
+    environment = {
+        **os.environ,
+        "AUTOMATON_TASK": event.task,
+        "AUTOMATON_STATE": event.target,
+        "AUTOMATON_PROJECT": str(event.project),
+    }
+    done = subprocess.run(
+        [*command, event.task, event.target],
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_SECONDS,
+        check=False,
+    )
+    if done.returncode != 0:
+        said = done.stderr.strip().splitlines()[-1:] or ["no message"]
+        raise RuntimeError(f"{command[0]} exited with status {done.returncode}: {said[0]}")
