@@ -4,7 +4,7 @@ and, as an `Event`, for the plugins that listen (`announce`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from automaton_rules.core import store
 
@@ -18,6 +18,14 @@ if TYPE_CHECKING:  # the events module loads only when a plugin listens
     from automaton_rules.engine.events import Event, EventError
 
 
+def _event(kind: str, root: Path, time: str | None, **fields: Any) -> Event:
+    """An `Event` of the kind named (the events module's constant), at the recorded time;
+    the events module loads only here, when a plugin listens."""
+    from automaton_rules.engine import events
+
+    return events.Event(getattr(events, kind), root, events.recorded_time(time), **fields)
+
+
 @dataclass(frozen=True)
 class Created:
     """A task made by --create-task, in `state` (always new), by `actor` at `time`."""
@@ -29,12 +37,10 @@ class Created:
 
     def event(self, root: Path) -> Event:
         """The `created` event."""
-        from automaton_rules.engine import events
-
-        return events.Event(
-            events.CREATED,
+        return _event(
+            "CREATED",
             root,
-            events.recorded_time(self.time),
+            self.time,
             task=self.task,
             target=self.state,
             state=self.state,
@@ -61,12 +67,10 @@ class Moved:
 
     def event(self, root: Path) -> Event:
         """The `transitioned` event, or `approved` for an approval."""
-        from automaton_rules.engine import events
-
-        return events.Event(
-            events.APPROVED if self.approver is not None else events.TRANSITIONED,
+        return _event(
+            "APPROVED" if self.approver is not None else "TRANSITIONED",
             root,
-            events.recorded_time(self.time),
+            self.time,
             task=self.task,
             source=self.source,
             target=self.target,
@@ -91,12 +95,10 @@ class FollowedUp:
 
     def event(self, root: Path) -> Event:
         """The `followed_up` event, told of the new task."""
-        from automaton_rules.engine import events
-
-        return events.Event(
-            events.FOLLOWED_UP,
+        return _event(
+            "FOLLOWED_UP",
             root,
-            events.recorded_time(self.time),
+            self.time,
             task=self.task,
             target=self.state,
             state=self.state,
@@ -119,12 +121,10 @@ class ClaimChanged:
 
     def event(self, root: Path) -> Event:
         """The `claimed` or `released` event; the task stays in `state`."""
-        from automaton_rules.engine import events
-
-        return events.Event(
-            events.RELEASED if self.released else events.CLAIMED,
+        return _event(
+            "RELEASED" if self.released else "CLAIMED",
             root,
-            events.recorded_time(self.time),
+            self.time,
             task=self.task,
             state=self.state,
             actor=self.agent,
@@ -147,13 +147,11 @@ class Adopted:
 
     def event(self, root: Path) -> Event:
         """The `upgraded` event: from what `.state` said (if anything) to what it says now."""
-        from automaton_rules.engine import events
-
         restored = self.source == store.HISTORY
-        return events.Event(
-            events.UPGRADED,
+        return _event(
+            "UPGRADED",
             root,
-            events.recorded_time(self.time),
+            self.time,
             task=self.task,
             source=self.previous,
             target=self.state,
