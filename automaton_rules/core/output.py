@@ -95,6 +95,8 @@ def _indented(value: Any, step: str) -> str:
     raises `_Unusual`, and a key that is not a str raises TypeError."""
     from json.encoder import encode_basestring as quote
 
+    quoted: dict[str, str] = {}  # a key, quoted with its colon: findings repeat theirs
+
     def write(item: Any, newline: str, depth: int) -> str:
         kind = type(item)
         if kind is str:
@@ -106,17 +108,24 @@ def _indented(value: Any, step: str) -> str:
         if not item:
             return "{}" if isinstance(item, dict) else "[]"
         inner = newline + step
+        parts = []
         if isinstance(item, dict):
-            pairs = [
-                quote(key)
-                + ": "
-                + (quote(part) if type(part) is str else write(part, inner, depth + 1))
-                for key, part in item.items()
-            ]
-            return "{" + inner + ("," + inner).join(pairs) + newline + "}"
-        parts = [
-            quote(part) if type(part) is str else write(part, inner, depth + 1) for part in item
-        ]
+            for key, part in item.items():
+                named = quoted.get(key)
+                if named is None:
+                    named = quoted[key] = quote(key) + ": "
+                if type(part) is str:
+                    parts.append(named + quote(part))
+                elif part is None:
+                    parts.append(named + "null")
+                else:
+                    parts.append(named + write(part, inner, depth + 1))
+            return "{" + inner + ("," + inner).join(parts) + newline + "}"
+        for part in item:
+            if type(part) is str:
+                parts.append(quote(part))
+            else:
+                parts.append(write(part, inner, depth + 1))
         return "[" + inner + ("," + inner).join(parts) + newline + "]"
 
     def pieces(item: Any, newline: str, depth: int, out: list[str]) -> None:

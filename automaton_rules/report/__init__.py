@@ -36,6 +36,7 @@ class AuditReport:
     findings: list[Finding] = field(init=False, repr=False)  # what the report counts
     _known: set[int] = field(init=False, repr=False)
     _files: dict[str, str | None] = field(default_factory=dict, repr=False)
+    _violations: list[Finding] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._known = {id(finding) for finding in self.known}
@@ -53,9 +54,12 @@ class AuditReport:
 
     @property
     def violations(self) -> list[Finding]:
-        """Findings at or above the `fail-on` severity."""
-        limit = SEVERITIES.index(self.fail_on)
-        return [f for f in self.findings if SEVERITIES.index(f.severity) <= limit]
+        """Findings at or above the `fail-on` severity (worked out once: every format asks
+        for them more than once, over tens of thousands of findings)."""
+        if self._violations is None:
+            failing = set(SEVERITIES[: SEVERITIES.index(self.fail_on) + 1])
+            self._violations = [f for f in self.findings if f.severity in failing]
+        return self._violations
 
     def below(self) -> dict[str, list[Finding]]:
         """Findings under the `fail-on` severity, by severity: reported, but not failing."""

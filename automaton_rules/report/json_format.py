@@ -15,15 +15,14 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
     """Everything a CI job needs: summary with exit code, findings, errors, rules."""
     findings = report.findings
     severities = Counter(str(f.severity) for f in findings)
+    categories = Counter(f.category for f in findings)
     body = {
         "summary": {
             "tasks": len(report.tasks),
             "violations": len(report.violations),
             "errors": len(report.errors),
             "by_severity": {s: severities.get(s, 0) for s in SEVERITIES},
-            "by_category": {
-                c: sum(1 for f in findings if f.category == c) for c in report.categories
-            },
+            "by_category": {c: categories.get(c, 0) for c in report.categories},
             "skipped": dict(report.result.skipped),
             "fail_on": report.fail_on,
             "exit_code": report.exit_code,
