@@ -80,6 +80,13 @@ class Project(AutomatonProject):
 path_to = route_to
 
 
+@pytest.fixture(autouse=True)
+def _plain_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests read status.py's plain text: a FORCE_COLOR set for pytest's own colours
+    must not colour what a status.py subprocess prints (tests/test_terminal.py sets it)."""
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     root = tmp_path / "proj"

@@ -270,7 +270,7 @@ def test_inside_framework_home_its_tasks_folder_is_used(home: Path) -> None:
         (("--validate-folder", "--fail-on", "warning"), "ERROR: --fail-on goes with --audit.\n"),
         (
             ("--list", "--format", "sarif"),
-            "ERROR: --format goes with --audit (use --json elsewhere).\n",
+            "ERROR: --format goes with --audit or --graph (use --json elsewhere).\n",
         ),
     ],
 )

@@ -5,6 +5,7 @@ Each runs as installed (the venv's script), with nothing on stdin, as a user typ
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -48,6 +49,15 @@ def test_version_exits_0_and_names_the_version(script: str, tmp_path: Path) -> N
         f"automaton-rules {__version__}\n",
         "",
     )
+
+
+def test_automaton_status_answers_version_in_json(tmp_path: Path) -> None:
+    proc = run("automaton-status", "--version", "--json", cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    body = json.loads(proc.stdout)
+    assert (body["command"], body["ok"], body["exit_code"]) == ("version", True, 0)
+    assert body["version"] == __version__
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("script", SCRIPTS)

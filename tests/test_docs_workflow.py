@@ -189,7 +189,7 @@ def test_the_list_example_is_what_list_prints(tmp_path: Path) -> None:
     project.task("old-task", "complete")
     result = project.run("--list")
     assert result.exit_code == 0
-    assert result.out == example
+    assert _shown(project, result.out) == example
 
 
 # ------------------------------------------------------------- the messages

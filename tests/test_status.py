@@ -581,7 +581,7 @@ def test_list_flag_shows_all_tasks_with_their_current_phase_and_approval_status(
 
     result = project.run("--list")
     assert result.rc == 0, result
-    lines = result.out.splitlines()
+    lines = result.out.split("\n\n")[0].splitlines()  # the table; its summary follows
     header = lines[0]
     assert re.fullmatch(r"Task\s+Phase\s+Next Step", header), header
     phase_col = header.index("Phase")

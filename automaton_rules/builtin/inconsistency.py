@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from automaton_rules.core import integrity, machine, store
-from automaton_rules.core.project import Task
+from automaton_rules.core.project import Task, presumed_artifacts
 from automaton_rules.engine.findings import INCONSISTENCY, Finding
 from automaton_rules.engine.hookspecs import hookimpl
 from automaton_rules.engine.rule import Rule, rule
@@ -33,17 +33,6 @@ def _mismatch(task: Task, message: str, detail: str, **data: Any) -> Finding:
     )
 
 
-def expected_for(task: Task) -> tuple[str, ...]:
-    """The artifacts a task's state presumes; a decomposed parent completes without code."""
-    state = task.state or ""
-    decomposed = machine.ARTIFACTS["decomposition"] in task.files and (
-        (task.path / machine.SUBTASKS_DIR).is_dir()
-    )
-    if machine.base_phase(state) == "complete" and decomposed:
-        return machine.DECOMPOSED_ARTIFACTS
-    return machine.expected_artifacts(state)
-
-
 @rule(
     "AR201",
     summary="The artifacts the state presumes exist and are not empty",
@@ -54,7 +43,7 @@ def state_without_artifacts(task: Task) -> Iterator[Finding]:
     """`design:approved` without DESIGN.md, or `bug_find` without IMPLEMENTATION.md."""
     if not _tracked(task):
         return
-    for artifact in expected_for(task):
+    for artifact in presumed_artifacts(task):
         if not task.has_content(artifact):
             yield _mismatch(
                 task,

@@ -297,7 +297,7 @@ def list_tasks(
             rows.append(views.ListRow(name, loaded.state, problem=_problem(name, exc)))
             continue
         rows.append(views.ListRow(name, loaded.state, holder=views.holder_text(claim)))
-    return views.list_view(proj, rows, holders=holders)
+    return views.list_view(proj, rows, holders=holders, approval=settings.approval)
 
 
 def _problem(name: str, error: AutomatonError) -> str:
@@ -505,3 +505,84 @@ def upgrade(*, project: Path | None, config: Path | None, invoked_as: str, **_: 
     changes, errors = workflow.upgrade(proj)
     outcome = views.upgrade_view(proj, changes, errors)
     return _told(outcome, proj, settings, None, *changes) if changes else outcome
+
+
+def graph(
+    *,
+    task: str | None,
+    project: Path | None,
+    config: Path | None,
+    output_format: str,
+    invoked_as: str,
+    **_: object,
+) -> Outcome:
+    """`--graph [--task NAME] [--format mermaid|dot]`: the workflow as a diagram; with a
+    task, the state it is in and the path its history records."""
+    from automaton_rules.report import graph as graphs
+
+    fmt = "mermaid" if output_format == "text" else output_format
+    if fmt not in graphs.FORMATS:
+        raise AutomatonError(
+            "usage",
+            f"Unknown format '{printable(output_format)}'; choose {', '.join(graphs.FORMATS)}.",
+        )
+    chosen = None
+    if task is not None:
+        proj, _settings = _open(project, config, invoked_as)
+        chosen = proj.load(task)
+        if chosen.state is not None:
+            refuse_hand_edit(proj, chosen)
+    else:
+        _project_if_any(project, config)
+    drawn = graphs.workflow_graph(chosen)
+    text = graphs.render(drawn, fmt)
+    return Outcome(0, text, {"format": fmt, fmt: text, "graph": graphs.as_dict(drawn)})
+
+
+def _project_if_any(project: Path | None, config: Path | None) -> None:
+    """The workflow is drawn outside a project too; a named project must exist, and a
+    project's configuration must read."""
+    try:
+        root = find_project(project).root
+    except AutomatonError:
+        if project is not None:
+            raise
+        return
+    load_config(root, config)
+
+
+def stats(
+    *, task: str | None, project: Path | None, config: Path | None, invoked_as: str, **_: object
+) -> Outcome:
+    """`--stats [--task NAME]`: time per phase, visits, waiting for approval and approvals,
+    from each task's `.state.history`, counted up to one reading of the clock."""
+    from datetime import datetime, timezone
+
+    from automaton_rules.core import clock
+    from automaton_rules.report import stats as figures
+
+    proj, _settings = _open(project, config, invoked_as)
+    now = datetime.fromtimestamp(int(clock.now()), timezone.utc)
+    if task is not None:
+        tasks, errors = [proj.load(task, strict=False)], list[str]()
+    else:
+        tasks, errors = _histories(proj)
+    counted = figures.project_stats(tasks, now)
+    text = figures.render(counted, project=task is None)
+    return Outcome(2 if errors else 0, text, figures.as_dict(counted), errors=errors)
+
+
+def _histories(proj: Project) -> tuple[list[Task], list[str]]:
+    """Every task whose history can be read: one whose `.state` names no known phase still
+    has one; a folder that cannot be read at all is an error named by task."""
+    tasks: list[Task] = []
+    errors: list[str] = []
+    for name, loaded in proj.load_all():
+        if not isinstance(loaded, Task):
+            try:
+                loaded = proj.load(name, strict=False)
+            except AutomatonError as exc:
+                errors.append(f"task {name}: {exc.message}")
+                continue
+        tasks.append(loaded)
+    return tasks, errors

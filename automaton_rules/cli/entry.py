@@ -133,6 +133,16 @@ ACTIONS = (
         task=NEEDS_TASK,
     ),
     Action(
+        "graph",
+        "--graph",
+        "Print the workflow as a diagram (Mermaid, or --format dot); with --task, its path.",
+    ),
+    Action(
+        "stats",
+        "--stats",
+        "Time per phase, rework, waiting for approval and approvals, from each task's history.",
+    ),
+    Action(
         "can_edit",
         "--can-edit",
         "Hook: may code be edited now? ALLOWED (0) or DENIED (1).",
@@ -179,7 +189,12 @@ BELONGS: tuple[tuple[str, object, tuple[str, ...], str], ...] = (
 )
 LATE_BELONGS: tuple[tuple[str, object, tuple[str, ...], str], ...] = (
     *((name, None, ("audit",), f"{_flag(name)} goes with --audit.") for name in AUDIT_ONLY),
-    ("output_format", "text", ("audit",), "--format goes with --audit (use --json elsewhere)."),
+    (
+        "output_format",
+        "text",
+        ("audit", "graph"),
+        "--format goes with --audit or --graph (use --json elsewhere).",
+    ),
 )
 # The options the functions of `commands` read, by keyword.
 COMMAND_OPTIONS = (
@@ -309,12 +324,23 @@ def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
             body.setdefault("errors", outcome.errors)
         _print(json_text(body), sys.stdout)
     else:
-        _print(outcome.text, sys.stdout)
+        _print(_in_colour(outcome), sys.stdout)
         for error in outcome.errors:
             _print(f"ERROR: {printable(error, None)}", sys.stderr)
     for warning in outcome.warnings:  # in every format: stdout stays the answer
         _print(f"WARNING: {printable(warning, None)}", sys.stderr)
     return outcome.exit_code
+
+
+def _in_colour(outcome: Outcome) -> str:
+    """The text in colour where stdout takes it (cli/style.py decides); plain otherwise,
+    byte for byte. Only text views offer a painter: raw reports and JSON never change."""
+    if outcome.painter is None:
+        return outcome.text
+    from automaton_rules.cli.style import Style
+
+    style = Style.for_stream(sys.stdout, os.environ)
+    return outcome.painter(style) if style.enabled else outcome.text
 
 
 def _fail(error: AutomatonError, command: str, as_json: bool) -> int:
@@ -354,6 +380,15 @@ def _as_error(exc: BaseException) -> AutomatonError | None:
         "internal-error",
         f"Internal error: {type(exc).__name__}: {exc}. Set AUTOMATON_DEBUG=1 for a traceback.",
     )
+
+
+def _parse(args: Sequence[str], prog: str) -> Any:
+    """The parsed `Invocation`, or the exit code typer ends with: its shell completion
+    exits once it has printed, and only that exit is caught here."""
+    try:
+        return _build_command().main(args=list(args), prog_name=prog, standalone_mode=False)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 0
 
 
 def _invoked_as(argv0: str) -> str:
@@ -400,7 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from automaton_rules.cli.parser import Invocation
 
-        parsed = _build_command().main(args=args, prog_name=prog, standalone_mode=False)
+        parsed = _parse(args, prog)
         if parsed == INTERRUPTED:
             raise KeyboardInterrupt
         if not isinstance(parsed, Invocation):

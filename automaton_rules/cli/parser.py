@@ -27,6 +27,8 @@ Examples:
   status.py --validate-folder --task add-user-auth
   status.py --audit --write-baseline .automaton/baseline.json
   status.py --audit --baseline .automaton/baseline.json --since origin/main
+  status.py --graph --task add-user-auth      # Mermaid; --format dot for Graphviz
+  status.py --stats --json
 
 Exit codes: 0 done or clean, 1 refused by the workflow or violations found, 2 error.
 """
@@ -57,6 +59,8 @@ class Invocation:
     claim: bool = False
     release: bool = False
     follow_up: bool = False
+    graph: bool = False
+    stats: bool = False
     name: Optional[str] = None
     agent: Optional[str] = None
     can_edit: bool = False
@@ -97,7 +101,10 @@ OPTIONS = {
         "FILE",
     ),
     "output_format": Option(
-        "--format", "Audit report format: text, json, sarif, github.", "FORMAT"
+        "--format",
+        "With --audit: text, json, sarif, github, markdown, junit, gitlab or html. "
+        "With --graph: mermaid (default) or dot.",
+        "FORMAT",
     ),
     "select": Option(
         "--select", "Audit only these rule codes or prefixes (comma-separated).", "CODES"
@@ -151,7 +158,7 @@ def build_command() -> Any:
     import typer
 
     app = typer.Typer(
-        add_completion=False,
+        add_completion=True,  # --install-completion, --show-completion: typer is loaded anyway
         rich_markup_mode=None,
         context_settings={"help_option_names": ["-h", "--help"]},
     )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Optional
 
 from automaton_rules.core import clock, machine, store
 from automaton_rules.core.output import printable
@@ -17,6 +17,7 @@ from automaton_rules.workflow.gates import changed_since_approval
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from automaton_rules.cli.style import Style
     from automaton_rules.engine.events import EventError
 
 DASH = "—"
@@ -26,7 +27,8 @@ _LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
 @dataclass
 class Outcome:
     """What a command prints: the text, the JSON payload, the exit code; `warnings` go to
-    stderr as `WARNING:` lines and change no exit code."""
+    stderr as `WARNING:` lines and change no exit code. `painter` gives the same text in a
+    terminal's colours, for the printing step to use when the stream takes colour."""
 
     exit_code: int
     text: str
@@ -34,6 +36,21 @@ class Outcome:
     errors: list[str] = field(default_factory=list)
     raw: bool = False
     warnings: list[str] = field(default_factory=list)
+    painter: Callable[[Style], str] | None = None
+
+
+# A line of text and the name of the `Style` method it is painted with (None: as it is).
+Marked = Sequence[tuple[str, Optional[str]]]
+
+
+def painted(marked: Marked) -> tuple[str, Callable[[Style], str]]:
+    """The plain text of marked lines and its painter: one list, so the two never differ
+    but for the colour codes."""
+
+    def paint(style: Style) -> str:
+        return "\n".join(getattr(style, how)(line) if how else line for line, how in marked)
+
+    return "\n".join(line for line, _ in marked), paint
 
 
 def with_event_errors(outcome: Outcome, failed: Sequence[EventError]) -> Outcome:
@@ -241,7 +258,20 @@ def task_view(
         }
     }
     errors = [str(e) for e in validation.errors]
-    return Outcome(2 if errors else 0, "\n".join(lines), payload, errors=errors)
+    text, painter = painted([(line, _task_mark(line, state)) for line in lines])
+    return Outcome(2 if errors else 0, text, payload, errors=errors, painter=painter)
+
+
+def _task_mark(line: str, state: str) -> str | None:
+    """How a line of --task stands out in a terminal: the phase, a pending approval, the
+    folder's verdict."""
+    if line.startswith("Phase: "):
+        return "bold"
+    if line.startswith("Approval status: ") and machine.is_awaiting(state):
+        return "yellow"
+    if line.startswith("Folder validation: "):
+        return "green" if line.startswith("Folder validation: PASS") else "red"
+    return None
 
 
 def _relatives(
@@ -311,8 +341,38 @@ def _subtasks_done(rows: Sequence[ListRow]) -> set[str]:
     return {parent for parent, complete in seen.items() if complete}
 
 
-def list_view(project: Project, rows: Sequence[ListRow], *, holders: bool = False) -> Outcome:
-    """Task / Phase / Next Step, sub-tasks indented under their parent; Agent when claimed."""
+def list_view(
+    project: Project,
+    rows: Sequence[ListRow],
+    *,
+    holders: bool = False,
+    approval: str = "open",
+) -> Outcome:
+    """Task / Phase / Next Step, sub-tasks indented under their parent; Agent when claimed.
+    After the table, a blank line, the count of tasks per phase and one line per task
+    awaiting approval saying how the user approves it (`approval` is the project's mode)."""
+    shown = _list_cells(rows)
+    table = _list_table(rows, shown, holders)
+    marked: list[tuple[str, str | None]] = [(table[0], "bold")]
+    marked += [(line, _row_mark(row)) for line, row in zip(table[1:], rows)]
+    counts = phase_counts(phase for _, phase, _ in shown)
+    if rows:
+        marked += [("", None), (count_line(counts), None)]
+        marked += [(line, "yellow") for line in _awaiting_lines(project, rows, approval)]
+    else:
+        marked.append((f"(no tasks in {project.tasks_label})", None))
+    payload = {
+        "project": str(project.root),
+        "tasks": [_list_entry(row, step) for row, (_, _, step) in zip(rows, shown)],
+        "counts": counts,
+    }
+    problems = [row.problem for row in rows if row.problem]
+    text, painter = painted(marked)
+    return Outcome(2 if problems else 0, text, payload, errors=problems, painter=painter)
+
+
+def _list_cells(rows: Sequence[ListRow]) -> list[tuple[str, str, str]]:
+    """Each row's Task, Phase and Next Step cells."""
     shown = []
     done = _subtasks_done(rows)
     for row in rows:
@@ -328,6 +388,13 @@ def list_view(project: Project, rows: Sequence[ListRow], *, holders: bool = Fals
                 next_step(row.state, subtask=sub, subtasks_done=row.name in done),
             )
         shown.append((label, phase, step))
+    return shown
+
+
+def _list_table(
+    rows: Sequence[ListRow], shown: Sequence[tuple[str, str, str]], holders: bool
+) -> list[str]:
+    """The header and one line per row, each column as wide as its longest value."""
     width_task = max([25, *(len(label) + 2 for label, _, _ in shown)])
     width_phase = max([21, *(len(phase) + 2 for _, phase, _ in shown)])
     lines = [f"{'Task':<{width_task}}{'Phase':<{width_phase}}Next Step"]
@@ -338,31 +405,67 @@ def list_view(project: Project, rows: Sequence[ListRow], *, holders: bool = Fals
             f"{line:<{width_task + width_phase + width_step}}{row.holder or DASH}"
             for line, row in zip(lines[1:], rows)
         ]
-    if not rows:
-        lines.append(f"(no tasks in {project.tasks_label})")
-    payload = {
-        "project": str(project.root),
-        "tasks": [
-            {
-                "name": row.name,
-                "parent": row.name.split("/")[0] if "/" in row.name else None,
-                "state": row.state,
-                "tracked": row.state is not None,
-                "awaiting_approval": bool(row.state and machine.is_awaiting(row.state)),
-                "next_step": None if step == DASH else step,
-                "next_states": (
-                    next_states(row.state, subtask="/" in row.name)
-                    if row.state and machine.is_state(row.state)
-                    else []
-                ),
-                "problem": row.problem,
-                "holder": row.holder,
-            }
-            for row, (_, _, step) in zip(rows, shown)
-        ],
+    return lines
+
+
+def _list_entry(row: ListRow, step: str) -> dict[str, Any]:
+    """One task of --list --json."""
+    return {
+        "name": row.name,
+        "parent": row.name.split("/")[0] if "/" in row.name else None,
+        "state": row.state,
+        "tracked": row.state is not None,
+        "awaiting_approval": bool(row.state and machine.is_awaiting(row.state)),
+        "next_step": None if step == DASH else step,
+        "next_states": (
+            next_states(row.state, subtask="/" in row.name)
+            if row.state and machine.is_state(row.state)
+            else []
+        ),
+        "problem": row.problem,
+        "holder": row.holder,
     }
-    problems = [row.problem for row in rows if row.problem]
-    return Outcome(2 if problems else 0, "\n".join(lines), payload, errors=problems)
+
+
+def _awaits(row: ListRow) -> bool:
+    """A readable task at an approval gate: the user's turn."""
+    return row.problem is None and bool(row.state and machine.is_awaiting(row.state))
+
+
+def _row_mark(row: ListRow) -> str | None:
+    """How a row of --list stands out in a terminal: problems, approvals due, finished work."""
+    if row.problem is not None:
+        return "red"
+    if _awaits(row):
+        return "yellow"
+    return "dim" if row.state == "complete" else None
+
+
+def phase_counts(phases: Iterable[str]) -> dict[str, int]:
+    """Tasks per phase in the workflow's order; `untracked` and unreadable phases after."""
+    counted: dict[str, int] = {}
+    for phase in phases:
+        counted[phase] = counted.get(phase, 0) + 1
+    known = [state for state in machine.STATES if state in counted]
+    others = [phase for phase in counted if not machine.is_state(phase)]
+    return {phase: counted[phase] for phase in [*known, *others]}
+
+
+def count_line(counts: dict[str, int]) -> str:
+    """`3 tasks: research 1 · implement 2`, the line under --list's table."""
+    total = sum(counts.values())
+    each = " · ".join(f"{printable(phase, None)} {n}" for phase, n in counts.items())
+    return f"{total} {'task' if total == 1 else 'tasks'}: {each}"
+
+
+def _awaiting_lines(project: Project, rows: Sequence[ListRow], approval: str) -> list[str]:
+    """One line per task waiting for the user, with the artifact and how to approve it."""
+    return [
+        f"Awaiting approval: {row.name} ({machine.required_artifact(row.state or '')}) "
+        f"— {how_to_approve(project, row.name, approval)}"
+        for row in rows
+        if _awaits(row)
+    ]
 
 
 def validate_block(project: Project, task: Task, findings: Sequence[Finding]) -> list[str]:

@@ -121,11 +121,7 @@ def _indented(value: Any, step: str) -> str:
                 else:
                     parts.append(named + write(part, inner, depth + 1))
             return "{" + inner + ("," + inner).join(parts) + newline + "}"
-        for part in item:
-            if type(part) is str:
-                parts.append(quote(part))
-            else:
-                parts.append(write(part, inner, depth + 1))
+        parts = [quote(p) if type(p) is str else write(p, inner, depth + 1) for p in item]
         return "[" + inner + ("," + inner).join(parts) + newline + "]"
 
     def pieces(item: Any, newline: str, depth: int, out: list[str]) -> None:

@@ -236,6 +236,18 @@ class Task(TaskFiles):
         return f"{self.rel}/{filename}" if self.rel else filename
 
 
+def presumed_artifacts(task: Task) -> tuple[str, ...]:
+    """The artifacts a task's state presumes, for the audit and the reports alike; a
+    decomposed parent completes through its sub-tasks, without code of its own."""
+    state = task.state or ""
+    decomposed = machine.ARTIFACTS["decomposition"] in task.files and (
+        (task.path / machine.SUBTASKS_DIR).is_dir()
+    )
+    if machine.base_phase(state) == "complete" and decomposed:
+        return machine.DECOMPOSED_ARTIFACTS
+    return machine.expected_artifacts(state)
+
+
 _ASCII_WHITE = b" \t\n\r\x0b\x0c"
 
 

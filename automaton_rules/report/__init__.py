@@ -13,7 +13,18 @@ from automaton_rules.engine.result import RunResult
 from automaton_rules.engine.rule import Rule
 from automaton_rules.report.baseline import Fingerprint
 
-FORMATS: tuple[str, ...] = ("text", "json", "sarif", "github")
+FORMATS: tuple[str, ...] = (
+    "text",
+    "json",
+    "sarif",
+    "github",
+    "markdown",
+    "junit",
+    "gitlab",
+    "html",
+)
+# A format whose module is not named after it.
+_MODULES = {"json": "json_format"}
 
 
 @dataclass
@@ -136,15 +147,15 @@ def named(report: AuditReport, path: str | None, located: str | None) -> str:
 
 
 def renderer(name: str) -> Callable[[AuditReport], str]:
-    """The function that renders a report in a format."""
-    from automaton_rules.report import github, json_format, sarif, text
+    """The function that renders a report in a format: `render` of its module, imported
+    only when that format is asked for."""
+    from importlib import import_module
 
-    return {
-        "text": text.render,
-        "json": json_format.render,
-        "sarif": sarif.render,
-        "github": github.render,
-    }[name]
+    if name not in FORMATS:
+        raise KeyError(name)
+    module = import_module(f"automaton_rules.report.{_MODULES.get(name, name)}")
+    render: Callable[[AuditReport], str] = module.render
+    return render
 
 
 def written(name: str, report: AuditReport, path: str, entries: int) -> str:
@@ -157,12 +168,13 @@ def written(name: str, report: AuditReport, path: str, entries: int) -> str:
         f"Wrote baseline {path}: {plural(count, 'finding')} as {held} "
         "(fingerprint: rule code, task, path, commit)"
     )
-    if name == "text":
-        return printable(text, None)
     if name == "github":
         from automaton_rules.report.github import _data
 
         return f"::notice title=automaton-rules baseline::{_data(text)}"
-    from automaton_rules.report import json_format, sarif
+    if name in ("json", "sarif"):
+        from automaton_rules.report import json_format, sarif
 
-    return (json_format if name == "json" else sarif).written(report, path, entries, text)
+        return (json_format if name == "json" else sarif).written(report, path, entries, text)
+    # A document (Markdown, JUnit, GitLab, HTML) of a baseline would be empty: one line.
+    return printable(text, None)

@@ -8,6 +8,7 @@ findings had it, so a second finding of the same kind is new.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -38,6 +39,17 @@ class Fingerprint(NamedTuple):
     def as_dict(self, count: int) -> dict[str, Any]:
         """One entry of the baseline file."""
         return {**self._asdict(), "count": count}
+
+    def digest(self, occurrence: int = 1) -> str:
+        """The fingerprint hashed, for the formats whose readers match findings across runs
+        by one string (SARIF, GitLab Code Quality); a later finding with the same
+        fingerprint (`occurrence` 2, 3...) gets a string of its own, as GitLab keeps one
+        item per string."""
+        parts = [part or "" for part in self]
+        if occurrence > 1:
+            parts.append(str(occurrence))
+        text = "\0".join(parts).encode("utf-8", "surrogateescape")
+        return hashlib.sha256(text).hexdigest()[:32]
 
 
 def fingerprint(finding: Finding) -> Fingerprint:

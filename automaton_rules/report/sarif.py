@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 from urllib.parse import quote
 
@@ -106,8 +105,7 @@ def _result(report: AuditReport, finding: Finding, index: dict[str, int]) -> dic
 def _fingerprint(finding: Finding) -> str:
     """The baseline's fingerprint, hashed: code scanning matches a result across runs by it
     rather than by the text around a line."""
-    parts = "\0".join(part or "" for part in fingerprint(finding))
-    return hashlib.sha256(parts.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return fingerprint(finding).digest()
 
 
 def written(report: AuditReport, path: str, entries: int, text: str) -> str:

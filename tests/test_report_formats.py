@@ -1,0 +1,389 @@
+"""The audit formats for CI systems beyond GitHub's annotations (issue 15): Markdown for a
+job summary or a pull request comment, JUnit XML, and GitLab Code Quality JSON.
+
+Each is read back the way its consumer reads it: JUnit with `xml.etree`, GitLab's items
+against the schema GitLab validates them with (vendored in tests/fixtures/gitlab), the
+Markdown with a GFM parser. The project has findings in several categories, untrusted
+names (a folder called `odd|<b>name`, a plugin's message full of Markdown), and, where a
+test asks, a broken plugin. Reports come from `python status.py` as CI runs it, and from
+the renderers called on an `AuditReport`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import ROOT, status_py
+from markdown_it import MarkdownIt
+
+from automaton_rules.core.project import Project
+from automaton_rules.engine.findings import Finding
+from automaton_rules.engine.result import RunResult
+from automaton_rules.engine.runner import Engine
+from automaton_rules.report import AuditReport, renderer
+from automaton_rules.report.baseline import fingerprint
+from automaton_rules.testing import AutomatonProject
+
+FORMATS = ("markdown", "junit", "gitlab")
+SCHEMA = json.loads((ROOT / "tests" / "fixtures" / "gitlab" / "codeclimate.json").read_text())
+GITLAB_SEVERITIES = ("info", "minor", "major", "critical", "blocker")
+ODD_FOLDER = "odd|<b>name"
+ODD_MESSAGE = "a | b <img src=x onerror=alert(1)> *bold* `tick` [link](http://x) $x$"
+
+ODD_RULES = f"""
+from automaton_rules import Finding, hookimpl, rule
+
+MESSAGE = {ODD_MESSAGE!r}
+
+
+@rule("ODD101", summary="odd text", category="Odd Checks")
+def odd(task):
+    if task.name == "fix-login-bug":
+        for _ in range(2):  # twice the same: one fingerprint, two findings
+            yield Finding(MESSAGE, path="src/a|b<c>.py")
+
+
+@hookimpl
+def register_rules(register):
+    register(odd)
+"""
+
+
+@pytest.fixture
+def audited(automaton_project: AutomatonProject) -> AutomatonProject:
+    """Findings in four categories and every severity: AR101 (error) and AR202 (warning)
+    for a task ahead of its phase, AR208 (note) for a task whose history is gone, AR401
+    and AR402 for folders made by hand, and a plugin's ODD101 twice; a task awaits
+    approval."""
+    project = automaton_project
+    project.task("fix-login-bug", "research", files=["SPEC.md", "IMPLEMENTATION.md"])
+    project.task("add-user-auth", "research:awaiting_approval", files=["SPEC.md"])
+    legacy = project.task("legacy", "design")
+    (legacy / ".state.history").unlink()
+    (legacy / ".state.mutex").unlink()
+    project.folder("by-hand", files=["SPEC.md"])
+    project.folder(ODD_FOLDER)
+    project.write_plugin(ODD_RULES, name="odd_rules")
+    return project
+
+
+def audit(project: AutomatonProject, fmt: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python status.py --audit --format FMT` in the project, as a CI job runs it."""
+    return status_py("--audit", "--format", fmt, *args, cwd=project.root)
+
+
+def as_json(project: AutomatonProject, *args: str) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(audit(project, "json", *args).stdout)
+    return report
+
+
+def broken(project: AutomatonProject) -> None:
+    """A second plugin that fails to import: the audit goes on, and exits 2."""
+    project.write_plugin("raise RuntimeError('boom <here>')\n", name="broken_rules")
+
+
+# ---------------------------------------------------------------------------------- JUnit
+
+
+def cases_in(root: ET.Element) -> list[ET.Element]:
+    return list(root.iter("testcase"))
+
+
+def outcome(case: ET.Element) -> str | None:
+    """failure, error, skipped, or None for a testcase that passed."""
+    tags = [child.tag for child in case if child.tag in ("failure", "error", "skipped")]
+    assert len(tags) <= 1, ET.tostring(case)
+    return tags[0] if tags else None
+
+
+def failed_cases(root: ET.Element) -> set[tuple[str | None, str | None]]:
+    """(rule code, task) of every testcase that failed."""
+    return {(c.get("classname"), c.get("name")) for c in cases_in(root) if outcome(c) == "failure"}
+
+
+def assert_counts(element: ET.Element) -> None:
+    """The counts a suite (or all suites) declares are the testcases it holds."""
+    cases = cases_in(element)
+    kinds = [outcome(case) for case in cases]
+    assert element.get("tests") == str(len(cases))
+    assert element.get("failures") == str(kinds.count("failure"))
+    assert element.get("errors") == str(kinds.count("error"))
+    assert element.get("skipped") == str(kinds.count("skipped"))
+
+
+def test_junit_parses_and_shows_the_violations_as_failures(audited: AutomatonProject) -> None:
+    proc = audit(audited, "junit")
+    report = as_json(audited)
+    assert proc.returncode == report["exit_code"] == 1, proc.stderr
+    root = ET.fromstring(proc.stdout)
+    assert root.tag == "testsuites"
+    assert_counts(root)
+    for suite in root.iter("testsuite"):
+        assert_counts(suite)
+    violations = [f for f in report["findings"] if f["severity"] == "error"]
+    assert len(violations) == report["summary"]["violations"]
+    assert failed_cases(root) == {(f["code"], f["task"]) for f in violations}
+    # Each failure lists every violation of its testcase: ODD101's two are in one.
+    failures = [c.find("failure") for c in cases_in(root) if outcome(c) == "failure"]
+    listed = sum(len((f.text or "").splitlines()) for f in failures if f is not None)
+    assert listed == len(violations)
+    # The warning and the note are written out, and pass.
+    passed = {(c.get("classname"), c.get("name")): c for c in cases_in(root) if not outcome(c)}
+    assert "[warning]" in (passed["AR202", "fix-login-bug"].findtext("system-out") or "")
+    assert "[note]" in (passed["AR208", "legacy"].findtext("system-out") or "")
+
+
+def test_junit_has_a_testcase_for_every_rule_and_task(audited: AutomatonProject) -> None:
+    root = ET.fromstring(audit(audited, "junit").stdout)
+    report = as_json(audited)
+    tasks = {t["name"] for t in report["tasks"]}
+    by_rule: dict[str, set[str]] = {}
+    for case in cases_in(root):
+        by_rule.setdefault(case.get("classname", ""), set()).add(case.get("name", ""))
+    assert set(by_rule) == {rule["code"] for rule in report["rules"]}
+    assert tasks <= by_rule["AR101"]
+    assert tasks <= by_rule["ODD101"]
+    # Project rules: one testcase named after the project, one per task they found.
+    assert by_rule["AR402"] == {audited.root.name, ODD_FOLDER}
+    assert by_rule["AR501"] == {audited.root.name}
+    suites = [suite.get("name") for suite in root.iter("testsuite")]
+    assert suites[-1] == "Odd Checks"
+    # Not a git repository: the git categories' testcases are skipped, with the reason.
+    git = [c for c in cases_in(root) if c.get("classname") in ("AR301", "AR501")]
+    reasons = {skipped.get("message") for c in git for skipped in c.iter("skipped")}
+    assert reasons == {"not a git repository"}
+
+
+def test_junit_fails_on_warnings_with_fail_on_warning(audited: AutomatonProject) -> None:
+    proc = audit(audited, "junit", "--fail-on", "warning")
+    root = ET.fromstring(proc.stdout)
+    failed = failed_cases(root)
+    assert ("AR202", "fix-login-bug") in failed
+    assert ("AR208", "legacy") not in failed
+
+
+def test_junit_reports_broken_plugins_as_errors(audited: AutomatonProject) -> None:
+    broken(audited)
+    proc = audit(audited, "junit")
+    assert proc.returncode == 2
+    root = ET.fromstring(proc.stdout)
+    assert root.get("errors") == "1"
+    (case,) = [c for c in cases_in(root) if outcome(c) == "error"]
+    assert "broken_rules" in (case.get("name") or "")
+    error = case.find("error")
+    assert error is not None and "boom <here>" in (error.get("message") or "")
+    assert root.get("failures") != "0"  # the other plugins' findings still count
+
+
+# --------------------------------------------------------------------------------- GitLab
+
+
+def test_gitlab_items_carry_the_required_keys_and_unique_fingerprints(
+    audited: AutomatonProject,
+) -> None:
+    proc = audit(audited, "gitlab")
+    assert proc.returncode == 1, proc.stderr
+    items = json.loads(proc.stdout)
+    report = as_json(audited)
+    assert isinstance(items, list)
+    assert len(items) == len(report["findings"])
+    for item, finding in zip(items, report["findings"]):
+        jsonschema.validate(item, SCHEMA, cls=jsonschema.Draft7Validator)
+        assert item["check_name"] == finding["code"]
+        assert item["severity"] in GITLAB_SEVERITIES
+        assert item["description"].startswith(f"{finding['code']} {finding['task']}: ")
+        assert (audited.root / item["location"]["path"]).is_file(), item
+        assert item["location"]["lines"]["begin"] >= 1
+    severities = {f["severity"]: i["severity"] for f, i in zip(report["findings"], items)}
+    assert severities == {"error": "major", "warning": "minor", "note": "info"}
+    fingerprints = [item["fingerprint"] for item in items]
+    assert len(set(fingerprints)) == len(fingerprints)
+
+
+def test_gitlab_fingerprints_are_stable_and_are_sarifs(audited: AutomatonProject) -> None:
+    first = [item["fingerprint"] for item in json.loads(audit(audited, "gitlab").stdout)]
+    audited.folder("late-comer", files=["SPEC.md"])  # one more finding, listed first
+    second = [item["fingerprint"] for item in json.loads(audit(audited, "gitlab").stdout)]
+    assert set(first) < set(second)
+    assert len(second) == len(first) + 1
+    sarif = json.loads(audit(audited, "sarif").stdout)
+    results = sarif["runs"][0]["results"]
+    hashed = {result["partialFingerprints"]["automatonFingerprint/v1"] for result in results}
+    assert hashed <= set(second)
+    assert len(set(second) - hashed) == 1  # ODD101's second occurrence
+
+
+def test_gitlab_lists_only_what_the_baseline_does_not_hold(
+    audited: AutomatonProject, tmp_path: Path
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    assert audit(audited, "gitlab", "--write-baseline", str(baseline)).returncode == 0
+    assert json.loads(audit(audited, "gitlab", "--baseline", str(baseline)).stdout) == []
+    audited.folder("late-comer", files=["SPEC.md"])
+    proc = audit(audited, "gitlab", "--baseline", str(baseline))
+    assert proc.returncode == 1
+    (item,) = json.loads(proc.stdout)
+    assert item["check_name"] == "AR401"
+    assert item["location"]["path"] == ".automaton/tasks/late-comer/SPEC.md"
+    assert "(.automaton/tasks/late-comer/.state: no such file)" in item["description"]
+
+
+# ------------------------------------------------------------------------------- Markdown
+
+GFM = MarkdownIt("commonmark").enable("table")
+
+
+def cell_texts(markdown: str) -> list[list[str]]:
+    """Every table row's cells as text, code spans included."""
+    rows: list[list[str]] = []
+    in_row = False
+    for token in GFM.parse(markdown):
+        if token.type == "tr_open":
+            rows.append([])
+            in_row = True
+        elif token.type == "tr_close":
+            in_row = False
+        elif in_row and token.type == "inline":
+            rows[-1].append("".join(child.content for child in token.children or []))
+    return rows
+
+
+def test_markdown_shows_the_findings(audited: AutomatonProject) -> None:
+    proc = audit(audited, "markdown")
+    report = as_json(audited)
+    assert proc.returncode == 1, proc.stderr
+    text = proc.stdout
+    assert text.startswith("## automaton-rules audit: ❌ 5 violations")
+    rows = cell_texts(text)
+    # Every finding is a row of its category's table: severity, rule, task, path, message.
+    for finding in report["findings"]:
+        row = [finding["severity"], finding["code"], finding["task"], finding["path"]]
+        assert row in [r[:4] for r in rows], finding
+    odd = [r for r in rows if r[1] == "ODD101"]
+    assert len(odd) == 2
+    assert odd[0][3] == "src/a|b<c>.py"
+    assert odd[0][4] == ODD_MESSAGE  # shown as itself: no emphasis, code, link or tag
+    assert [r for r in rows if r[2] == ODD_FOLDER]  # a task name with | and <
+    # The summary: a row per category with errors, warnings, notes; then the totals.
+    summary = {r[0]: r[1:] for r in rows if len(r) == 5 and r[4] in ("pass", "fail")}
+    assert summary["Out-of-order Artifacts"] == ["1", "0", "0", "fail"]
+    assert summary["State-Artifact Inconsistency"] == ["0", "1", "1", "pass"]
+    assert summary["Manually Created Task Folders"] == ["2", "0", "0", "fail"]
+    assert summary["Odd Checks"] == ["2", "0", "0", "fail"]
+    assert ["Total", "5", "1", "1", ""] in rows
+
+
+def test_markdown_tables_are_well_formed_and_escape_untrusted_text(
+    audited: AutomatonProject,
+) -> None:
+    text = audit(audited, "markdown").stdout
+    html = GFM.render(text)
+    assert "<img" not in html and "<b>" not in html and "<em>" not in html
+    assert "&lt;img src=x" in html
+    for block in re.split(r"\n\n+", text):
+        lines = block.splitlines()
+        if not lines or not lines[0].startswith("| "):
+            continue
+        widths = {len(re.split(r"(?<!\\)\|", line)) for line in lines}
+        assert len(widths) == 1, block  # as many cells in every row as in the header
+    # The summary, the four categories with findings, the tasks by phase.
+    assert [t.type for t in GFM.parse(text)].count("table_open") == 6
+
+
+def test_markdown_shows_the_tasks_by_phase(audited: AutomatonProject) -> None:
+    rows = cell_texts(audit(audited, "markdown").stdout)
+    phases = {r[0]: r[1:] for r in rows if len(r) == 3 and r[0] != "Phase"}
+    assert phases["research"] == ["2", "add-user-auth (awaiting approval), fix-login-bug"]
+    assert phases["design"] == ["1", "legacy"]
+    assert phases["no .state"][0] == "1"
+    assert list(phases) == ["research", "design", "no .state"]
+
+
+def test_markdown_lists_errors_and_the_baseline(
+    audited: AutomatonProject, tmp_path: Path
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    assert audit(audited, "markdown", "--write-baseline", str(baseline)).returncode == 0
+    (audited.task_dir("fix-login-bug") / "IMPLEMENTATION.md").unlink()
+    broken(audited)
+    proc = audit(audited, "markdown", "--baseline", str(baseline))
+    assert proc.returncode == 2
+    text = proc.stdout
+    assert text.startswith("## automaton-rules audit: ⛔ 1 error")
+    errors = text[text.index("### Errors") :].splitlines()
+    assert "broken\\_rules.py: failed to import: RuntimeError: boom &lt;here&gt;" in errors[2]
+    html = GFM.render(text)
+    assert f"5 findings known from the baseline {baseline} are not listed above" in html
+    assert "(AR208 ×1, AR401 ×1, AR402 ×1, ODD101 ×2)" in html
+    assert "AR101 at .automaton/tasks/fix-login-bug/IMPLEMENTATION.md" in html
+
+
+# ------------------------------------------------------------------- every format alike
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_exits_as_the_text_report_does(
+    automaton_project: AutomatonProject, fmt: str
+) -> None:
+    project = automaton_project
+    project.task("clean", "research", files=["SPEC.md"])
+    assert project.run("--audit", "--format", fmt).exit_code == 0
+    project.folder("by-hand", files=["SPEC.md"])
+    assert project.run("--audit").exit_code == 1
+    assert project.run("--audit", "--format", fmt).exit_code == 1
+    broken(project)
+    assert project.run("--audit").exit_code == 2
+    assert project.run("--audit", "--format", fmt).exit_code == 2
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_write_baseline_prints_what_it_wrote(
+    audited: AutomatonProject, tmp_path: Path, fmt: str
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    result = audited.run("--audit", "--format", fmt, "--write-baseline", str(baseline))
+    assert result.exit_code == 0
+    assert result.out.startswith(f"Wrote baseline {baseline}: 7 findings as 6 entries")
+    assert baseline.is_file()
+
+
+# --------------------------------------------------------------------------- Python API
+
+
+def test_the_renderers_on_an_audit_report(automaton_project: AutomatonProject) -> None:
+    """What a team's own tooling does: build an AuditReport and render it."""
+    automaton_project.task("demo", "research", files=["SPEC.md"])
+    project = Project(automaton_project.root)
+    task = project.load("demo")
+    found = Finding("IMPLEMENTATION.md <early>", path=".automaton/tasks/demo/SPEC.md")
+    twice = [found.stamped("AR101", "Out-of-order Artifacts", "error", "demo")] * 2
+    note = Finding("just so").stamped("AR208", "State-Artifact Inconsistency", "note", "demo")
+    rules = [(plugin, rule) for plugin, rule in Engine.create(entry_points=False).rules]
+    result = RunResult(
+        findings=[*twice, note],
+        categories=["Out-of-order Artifacts", "State-Artifact Inconsistency"],
+    )
+    report = AuditReport(project=project, tasks=[task], result=result, rules=rules)
+
+    items = json.loads(renderer("gitlab")(report))
+    key = fingerprint(twice[0])
+    assert [i["fingerprint"] for i in items[:2]] == [key.digest(), key.digest(2)]
+    assert [i["severity"] for i in items] == ["major", "major", "info"]
+
+    root = ET.fromstring(renderer("junit")(report))
+    (failed,) = [c for c in cases_in(root) if outcome(c) == "failure"]
+    assert (failed.get("classname"), failed.get("name")) == ("AR101", "demo")
+    (failure,) = failed.iter("failure")
+    assert failure.get("message") == "2 violations: IMPLEMENTATION.md <early>"
+
+    markdown = renderer("markdown")(report)
+    assert "IMPLEMENTATION.md &lt;early&gt;" in markdown
+    assert "| error | `AR101` | `demo` | `.automaton/tasks/demo/SPEC.md` |" in markdown
+    assert report.exit_code == 1
