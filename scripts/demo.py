@@ -171,6 +171,11 @@ def run(project: Path) -> None:
     demo.say("Every task at a glance.")
     demo.status("--list")
 
+    demo.say("Where add-user-auth went, and how long each phase took (see docs/views.md).")
+    demo.status("--stats", "--task", "add-user-auth")
+    print("(status.py --graph --task add-user-auth draws its path as Mermaid;")
+    print(" status.py --audit --format html > board.html makes a board to open offline.)")
+
     demo.say("Ways around the workflow: a hand-edited .state is refused; the audit sees all.")
     demo.commit("src/login.py", "def fix(): ...\n", task="fix-login-bug")
     demo.status("--create-task", "quick-fix")

@@ -66,6 +66,19 @@ def test_help_shows_examples_and_exit_codes(project: Project) -> None:
     assert "Exit codes: 0" in result.out
 
 
+def test_help_gives_the_format_default_of_each_action(project: Project) -> None:
+    help_text = " ".join(project.run("--help").out.split())
+    assert "With --audit: text (default)," in help_text
+    assert "With --graph: mermaid (default) or dot." in help_text
+    assert "[default: text]" not in help_text
+
+
+def test_format_text_is_the_audit_default_and_only_the_audit_s(project: Project) -> None:
+    project.create("x")
+    assert project.run("--audit", "--format", "text").out == project.run("--audit").out
+    assert project.run("--audit", "--format", "text", "--json").json["command"] == "audit"
+
+
 def test_a_crash_is_exit_2_without_traceback(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -270,6 +283,18 @@ def test_inside_framework_home_its_tasks_folder_is_used(home: Path) -> None:
         (("--validate-folder", "--fail-on", "warning"), "ERROR: --fail-on goes with --audit.\n"),
         (
             ("--list", "--format", "sarif"),
+            "ERROR: --format goes with --audit or --graph (use --json elsewhere).\n",
+        ),
+        (
+            ("--list", "--format", "text"),
+            "ERROR: --format goes with --audit or --graph (use --json elsewhere).\n",
+        ),
+        (
+            ("--stats", "--format", "text"),
+            "ERROR: --format goes with --audit or --graph (use --json elsewhere).\n",
+        ),
+        (
+            ("--stats", "--format", "x"),
             "ERROR: --format goes with --audit or --graph (use --json elsewhere).\n",
         ),
     ],

@@ -17,7 +17,9 @@ MERMAID_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 TRANSITION_LINE = re.compile(r"    (\[\*\]|\S+) --> (\[\*\]|\S+)(?: : (.+))?")
 DECLARED_LINE = re.compile(r'    state "([^"]+)" as (\S+)')
 CLASS_LINE = re.compile(r"    class (\S+) (\w+)")
-CLASS_DEF_LINE = re.compile(r"    classDef (\w+) \S+")
+CLASS_DEF_LINE = re.compile(r"    classDef (\w+) (\S+)")
+GATE_CLASSES = ("gate", "visitedGate", "currentGate")
+ON_PATH_CLASSES = ("visited", "visitedGate", "current", "currentGate")
 
 
 class Diagram:
@@ -29,7 +31,7 @@ class Diagram:
         self.names: dict[str, str] = {}  # Mermaid id -> state name as declared
         self.edges: list[tuple[str, str, str]] = []
         self.classes: dict[str, list[str]] = {}
-        self.class_defs: list[str] = []
+        self.class_defs: dict[str, str] = {}  # class -> its style
         for line in lines[1:]:
             if line.startswith("    %%"):
                 continue
@@ -38,11 +40,15 @@ class Diagram:
             elif found := TRANSITION_LINE.fullmatch(line):
                 self.edges.append((found[1], found[2], found[3] or ""))
             elif found := CLASS_LINE.fullmatch(line):
+                assert found[2] not in self.classes, f"class {found[2]} applied twice"
                 self.classes[found[2]] = found[1].split(",")
             elif found := CLASS_DEF_LINE.fullmatch(line):
-                self.class_defs.append(found[1])
+                self.class_defs[found[1]] = found[2]
             else:
                 pytest.fail(f"a line Mermaid's state diagram does not have: {line!r}")
+        drawn = [i for ids in self.classes.values() for i in ids]
+        # of two classes on a state Mermaid shows the one defined last: one class each
+        assert len(drawn) == len(set(drawn)), f"a state drawn with two classes: {drawn}"
 
     @property
     def ids(self) -> set[str]:
@@ -56,8 +62,15 @@ class Diagram:
     def states(self) -> set[str]:
         return {self.state(i) for i in self.ids}
 
-    def marked(self, name: str) -> list[str]:
-        return [self.state(i) for i in self.classes.get(name, [])]
+    def marked(self, *names: str) -> list[str]:
+        """The states drawn with any of these classes, in workflow order."""
+        marked = {self.state(i) for name in names for i in self.classes.get(name, [])}
+        return [s for s in machine.STATES if s in marked] + sorted(marked - set(machine.STATES))
+
+    def fill(self, state: str) -> str:
+        """The fill colour of the one class a state is drawn with."""
+        (name,) = [name for name, ids in self.classes.items() if state in map(self.state, ids)]
+        return dict(p.split(":") for p in self.class_defs[name].split(","))["fill"]
 
 
 def _rework(project: Project, name: str) -> None:
@@ -98,6 +111,12 @@ def test_the_diagram_is_every_move_of_the_workflow(project: Project) -> None:
         for s in machine.STATES
         if machine.is_awaiting(s)
     }
+    # back to the gate once the approved artifact changed: a move status.py makes
+    expected |= {
+        (s, machine.base_phase(s) + ":awaiting_approval", "re-approval")
+        for s in machine.STATES
+        if machine.is_approved(s)
+    }
     assert moves == expected
 
 
@@ -131,8 +150,21 @@ def test_graph_highlights_the_task_state(project: Project) -> None:
     assert "current" in diagram.class_defs
     assert diagram.marked("current") == ["design"]
     entered = {"new", *path_to("design")}
-    assert diagram.marked("visited") == [s for s in machine.STATES if s in entered]
+    assert diagram.marked(*ON_PATH_CLASSES) == [s for s in machine.STATES if s in entered]
     assert "    %% automaton-rules: task alpha" in result.out.splitlines()
+
+
+def test_a_gate_on_the_task_path_still_looks_like_a_gate(project: Project) -> None:
+    project.create("alpha")
+    project.advance("alpha", path_to("design:awaiting_approval"))
+    diagram = Diagram(project.run("--graph", "--task", "alpha").out)
+    amber = diagram.fill("test_design:awaiting_approval")  # a gate the task never reached
+    assert diagram.marked("visitedGate") == ["research:awaiting_approval"]
+    assert diagram.fill("research:awaiting_approval") == amber
+    assert diagram.fill("research") != amber  # a state the path entered: blue
+    assert diagram.marked("currentGate") == ["design:awaiting_approval"]
+    assert diagram.marked("current") == []
+    assert "stroke:#b8860b" in diagram.class_defs["currentGate"]  # the gate's amber border
 
 
 def test_the_path_is_drawn_from_the_history_rework_included(project: Project) -> None:
@@ -159,6 +191,40 @@ def test_a_step_the_workflow_has_no_edge_for_is_drawn_as_recorded(project: Proje
     assert ("[*]", "research", "upgrade (step 1)") in diagram.edges
     assert ("[*]", "new", "") in diagram.edges
     assert diagram.marked("current") == ["research"]
+
+
+def _reapproved(project: Project, name: str) -> None:
+    """Approve SPEC.md, change it, and go back to the gate to have it approved again."""
+    project.create(name)
+    project.advance(name, path_to("research:approved"))
+    project.write(name, "SPEC.md", "the spec, changed after its approval\n")
+    project._ok("--task", name, "--transition", "research:awaiting_approval")
+
+
+def test_a_reapproval_is_drawn_as_one_not_off_workflow(project: Project) -> None:
+    _reapproved(project, "alpha")
+    text = project.run("--graph", "--task", "alpha").out
+    diagram = Diagram(text)
+    labels = {(diagram.state(a), diagram.state(b)): label for a, b, label in diagram.edges}
+    assert labels[("research:approved", "research:awaiting_approval")] == "re-approval (step 5)"
+    assert "off workflow" not in text
+    assert diagram.marked("currentGate") == ["research:awaiting_approval"]
+    data = project.run("--graph", "--task", "alpha", "--json").json["graph"]
+    (edge,) = [e for e in data["edges"] if e["from"] == "research:approved" and e["steps"]]
+    assert edge == {"from": "research:approved", "to": "research:awaiting_approval",
+                    "kind": "re-approval", "steps": [5]}  # fmt: skip
+    dot = project.run("--graph", "--task", "alpha", "--format", "dot").out
+    (line,) = [x for x in dot.splitlines() if '"research:approved" -> "research:awaiting' in x]
+    assert 'label="re-approval (step 5)"' in line and "style=dashed" in line
+
+
+def test_the_workflow_graph_draws_every_reapproval(project: Project) -> None:
+    project.create("alpha")
+    drawn = graphs.workflow_graph()
+    back = [(e.source, e.target) for e in drawn.edges if e.kind == graphs.REAPPROVE]
+    assert back == [(f"{p}:approved", f"{p}:awaiting_approval") for p in machine.APPROVAL_PHASES]
+    dot = project.run("--graph", "--format", "dot").out
+    assert dot.count('[label="re-approval", style=dashed') == len(machine.APPROVAL_PHASES)
 
 
 def test_graph_format_dot_prints_a_digraph(project: Project) -> None:
@@ -207,8 +273,8 @@ def test_the_json_graph_is_what_the_text_shows(project: Project) -> None:
     for edge, (_, _, label) in zip(data["edges"], shown):
         assert [int(n) for n in re.findall(r"\d+", label)] == edge["steps"], edge
         assert ("approve" in label) == (edge["kind"] == "approve"), edge
-    assert diagram.marked("gate") == data["gates"]
-    assert diagram.marked("visited") == data["visited"]
+    assert diagram.marked(*GATE_CLASSES) == data["gates"]
+    assert diagram.marked(*ON_PATH_CLASSES) == data["visited"]
     assert diagram.marked("current") == [data["current"]]
     rework = ["human_intervention", "implement", "bug_find"]
     assert [step["to"] for step in data["path"]] == ["new", *path_to("referee"), *rework]
@@ -244,6 +310,10 @@ def test_an_unknown_graph_format_is_exit_2(project: Project) -> None:
     result = project.script("--graph", "--format", "png")
     assert (result.rc, result.out) == (2, "")
     assert result.err == "ERROR: Unknown format 'png'; choose mermaid, dot.\n"
+    # `text` is the audit's default, not a diagram's
+    assert project.run("--graph", "--format", "text").err == (
+        "ERROR: Unknown format 'text'; choose mermaid, dot.\n"
+    )
     answer = project.run("--graph", "--format", "sarif", "--json").json
     assert answer["exit_code"] == 2 and answer["error"]["code"] == "usage"
 
@@ -256,6 +326,18 @@ def test_graph_of_a_hand_edited_task_is_refused(project: Project) -> None:
     assert ".state was changed outside status.py" in result.err
 
 
+def test_graph_of_a_folder_made_by_hand_is_refused_until_upgraded(project: Project) -> None:
+    project.folder("hand-made", files=["SPEC.md"])
+    result = project.script("--graph", "--task", "hand-made")
+    assert (result.rc, result.out) == (2, "")
+    assert result.err.startswith("ERROR: Task 'hand-made' is untracked (no .state file).")
+    assert "--upgrade" in result.err and len(result.err.splitlines()) == 1
+    assert result.err == project.script("--task", "hand-made").err  # as --task refuses it
+    assert not (project.task_dir("hand-made") / ".state").exists()
+    assert project.run("--upgrade").rc == 0
+    assert project.run("--graph", "--task", "hand-made").rc == 0
+
+
 def test_the_python_api_draws_the_same_graph() -> None:
     drawn = graphs.workflow_graph()
     assert drawn.states == machine.STATES
@@ -263,6 +345,8 @@ def test_the_python_api_draws_the_same_graph() -> None:
     assert drawn.gates == tuple(s for s in machine.STATES if machine.is_awaiting(s))
     assert graphs.Edge(None, "new", graphs.CREATE) in drawn.edges
     assert graphs.Edge("design:awaiting_approval", "design:approved", graphs.APPROVE) in drawn.edges
+    reapproval = graphs.Edge("design:approved", "design:awaiting_approval", graphs.REAPPROVE)
+    assert reapproval in drawn.edges
     assert graphs.as_dict(drawn)["states"] == list(machine.STATES)
     assert graphs.render(drawn, "dot") == graphs.dot(drawn)
     for state in drawn.states:

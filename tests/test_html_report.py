@@ -1,18 +1,20 @@
 """`--audit --format html`: one self-contained page, read two ways.
 
 Without a browser (always): the page parsed with `html.parser` — no reference leaves the
-file, every task is on the board in its phase's column (awaiting approval first), each
-task's timeline and artifacts, hostile strings escaped, the exit codes of the text
-report. In a real browser (Debian's `chromium`, installed here when running as root with
-apt, else the test is skipped with the reason): the page loads with no console error, no
-exception and no request but the file itself, shows every task, and prints without its
-sticky header. The browser is driven over the DevTools pipe, with no extra dependency.
+file, the tasks awaiting approval listed first on the board, every task in its phase's
+column (awaiting approval first there too), each task's timeline and artifacts, hostile
+strings escaped, the exit codes of the text report. In a real browser (Debian's
+`chromium`, installed here when running as root with apt, else the test is skipped with
+the reason): the page loads with no console error, no exception and no request but the
+file itself, shows every task, opens on the tasks awaiting approval, and prints without
+its sticky header. The browser is driven over the DevTools pipe, with no extra dependency.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -125,6 +127,21 @@ def board(page: Element) -> dict[str, list[str]]:
     }
 
 
+def awaiting(page: Element) -> list[str]:
+    """The board's list of the tasks awaiting approval, in order."""
+    return [str(e.attrs["data-awaiting"]) for e in page.has("data-awaiting")]
+
+
+def in_order(page: Element) -> list[str]:
+    """Every task the board names (its awaiting list, then its cards), in document order."""
+    (section,) = [e for e in page.iter() if e.attrs.get("id") == "board"]
+    return [
+        str(e.attrs.get("data-awaiting") or e.attrs.get("data-task"))
+        for e in section.iter()
+        if "data-awaiting" in e.attrs or "data-task" in e.attrs
+    ]
+
+
 def detail(page: Element, name: str) -> Element:
     """A task's card in the Tasks section, reached by its board card's link."""
     (card,) = [e for e in page.has("data-task") if e.attrs["data-task"] == name]
@@ -209,6 +226,27 @@ def test_the_page_is_self_contained(automaton_project: AutomatonProject) -> None
     assert page.find_all("svg")  # the workflow diagram, inline
 
 
+def test_the_diagram_draws_re_approvals_under_the_boxes(
+    automaton_project: AutomatonProject,
+) -> None:
+    """The way back from `X:approved` to its gate runs under the row's boxes, not through
+    them as a straight line back along the row would."""
+    automaton_project.task("t", "research")
+    page = parse(automaton_project.run("--audit", "--format", "html").out)
+    back = [e for e in page.find_all("path") if "re-approval" in str(e.attrs.get("class"))]
+    assert sorted(e.text() for e in back) == sorted(
+        f"{phase}:approved → {phase}:awaiting_approval (re-approval)"
+        for phase in machine.APPROVAL_PHASES
+    )
+    nodes = [g for g in page.find_all("g") if str(g.attrs.get("class")).startswith("node")]
+    boxes = {g.find_all("title")[0].text(): g.find_all("rect")[0].attrs for g in nodes}
+    for edge in back:
+        source = boxes[edge.text().split(" → ")[0]]
+        bottom = float(str(source["y"])) + float(str(source["height"]))
+        points = [float(n) for n in re.findall(r"-?[\d.]+", str(edge.attrs["d"]))]
+        assert min(points[1::2]) >= bottom  # every point's y at or below the boxes
+
+
 def test_the_board_shows_every_task_in_its_phase(automaton_project: AutomatonProject) -> None:
     names = demo(automaton_project)
     page = parse(automaton_project.run("--audit", "--format", "html").out)
@@ -225,6 +263,36 @@ def test_the_board_shows_every_task_in_its_phase(automaton_project: AutomatonPro
     assert columns["implement"] == ["big-thing/part-one"]
     assert columns["no .state"] == ["made-by-hand"]
     assert columns["test_design"] == []
+
+
+def test_the_board_lists_every_task_awaiting_approval_first(
+    automaton_project: AutomatonProject,
+) -> None:
+    """Before the columns, a list names each task waiting at a gate, in the workflow's
+    order, each linking to the task: what a supervisor acts on, whatever its phase."""
+    demo(automaton_project)
+    automaton_project.task("z-research", "research:awaiting_approval", files=["SPEC.md"])
+    page = parse(automaton_project.run("--audit", "--format", "html").out)
+    assert awaiting(page) == ["z-research", "b-design"]
+    assert in_order(page)[:2] == ["z-research", "b-design"]  # the first tasks on the board
+    (strip,) = [e for e in page.iter() if e.attrs.get("id") == "awaiting"]
+    assert strip.find_all("h3")[0].text() == "Awaiting approval (2)"
+    for item in page.has("data-awaiting"):
+        (link,) = item.find_all("a")
+        assert link.text() == item.attrs["data-awaiting"]
+        card = detail(page, str(item.attrs["data-awaiting"]))
+        assert link.attrs["href"] == f"#{card.attrs['id']}"
+        assert item.attrs["data-awaiting"] in card.find_all("h3")[0].text()
+
+
+def test_the_board_says_when_no_task_awaits_approval(
+    automaton_project: AutomatonProject,
+) -> None:
+    automaton_project.task("plain", "design")
+    page = parse(automaton_project.run("--audit", "--format", "html").out)
+    assert awaiting(page) == []
+    (strip,) = [e for e in page.iter() if e.attrs.get("id") == "awaiting"]
+    assert "no task awaits approval" in strip.text()
 
 
 def test_each_task_has_its_timeline_and_artifacts(automaton_project: AutomatonProject) -> None:
@@ -253,8 +321,8 @@ def test_each_task_has_its_timeline_and_artifacts(automaton_project: AutomatonPr
         ["2026-03-02 11:30:00Z", "research:approved", "→ design", "root", "", ""],
     ]
     roles = dict((row[0], row[1]) for row in artifacts.rows())
-    assert roles["SPEC.md"] == "expected by the phase"
-    assert roles["VERDICT.md"] == "artifact of a phase not reached"
+    assert roles["SPEC.md"] == "artifact of research: expected"
+    assert roles["VERDICT.md"] == "artifact of referee: phase not reached"
     assert roles["notes.txt"] == "other file"
     assert roles[".state.history"] == "record"
     assert "DESIGN.md" not in roles  # the phase's own deliverable is not written yet
@@ -270,7 +338,27 @@ def test_missing_artifacts_and_findings_show_on_the_task(
     found = card.find_all("table")[0].rows()
     assert [(row[0], row[1]) for row in found] == [("error", "AR201")]
     roles = dict((row[0], row[1]) for row in card.find_all("table")[-1].rows())
-    assert roles["BUG_REPORT.md"] == "expected by the phase: missing"
+    assert roles["BUG_REPORT.md"] == "artifact of bug_find: expected, missing"
+
+
+def test_a_completed_tasks_artifacts_are_worded_alike(
+    automaton_project: AutomatonProject,
+) -> None:
+    """Every artifact says whose it is and what it is to the state: optional phases'
+    artifacts are not set apart by a different wording."""
+    automaton_project.task("shipped", "complete", files=["DESIGN.md", "TEST_PLAN.md"])
+    page = parse(automaton_project.run("--audit", "--format", "html").out)
+    roles = dict((r[0], r[1]) for r in detail(page, "shipped").find_all("table")[-1].rows())
+    assert {name: role for name, role in roles.items() if name.endswith(".md")} == {
+        "SPEC.md": "artifact of research: expected",
+        "DESIGN.md": "artifact of design: optional",
+        "TEST_PLAN.md": "artifact of test_design: optional",
+        "IMPLEMENTATION.md": "artifact of implement: expected",
+        "BUG_REPORT.md": "artifact of bug_find: expected",
+        "ADVERSARIAL_BUG_REPORT.md": "artifact of adversarial_bug_find: expected",
+        "DOC_REVIEW.md": "artifact of doc_review: expected",
+        "VERDICT.md": "artifact of referee: expected",
+    }
 
 
 def test_findings_are_grouped_by_category_with_severity(
@@ -573,6 +661,16 @@ def problems(browser: Browser) -> list[str]:
     return found
 
 
+# The first element naming a task on the board: its name if it is in the awaiting list,
+# whether it shows, stands above the phase columns, and links to a part of the page.
+FIRST_ON_THE_BOARD = """(() => {
+  const e = document.querySelector('#board [data-awaiting], #board [data-task]');
+  const box = e.getBoundingClientRect();
+  const column = document.querySelector('#board .column').getBoundingClientRect();
+  return {name: e.dataset.awaiting || null, height: box.height, above: box.bottom <= column.top,
+          lands: document.querySelector(e.querySelector('a').getAttribute('href')) !== null};
+})()"""
+
 STUCK = (
     "[...document.querySelectorAll('*')]"
     ".filter(e => ['sticky', 'fixed'].includes(getComputedStyle(e).position)).length"
@@ -596,6 +694,10 @@ def test_the_board_in_headless_chromium(
         ".filter(e => e.getBoundingClientRect().height > 0).map(e => e.dataset.task)",
     )
     assert sorted(shown) == sorted(names)
+    # The board opens on the tasks awaiting approval, each a visible link to its task.
+    first = evaluate(browser, session, FIRST_ON_THE_BOARD)
+    assert first["name"] == "b-design"
+    assert first["height"] > 0 and first["above"] and first["lands"]
     assert problems(browser) == []
     requested = [e["request"]["url"] for e in browser.named("Network.requestWillBeSent")]
     assert requested == [board_file.as_uri()]

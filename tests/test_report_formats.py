@@ -182,6 +182,81 @@ def test_junit_reports_broken_plugins_as_errors(audited: AutomatonProject) -> No
     assert root.get("failures") != "0"  # the other plugins' findings still count
 
 
+CRASHING_RULES = """
+from automaton_rules import hookimpl, rule
+
+
+@rule("XB101", summary="crashes", category="Crashing")
+def crashes(task):
+    raise RuntimeError(f"no luck with {task.name}")
+
+
+@hookimpl
+def register_rules(register):
+    register(crashes)
+"""
+
+
+def test_junit_puts_a_crashed_rule_in_error_in_its_own_testcase(
+    audited: AutomatonProject,
+) -> None:
+    """A rule that raises on every task has no verdict: each of its testcases is in error,
+    not passed; no error is left over for a separate suite."""
+    audited.write_plugin(CRASHING_RULES, name="crashing_rules")
+    proc = audit(audited, "junit")
+    assert proc.returncode == 2, proc.stderr
+    root = ET.fromstring(proc.stdout)
+    tasks = {t["name"] for t in as_json(audited)["tasks"]}
+    crashed = [c for c in cases_in(root) if c.get("classname") == "XB101"]
+    assert {c.get("name") for c in crashed} == tasks
+    assert {outcome(c) for c in crashed} == {"error"}
+    for case in crashed:
+        error = case.find("error")
+        assert error is not None
+        assert f"on task '{case.get('name')}'" in (error.get("message") or "")
+        assert "RuntimeError: no luck with" in (error.text or "")
+    assert [s.get("name") for s in root.iter("testsuite")][-1] == "Crashing"
+    assert_counts(root)
+    for suite in root.iter("testsuite"):
+        assert_counts(suite)
+    assert root.get("errors") == str(len(tasks))
+
+
+MISSPELT_HOOKS = """
+from automaton_rules import hookimpl
+
+
+@hookimpl
+def register_rule(register):
+    pass
+
+
+@hookimpl
+def on_transiton(change):
+    pass
+"""
+
+
+def test_junit_error_testcases_have_unique_names(audited: AutomatonProject) -> None:
+    """Errors no rule's testcase holds (plugins that do not load or misspell a hook) each
+    have a testcase of their own name, since CI systems merge testcases of the same name;
+    a plugin file is named by its path in the project, the same on every machine."""
+    broken(audited)
+    audited.write_plugin(MISSPELT_HOOKS, name="misspelt")
+    proc = audit(audited, "junit")
+    assert proc.returncode == 2, proc.stderr
+    root = ET.fromstring(proc.stdout)
+    (errors,) = [s for s in root.iter("testsuite") if s.get("name") == "errors"]
+    names = [(c.get("classname"), c.get("name")) for c in cases_in(errors)]
+    assert names == [
+        ("plugins", "broken_rules.py"),
+        ("plugins", "misspelt.py"),
+        ("plugins", "misspelt.py (2)"),
+    ]
+    messages = [error.get("message") or "" for error in errors.iter("error")]
+    assert "unknown hook 'on_transiton'" in messages[1]
+    assert "unknown hook 'register_rule'" in messages[2]
+    assert_counts(errors)
 # --------------------------------------------------------------------------------- GitLab
 
 
@@ -280,6 +355,43 @@ def test_markdown_shows_the_findings(audited: AutomatonProject) -> None:
     assert ["Total", "5", "1", "1", ""] in rows
 
 
+def lead(markdown: str) -> list[str]:
+    """The title and the sentence under it."""
+    return [line for line in markdown.splitlines()[:3] if line]
+
+
+def test_markdown_title_names_errors_and_violations_and_the_exit_code(
+    audited: AutomatonProject,
+) -> None:
+    """A broken plugin does not hide the violations, and the lead says which of them made
+    the exit code."""
+    assert lead(audit(audited, "markdown").stdout) == [
+        "## automaton-rules audit: ❌ 5 violations",
+        "4 tasks audited; findings at or above `error` fail the audit. "
+        "Exit code 1, for 5 violations.",
+    ]
+    broken(audited)
+    proc = audit(audited, "markdown")
+    assert proc.returncode == 2
+    assert lead(proc.stdout) == [
+        "## automaton-rules audit: ⛔ 1 error and 5 violations",
+        "4 tasks audited; findings at or above `error` fail the audit. Exit code 2, for 1 "
+        "error (a broken task or plugin: see Errors); 5 violations alone would give 1.",
+    ]
+    only = AuditReport(
+        project=Project(audited.root),
+        tasks=[],
+        result=RunResult(),
+        rules=[],
+        task_errors=["task a: unreadable", "task b: unreadable"],
+    )
+    assert lead(renderer("markdown")(only)) == [
+        "## automaton-rules audit: ⛔ 2 errors",
+        "0 tasks audited; findings at or above `error` fail the audit. "
+        "Exit code 2, for 2 errors (broken tasks or plugins: see Errors).",
+    ]
+
+
 def test_markdown_tables_are_well_formed_and_escape_untrusted_text(
     audited: AutomatonProject,
 ) -> None:
@@ -298,9 +410,13 @@ def test_markdown_tables_are_well_formed_and_escape_untrusted_text(
 
 
 def test_markdown_shows_the_tasks_by_phase(audited: AutomatonProject) -> None:
-    rows = cell_texts(audit(audited, "markdown").stdout)
+    text = audit(audited, "markdown").stdout
+    rows = cell_texts(text)
     phases = {r[0]: r[1:] for r in rows if len(r) == 3 and r[0] != "Phase"}
     assert phases["research"] == ["2", "add-user-auth (awaiting approval), fix-login-bug"]
+    # Names are code spans, as in the findings tables; awaiting approval in bold too.
+    assert "| research | 2 | **`add-user-auth`** (awaiting approval), `fix-login-bug` |" in text
+    assert f"`{ODD_FOLDER.replace('|', chr(92) + '|')}`" in text
     assert phases["design"] == ["1", "legacy"]
     assert phases["no .state"][0] == "1"
     assert list(phases) == ["research", "design", "no .state"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
-from conftest import ROOT, Project, path_to
+from conftest import ROOT, Project, history, path_to, rewrite_history
 
 from automaton_rules.core.history import HistoryEntry
 from automaton_rules.report import stats as figures
@@ -203,6 +203,22 @@ def test_stats_of_an_unknown_task_is_exit_2(project: Project) -> None:
     assert project.run("--stats", "--format", "dot").err == (
         "ERROR: --format goes with --audit or --graph (use --json elsewhere).\n"
     )
+
+
+def test_the_rows_add_up_with_a_phase_the_workflow_does_not_know(project: Project) -> None:
+    project.clock.set(START)
+    project.create("odd")
+    folder = project.task_dir("odd")
+    written = {"time": "2026-03-02T09:10:00Z", "from": "new", "to": "foo:awaiting_approval"}
+    written |= {"actor": "someone", "command": "--transition foo:awaiting_approval"}
+    rewrite_history(folder, [*history(folder), written])  # a line written by hand
+    project.clock.advance(70 * MINUTE)
+    lines = project.run("--stats", "--task", "odd").out.splitlines()
+    rows = {line.split()[0]: line for line in lines if line.startswith("  ")}
+    assert rows["foo"] == "  foo                          0s       1    1h 00m"
+    assert rows["all"] == "  all phases              10m 00s            1h 00m"
+    (counted,) = project.run("--stats", "--task", "odd", "--json").json["tasks"]
+    assert counted["phases"]["foo"]["waiting_seconds"] == counted["waiting_seconds"] == HOUR
 
 
 def _entry(minutes: int, source: str | None, target: str, command: str) -> HistoryEntry:

@@ -271,7 +271,7 @@ def _move_problem(previous: Any, entry: dict[str, Any], subtask: bool) -> str | 
     if command == f"--transition {target}":
         if target in machine.legal_targets(source, subtask=subtask):
             return None
-        if machine.is_approved(source) and target == machine.base_phase(source) + machine.AWAITING:
+        if target == machine.reapproval_target(source):
             return None  # back to the gate to approve a changed artifact again
         return f"'{source}' to '{target}' is not a legal transition"
     return f"command {command!r} does not change a task's state"

@@ -345,7 +345,7 @@ def audit(
     select: str | None,
     ignore: str | None,
     fail_on: str | None,
-    output_format: str,
+    output_format: str | None,
     as_json: bool,
     invoked_as: str,
     baseline: Path | None = None,
@@ -359,9 +359,9 @@ def audit(
     from automaton_rules.report import FORMATS, AuditReport
     from automaton_rules.report import baseline as baselines
 
-    if output_format not in FORMATS:
+    if output_format is not None and output_format not in FORMATS:
         raise AutomatonError(
-            "usage", f"Unknown format '{output_format}'; choose {', '.join(FORMATS)}."
+            "usage", f"Unknown format '{printable(output_format)}'; choose {', '.join(FORMATS)}."
         )
     if baseline is not None and write_baseline is not None:
         raise AutomatonError("usage", "--baseline and --write-baseline cannot be combined.")
@@ -384,7 +384,7 @@ def audit(
         gone=compared.gone if compared else [],
         since=(since, commit) if since is not None and commit is not None else None,
     )
-    fmt = "json" if as_json and output_format == "text" else output_format
+    fmt = "json" if as_json and output_format in (None, "text") else output_format or "text"
     failed = _audited(report, engine, settings)
     if write_baseline is not None:
         outcome = _written(report, write_baseline, fmt)
@@ -512,7 +512,7 @@ def graph(
     task: str | None,
     project: Path | None,
     config: Path | None,
-    output_format: str,
+    output_format: str | None,
     invoked_as: str,
     **_: object,
 ) -> Outcome:
@@ -520,18 +520,16 @@ def graph(
     task, the state it is in and the path its history records."""
     from automaton_rules.report import graph as graphs
 
-    fmt = "mermaid" if output_format == "text" else output_format
+    fmt = output_format or "mermaid"
     if fmt not in graphs.FORMATS:
         raise AutomatonError(
             "usage",
-            f"Unknown format '{printable(output_format)}'; choose {', '.join(graphs.FORMATS)}.",
+            f"Unknown format '{printable(fmt)}'; choose {', '.join(graphs.FORMATS)}.",
         )
     chosen = None
-    if task is not None:
+    if task is not None:  # untracked or hand-edited: refused, as --task refuses it
         proj, _settings = _open(project, config, invoked_as)
-        chosen = proj.load(task)
-        if chosen.state is not None:
-            refuse_hand_edit(proj, chosen)
+        chosen = load_tracked(proj, task)
     else:
         _project_if_any(project, config)
     drawn = graphs.workflow_graph(chosen)

@@ -191,7 +191,7 @@ LATE_BELONGS: tuple[tuple[str, object, tuple[str, ...], str], ...] = (
     *((name, None, ("audit",), f"{_flag(name)} goes with --audit.") for name in AUDIT_ONLY),
     (
         "output_format",
-        "text",
+        None,
         ("audit", "graph"),
         "--format goes with --audit or --graph (use --json elsewhere).",
     ),

@@ -49,7 +49,7 @@ class Invocation:
     validate_folder: bool = False
     upgrade: bool = False
     audit: bool = False
-    output_format: str = "text"
+    output_format: Optional[str] = None
     select: Optional[str] = None
     ignore: Optional[str] = None
     fail_on: Optional[str] = None
@@ -102,8 +102,8 @@ OPTIONS = {
     ),
     "output_format": Option(
         "--format",
-        "With --audit: text, json, sarif, github, markdown, junit, gitlab or html. "
-        "With --graph: mermaid (default) or dot.",
+        "With --audit: text (default), json, sarif, github, markdown, junit, gitlab or "
+        "html. With --graph: mermaid (default) or dot.",
         "FORMAT",
     ),
     "select": Option(

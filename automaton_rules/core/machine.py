@@ -86,7 +86,8 @@ FORBIDDEN: dict[str, frozenset[str]] = {
 }
 
 # Moves made with --transition. X:awaiting_approval -> X:approved is not here on
-# purpose: only --approve makes it.
+# purpose: only --approve makes it. Nor is X:approved -> X:awaiting_approval, open only
+# once the approved artifact has changed (`reapproval_target`).
 TRANSITIONS: dict[str, tuple[str, ...]] = {
     "new": ("research",),
     "research": ("research:awaiting_approval",),
@@ -161,6 +162,12 @@ def legal_targets(state: str, *, subtask: bool = False) -> tuple[str, ...]:
 def approval_target(state: str) -> str | None:
     """The state --approve leads to, or None when no approval is pending."""
     return base_phase(state) + APPROVED if is_awaiting(state) else None
+
+
+def reapproval_target(state: str) -> str | None:
+    """The gate an `X:approved` task may go back to with --transition, only once the
+    approved artifact has changed (the user approves the new one there); None elsewhere."""
+    return base_phase(state) + AWAITING if is_approved(state) else None
 
 
 def required_artifact(state: str) -> str | None:

@@ -138,6 +138,7 @@ class RuleCaller:
     def call(self, scheduled: Scheduled, result: RunResult, task: Task | None) -> None:
         """One rule on `task` (None: on the project); what it raises is its plugin's error."""
         rule = scheduled.rule
+        name = task.name if task is not None else None
         try:
             if scheduled.builtin and rule.argnames == ("task",):
                 produced = rule.func(task=task)  # built-in task rules: the quick road
@@ -165,14 +166,13 @@ class RuleCaller:
             return
         except AutomatonError as exc:
             message = f"rule {rule.code}: {exc.message}"
-            result.errors.append(PluginError(scheduled.plugin, message, rule.code))
+            result.errors.append(PluginError(scheduled.plugin, message, rule.code, name))
             return
         except PLUGIN_FAILURES as exc:
             where = f" on task '{task.name}'" if task is not None else ""
             message = f"rule {rule.code}{where}: {describe(exc)}"
-            result.errors.append(PluginError(scheduled.plugin, message, rule.code))
+            result.errors.append(PluginError(scheduled.plugin, message, rule.code, name))
             return
-        name = task.name if task is not None else None
         for finding in found:  # stamped with what the rule knows and the finding left out
             result.findings.append(
                 finding.stamped(

@@ -76,7 +76,8 @@ class PluginError:
 
     plugin: str
     message: str
-    code: str | None = None
+    code: str | None = None  # the rule that failed, when one did
+    task: str | None = None  # the task it failed on, when it ran task by task
 
     def __str__(self) -> str:
         """The one wording every report and message gives a plugin's failure."""

@@ -19,10 +19,13 @@ from automaton_rules.core.project import Task
 FORMATS: tuple[str, ...] = ("mermaid", "dot")
 
 # Edge kinds. The workflow's own: a task is created in `new` (from the start, `[*]`),
-# moves by --transition, passes a gate by --approve, and ends in `complete`.
+# moves by --transition, passes a gate by --approve, goes back from `X:approved` to its
+# gate by --transition once the approved artifact has changed (a re-approval), and ends
+# in `complete`.
 CREATE = "create"
 TRANSITION = "transition"
 APPROVE = "approve"
+REAPPROVE = "re-approval"
 END = "end"
 # Only in a task's history: a follow-up task starts mid-way, --upgrade adopts a folder or
 # restores a `.state`, and anything else the workflow has no edge for.
@@ -32,6 +35,7 @@ OFF_WORKFLOW = "off-workflow"
 _COMMAND_KINDS = {"--follow-up": FOLLOW_UP, "--upgrade": UPGRADE}
 _LABELS = {
     APPROVE: "approve",
+    REAPPROVE: "re-approval",
     FOLLOW_UP: "follow-up",
     UPGRADE: "upgrade",
     OFF_WORKFLOW: "off workflow",
@@ -117,13 +121,16 @@ def workflow_graph(task: Task | None = None) -> Graph:
 
 
 def _workflow_edges(states: tuple[str, ...], subtask: bool) -> tuple[Edge, ...]:
-    """Creation, every --transition and --approve among `states`, and the end."""
+    """Creation, every --transition, --approve and re-approval among `states`, the end."""
     edges = [Edge(None, "new", CREATE)]
     for state in states:
         edges += [Edge(state, t, TRANSITION) for t in machine.legal_targets(state, subtask=subtask)]
         approved = machine.approval_target(state)
         if approved is not None:
             edges.append(Edge(state, approved, APPROVE))
+        gate = machine.reapproval_target(state)
+        if gate is not None:
+            edges.append(Edge(state, gate, REAPPROVE))
     edges += [Edge(state, None, END) for state in FINAL_STATES]
     return tuple(edges)
 
@@ -166,33 +173,46 @@ def label(graph: Graph, edge: Edge) -> str:
     return word or steps
 
 
-# Mermaid: gates amber, the states the path entered blue, the current state green; the
-# `current` class comes last so it wins where a state is also a gate or visited.
+# Mermaid: gates amber, the states the path entered blue, the current state green. Each
+# state gets one class only, since of two classes Mermaid applies the one defined last:
+# a gate the path entered stays amber with a blue border, the current gate is green with
+# an amber border.
 _CLASS_DEFS = (
     ("gate", "fill:#fff3cd,stroke:#b8860b,stroke-width:2px,color:#000"),
     ("visited", "fill:#dbe9ff,stroke:#1f5fbf,color:#000"),
+    ("visitedGate", "fill:#fff3cd,stroke:#1f5fbf,stroke-width:3px,color:#000"),
     ("current", "fill:#2e7d32,stroke:#1b5e20,stroke-width:3px,color:#fff"),
+    ("currentGate", "fill:#2e7d32,stroke:#b8860b,stroke-width:4px,color:#fff"),
 )
+
+
+def mermaid_class(graph: Graph, state: str) -> str | None:
+    """The one class a state is drawn with: current, else visited, else plain; a gate's
+    own variant of each."""
+    gate = state in graph.gates
+    if state == graph.current:
+        return "currentGate" if gate else "current"
+    if state in graph.visited:
+        return "visitedGate" if gate else "visited"
+    return "gate" if gate else None
 
 
 def mermaid(graph: Graph) -> str:
     """A `stateDiagram-v2` that GitHub renders as it is, in a ```mermaid block."""
+    classes: dict[str, list[str]] = {}
+    for state in graph.states:
+        classes.setdefault(mermaid_class(graph, state) or "", []).append(node_id(state))
     lines = ["stateDiagram-v2", f"    %% automaton-rules: {_title(graph)}"]
-    lines += [f"    classDef {name} {style}" for name, style in _CLASS_DEFS]
+    lines += [f"    classDef {name} {style}" for name, style in _CLASS_DEFS if name in classes]
     lines += [f'    state "{s}" as {node_id(s)}' for s in graph.states if node_id(s) != s]
     for edge in graph.edges:
         source = "[*]" if edge.source is None else node_id(edge.source)
         target = "[*]" if edge.target is None else node_id(edge.target)
         words = label(graph, edge)
         lines.append(f"    {source} --> {target}" + (f" : {words}" if words else ""))
-    marked = (
-        ("gate", graph.gates),
-        ("visited", graph.visited),
-        ("current", (graph.current,) if graph.current else ()),
-    )
-    for name, states in marked:
-        if states:
-            lines.append(f"    class {','.join(node_id(s) for s in states)} {name}")
+    lines += [
+        f"    class {','.join(classes[name])} {name}" for name, _ in _CLASS_DEFS if name in classes
+    ]
     return "\n".join(lines)
 
 
@@ -211,7 +231,7 @@ def _quoted(text: str) -> str:
 
 def dot(graph: Graph) -> str:
     """A Graphviz `digraph`: gates are diamonds, the current state is filled, the path's
-    edges are bold and blue."""
+    edges are bold and blue, approvals and re-approvals dashed."""
     lines = [
         "digraph workflow {",
         f"  label={_quoted('automaton-rules: ' + _title(graph))};",
@@ -249,8 +269,10 @@ def _edge_attrs(graph: Graph, edge: Edge) -> str:
     words = label(graph, edge)
     if words:
         attrs.append(f"label={_quoted(words)}")
-    if edge.kind == APPROVE:
+    if edge.kind in (APPROVE, REAPPROVE):
         attrs.append("style=dashed")
+    if edge.kind == REAPPROVE:
+        attrs.append("constraint=false")  # a way back: it does not rank the gate below
     if graph.steps(edge):
         attrs += ["penwidth=2.5", 'color="#1f5fbf"']
     return f" [{', '.join(attrs)}]" if attrs else ""

@@ -73,6 +73,14 @@ a { color: var(--note); }
 .card a { font-weight: 600; text-decoration: none; color: var(--ink); overflow-wrap: anywhere; }
 .card .state { display: block; color: var(--muted); font-size: .85em; }
 .empty { color: var(--muted); font-style: italic; font-size: .85em; }
+.waiting { border: 1px solid var(--gate); border-left-width: 4px; border-radius: .5rem;
+  background: #fffbeb; padding: .5rem .7rem; margin-bottom: .75rem; break-inside: avoid; }
+.waiting h3 { font-size: .95rem; }
+.waiting ol { display: flex; flex-wrap: wrap; gap: .4rem; list-style: none; margin: .4rem 0 0;
+  padding: 0; }
+.waiting li { background: #fff; border: 1px solid var(--gate); border-radius: .4rem;
+  padding: .2rem .5rem; }
+.waiting a { font-weight: 600; color: var(--ink); overflow-wrap: anywhere; }
 .diagram { overflow-x: auto; border: 1px solid var(--line); border-radius: .5rem;
   padding: .5rem; }
 .diagram svg { display: block; max-width: 100%; height: auto; }
@@ -206,21 +214,37 @@ def columns(tasks: Iterable[Task]) -> list[tuple[str, list[Task]]]:
 def _board(
     report: AuditReport, anchors: dict[str, str], by_task: dict[str | None, list[Finding]]
 ) -> str:
-    """A column per phase; a card per task, linking to its timeline and artifacts."""
+    """The tasks awaiting approval first, all of them; then a column per phase, a card per
+    task, each linking to the task's timeline and artifacts."""
     out = []
-    for phase, tasks in columns(report.tasks):
+    board = columns(report.tasks)
+    for phase, tasks in board:
         cards = "".join(_card(report, t, anchors[t.name], by_task.get(t.name, [])) for t in tasks)
         listed = f"<ol>{cards}</ol>" if cards else '<p class="empty">no task</p>'
         out.append(
             f'<div class="column" data-phase="{_text(phase)}">'
             f"<h3><span>{_text(phase)}</span><span>{len(tasks)}</span></h3>{listed}</div>"
         )
-    waiting = sum(machine.is_awaiting(t.state or "") for t in report.tasks)
-    note = f" · {waiting} awaiting approval" if waiting else ""
+    waiting = [t for _, tasks in board for t in tasks if machine.is_awaiting(t.state or "")]
     return (
-        f'<section id="board"><h2>Board</h2><p class="muted">'
-        f"{plural(len(report.tasks), 'task')} by phase{note}</p>"
+        f'<section id="board"><h2>Board</h2>{_waiting(waiting, anchors)}<p class="muted">'
+        f"{plural(len(report.tasks), 'task')} by phase</p>"
         f'<div class="board">{"".join(out)}</div></section>'
+    )
+
+
+def _waiting(tasks: list[Task], anchors: dict[str, str]) -> str:
+    """Every task awaiting approval, in the workflow's order, above the columns: what a
+    person supervising agents has to act on."""
+    items = "".join(
+        f'<li data-awaiting="{_text(t.name)}"><a href="#{anchors[t.name]}">{_text(t.name)}</a> '
+        f'<span class="mono muted">{_text(t.state)}</span></li>'
+        for t in tasks
+    )
+    listed = f"<ol>{items}</ol>" if items else '<p class="empty">no task awaits approval</p>'
+    return (
+        f'<div class="waiting" id="awaiting"><h3>Awaiting approval ({len(tasks)})</h3>'
+        f"{listed}</div>"
     )
 
 
@@ -250,7 +274,8 @@ def _diagram(report: AuditReport) -> str:
     held = Counter(task.state for task in report.tasks if task.state is not None)
     return (
         '<section id="workflow"><h2>Workflow</h2><p class="muted">Each state with the number '
-        "of tasks in it; approval gates in amber, their approvals dashed.</p>"
+        "of tasks in it; approval gates in amber, their approvals dashed, and the way back "
+        "to a gate once an approved artifact has changed dotted.</p>"
         f'<div class="diagram">{svg(workflow_graph(), held)}</div></section>'
     )
 
@@ -400,27 +425,40 @@ def _entry_row(entry: HistoryEntry) -> str:
 
 
 def roles(task: Task) -> list[tuple[str, str, str]]:
-    """(file, what it is to the phase, css class) for each file in the task folder, then
-    each artifact the phase expects that is missing."""
+    """(file, what it is to the task's state, css class) for each file in the task folder,
+    then each artifact the state expects that is missing. Every artifact is worded alike:
+    `artifact of <phase>: expected` (or `optional`, `this phase's deliverable`, …)."""
     state = task.state if task.state is not None and machine.is_state(task.state) else None
     wanted = presumed_artifacts(task) if state else ()
-    own = machine.required_artifact(state) if state else None
-    ahead = machine.forbidden_artifacts(state) if state else frozenset()
     out = []
     for name in sorted(task.files, key=lambda n: (n.startswith("."), n)):
-        if name in wanted:
-            out.append((name, "expected by the phase", "ok"))
-        elif name == own:
-            out.append((name, "this phase's deliverable", "ok"))
-        elif name in ahead:
-            out.append((name, "artifact of a phase not reached", "ahead"))
-        elif machine.is_artifact(name):
-            out.append((name, f"artifact of {machine.ARTIFACT_PHASE[name]}", ""))
+        if machine.is_artifact(name):
+            role, css = _artifact_role(name, state, wanted)
+            out.append((name, f"artifact of {machine.ARTIFACT_PHASE[name]}{role}", css))
         else:
             out.append((name, "record" if name.startswith(".state") else "other file", "muted"))
     missing = [name for name in wanted if name not in task.files]
-    out += [(name, "expected by the phase: missing", "missing") for name in missing]
+    out += [
+        (name, f"artifact of {machine.ARTIFACT_PHASE[name]}: expected, missing", "missing")
+        for name in missing
+    ]
     return out
+
+
+def _artifact_role(name: str, state: str | None, wanted: tuple[str, ...]) -> tuple[str, str]:
+    """What an artifact in the folder is to the task's state (nothing to say without a
+    known state), and its css class."""
+    if state is None:
+        return "", ""
+    if name in wanted:
+        return ": expected", "ok"
+    if name == machine.required_artifact(state):
+        return ": this phase's deliverable", "ok"
+    if name in machine.forbidden_artifacts(state):
+        return ": phase not reached", "ahead"
+    if machine.ARTIFACT_PHASE[name] in machine.MANDATORY_PHASES:
+        return ": not required here", ""  # a decomposed parent's, done by its sub-tasks
+    return ": optional", ""
 
 
 def _artifacts(task: Task) -> str:
@@ -475,7 +513,10 @@ def _edge(edge: Edge) -> str:
     if edge.source is None or edge.target is None:
         return _start() if edge.source is None else ""
     (x1, y1), (x2, y2) = _place(edge.source), _place(edge.target)
-    if y1 == y2:
+    if y1 == y2 and x2 < x1:  # back along a row (a re-approval): under the boxes
+        sx, tx, y, dip = x1 + NODE_W / 3, x2 + NODE_W * 2 / 3, y1 + NODE_H, ROW_GAP * 0.8
+        path = f"M{sx},{y} C{sx},{y + dip} {tx},{y + dip} {tx},{y}"
+    elif y1 == y2:
         path = f"M{x1 + NODE_W},{y1 + NODE_H / 2} L{x2},{y2 + NODE_H / 2}"
     elif y2 - y1 == ROW and x1 == x2:
         path = f"M{x1 + NODE_W / 2},{y1 + NODE_H} L{x2 + NODE_W / 2},{y2}"
@@ -500,6 +541,7 @@ SVG_STYLE = (
     ".node text{font:12px system-ui,sans-serif;text-anchor:middle;fill:#1b1f24}"
     ".edge{fill:none;stroke:#57606a;stroke-width:1.2}"
     ".edge.approve{stroke:#b8860b;stroke-dasharray:5 3}"
+    ".edge.re-approval{stroke:#b8860b;stroke-dasharray:2 3}"
     "circle{fill:#1b1f24}"
     "#arrow path{fill:#57606a}"
 )

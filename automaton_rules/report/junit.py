@@ -1,6 +1,7 @@
 """JUnit XML, for the CI systems that show test results (Jenkins, GitLab, Azure): one
 testsuite per category, one testcase per rule and task, a violation its failure, and a
-broken plugin or task an error.
+rule that crashed on a task that testcase's error; a broken task, or a plugin that did not
+load, is an error in a last suite of its own.
 
 JUnit knows no severity, so only the findings that fail the audit (at or above
 `fail-on`) are failures; the others, and those a baseline knows, are listed in the
@@ -12,10 +13,13 @@ something in.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 from automaton_rules.core.output import printable
 from automaton_rules.engine.findings import MANUAL_FOLDERS, SEVERITIES, Finding
+from automaton_rules.engine.plugins import PluginError
 from automaton_rules.engine.rule import Rule
 from automaton_rules.report import AuditReport
 
@@ -33,6 +37,10 @@ class Cases:
         self.found: dict[tuple[str, str | None], list[Finding]] = {}
         for finding in report.result.findings:
             self.found.setdefault((finding.code, finding.task), []).append(finding)
+        self.crashed: dict[tuple[str, str | None], list[PluginError]] = {}
+        in_cases, self.unplaced = split(report)
+        for error in in_cases:
+            self.crashed.setdefault((str(error.code), error.task), []).append(error)
 
     def of(self, rule: Rule) -> Iterator[ET.Element]:
         """A rule's testcases: every task for a task rule, else the project; then every
@@ -43,11 +51,16 @@ class Cases:
         else:
             names[None] = None
         names.update(dict.fromkeys(task for code, task in self.found if code == rule.code))
+        names.update(dict.fromkeys(task for code, task in self.crashed if code == rule.code))
         skipped = self.report.result.skipped.get(rule.category)
         for name in names:
             case = ET.Element("testcase", classname=rule.code, name=_text(name or self.project))
             found = self.found.get((rule.code, name), [])
-            if skipped is not None:
+            crashed = self.crashed.get((rule.code, name))
+            if crashed:
+                _error(case, crashed)
+                self.judge(case, found, can_fail=False)
+            elif skipped is not None:
                 ET.SubElement(case, "skipped", message=_text(skipped))
             elif not found and name in self.stateless and rule.category != MANUAL_FOLDERS:
                 ET.SubElement(case, "skipped", message=f"no .state file (see {MANUAL_FOLDERS})")
@@ -55,9 +68,10 @@ class Cases:
                 self.judge(case, found)
             yield case
 
-    def judge(self, case: ET.Element, found: list[Finding]) -> None:
-        """A failure for the violations, the other findings written out."""
-        failing = [f for f in found if id(f) in self.failing]
+    def judge(self, case: ET.Element, found: list[Finding], can_fail: bool = True) -> None:
+        """A failure for the violations, the other findings written out (all of them in a
+        testcase that has an error already: a testcase has one outcome)."""
+        failing = [f for f in found if can_fail and id(f) in self.failing]
         if failing:
             worst = min(failing, key=lambda f: SEVERITIES.index(str(f.severity)))
             message = failing[0].message
@@ -91,18 +105,54 @@ def _line(finding: Finding) -> str:
     return _text(line)
 
 
-def errors(report: AuditReport) -> Iterator[ET.Element]:
-    """Each broken task and broken plugin as a testcase in error."""
+def split(report: AuditReport) -> tuple[list[PluginError], list[PluginError]]:
+    """The plugin errors of rules that ran, each for its rule's testcase on its task (or
+    the project); and the others (a plugin that did not load), with no testcase to go in."""
+    codes = {rule.code for _, rule in report.rules}
+    in_cases: list[PluginError] = []
+    others: list[PluginError] = []
+    for error in report.result.errors:
+        (in_cases if error.code in codes else others).append(error)
+    return in_cases, others
+
+
+def _error(case: ET.Element, crashed: list[PluginError]) -> None:
+    """A testcase's `<error>`: the rule crashed there, so it has no verdict."""
+    message = crashed[0].message
+    if len(crashed) > 1:
+        message = f"{len(crashed)} errors: {message}"
+    element = ET.SubElement(case, "error", message=_text(message), type="plugin")
+    element.text = "\n".join(_text(str(error)) for error in crashed)
+
+
+def errors(report: AuditReport, unplaced: list[PluginError]) -> Iterator[ET.Element]:
+    """Each broken task, and each plugin error no rule's testcase holds, as a testcase in
+    error, named so no two are alike: CI systems merge testcases of the same name."""
+    seen: Counter[tuple[str, str]] = Counter()
+
+    def case(kind: str, classname: str, name: str, message: str, text: str) -> ET.Element:
+        seen[classname, name] += 1
+        if seen[classname, name] > 1:
+            name = f"{name} ({seen[classname, name]})"
+        testcase = ET.Element("testcase", classname=_text(classname), name=_text(name))
+        ET.SubElement(testcase, "error", message=_text(message), type=kind).text = _text(text)
+        return testcase
+
     for error in report.task_errors:
         name, _, message = error.partition(": ")
-        case = ET.Element("testcase", classname="tasks", name=_text(name))
-        ET.SubElement(case, "error", message=_text(message or error), type="task")
-        yield case
-    for failed in report.result.errors:
-        case = ET.Element("testcase", classname=failed.code or "plugins", name=_text(failed.plugin))
-        element = ET.SubElement(case, "error", message=_text(failed.message), type="plugin")
-        element.text = _text(str(failed))
-        yield case
+        yield case("task", "tasks", name, message or error, error)
+    for failed in unplaced:
+        name = _plugin(report, failed)
+        yield case("plugin", failed.code or "plugins", name, failed.message, str(failed))
+
+
+def _plugin(report: AuditReport, error: PluginError) -> str:
+    """A plugin as a testcase names it: a file in the project by its path from the project
+    root (the same on every machine), else by its name as loaded."""
+    path = Path(error.plugin)
+    if path.is_absolute() and path.is_relative_to(report.project.root):
+        return path.relative_to(report.project.root).as_posix()
+    return error.plugin
 
 
 def suite(name: str, cases: Iterator[ET.Element]) -> ET.Element:
@@ -132,8 +182,8 @@ def render(report: AuditReport) -> str:
         for category, rules in by_category.items()
         if rules
     ]
-    if report.errors:
-        suites.append(suite("errors", errors(report)))
+    if report.task_errors or cases.unplaced:
+        suites.append(suite("errors", errors(report, cases.unplaced)))
     root = ET.Element("testsuites", name="automaton-rules audit")
     root.extend(suites)
     for key in COUNTS:

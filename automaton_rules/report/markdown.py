@@ -2,7 +2,8 @@
 the outcome, a count per category, the findings by category, the tasks by phase, errors.
 
 Task names, paths and messages are untrusted: each is shown as itself, on one line, with
-no Markdown or HTML of its own and no `|` that could end a table cell.
+no Markdown or HTML of its own and no `|` that could end a table cell. In tables, rule
+codes, task names and paths are code spans; categories and messages are escaped text.
 """
 
 from __future__ import annotations
@@ -67,23 +68,38 @@ def listed(lines: list[str], what: str) -> list[str]:
 
 
 def title(report: AuditReport) -> list[str]:
-    """The outcome first, as a reader of a job summary looks for it."""
-    if report.errors:
-        outcome = f"⛔ {plural(len(report.errors), 'error')}"
-    elif report.violations:
-        outcome = f"❌ {plural(len(report.violations), 'violation')}"
+    """The outcome first, as a reader of a job summary looks for it: errors and violations
+    both, and what made the exit code."""
+    errors, violations = len(report.errors), len(report.violations)
+    if errors:
+        outcome = f"⛔ {plural(errors, 'error')}"
+        outcome += f" and {plural(violations, 'violation')}" if violations else ""
+    elif violations:
+        outcome = f"❌ {plural(violations, 'violation')}"
     else:
         outcome = "✅ passed"
     lines = [
         f"## automaton-rules audit: {outcome}",
         "",
         f"{plural(len(report.tasks), 'task')} audited; findings at or above "
-        f"`{report.fail_on}` fail the audit (exit code {report.exit_code}).",
+        f"`{report.fail_on}` fail the audit. {_exit(errors, violations)}",
     ]
     if report.since is not None:
         rev, sha = report.since
         lines[-1] += f" The git rules read the commits after {text(rev)} ({sha[:7]}) only."
     return lines
+
+
+def _exit(errors: int, violations: int) -> str:
+    """What made the exit code: errors (the audit could not judge everything) before
+    violations, as the code itself puts them."""
+    if errors:
+        why = "a broken task or plugin" if errors == 1 else "broken tasks or plugins"
+        also = f"; {plural(violations, 'violation')} alone would give 1" if violations else ""
+        return f"Exit code 2, for {plural(errors, 'error')} ({why}: see Errors){also}."
+    if violations:
+        return f"Exit code 1, for {plural(violations, 'violation')}."
+    return "Exit code 0: no violation."
 
 
 def status(report: AuditReport, category: str, failing: set[str]) -> str:
@@ -188,8 +204,8 @@ def _names(tasks: list[Task]) -> str:
 
 
 def _task(task: Task) -> str:
-    """A task's name, with its place at the approval gate."""
-    name = text(task.name)
+    """A task's name as a code span, as in the findings, with its place at the gate."""
+    name = code(task.name)
     state = task.state or ""
     if machine.is_awaiting(state):
         return f"**{name}** (awaiting approval)"

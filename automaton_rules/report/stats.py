@@ -252,7 +252,9 @@ _HEADER = f"  {'phase':<22}{'time':>9}{'visits':>8}{'waiting':>10}  rework"
 
 
 def _row(phase: str, figures: PhaseFigures, rework: str) -> str:
-    gated = phase in machine.APPROVAL_PHASES
+    """One phase's line; its waiting shows wherever some was counted, so that the rows add
+    up to `all phases` (a hand-written `foo:awaiting_approval` line counts as waiting)."""
+    gated = phase in machine.APPROVAL_PHASES or figures.waiting > 0
     waiting = duration(figures.waiting) if gated else "—"
     return (
         f"  {printable(phase, 22):<22}{duration(figures.seconds):>9}{figures.visits:>8}"

@@ -24,9 +24,7 @@ def refuse_illegal(project: Project, task: Task, target: str, *, reopen: bool = 
     `reopen`: the approval in force does not stand, so the way back to the gate is open."""
     current = task.state or ""
     legal = machine.legal_targets(current, subtask=task.parent is not None)
-    if target == reapproval_gate(task) or (
-        reopen and target == machine.base_phase(current) + machine.AWAITING
-    ):
+    if target == reapproval_gate(task) or (reopen and target == machine.reapproval_target(current)):
         return
     if target in legal:
         if current == machine.SUBTASK_PARENT_STATE and target == "complete":
@@ -193,10 +191,8 @@ def changed_since_approval(task: Task) -> tuple[str, dict[str, Any]] | None:
 def reapproval_gate(task: Task) -> str | None:
     """`X:awaiting_approval`, the way back to the gate from `X:approved`, open only while
     the approved artifact has changed: the user approves the new one there."""
-    state = task.state or ""
-    if not machine.is_approved(state) or changed_since_approval(task) is None:
-        return None
-    return machine.base_phase(state) + machine.AWAITING
+    gate = machine.reapproval_target(task.state or "")
+    return gate if gate is not None and changed_since_approval(task) is not None else None
 
 
 def refuse_changed_approval(project: Project, task: Task, target: str) -> None:
