@@ -299,26 +299,53 @@ def git_with_hooks(
     )
 
 
-# ------------------------------------------------------------------ SSH keys
+# ------------------------------------------------------------------ system tools
+
+APT_TIMEOUT = 900  # seconds for one apt-get call: a browser is a large download
+
+
+def _apt_install(package: str) -> str:
+    """`apt-get install PACKAGE`, with `apt-get update` first if the lists lack it; what
+    went wrong, or ''."""
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = ["apt-get", "install", "-y", "-q", package]
+    options: dict[str, Any] = dict(capture_output=True, text=True, env=env, check=False)
+    try:
+        done = subprocess.run(install, timeout=APT_TIMEOUT, **options)
+        if done.returncode != 0:
+            subprocess.run(["apt-get", "update", "-q"], timeout=APT_TIMEOUT, **options)
+            done = subprocess.run(install, timeout=APT_TIMEOUT, **options)
+    except subprocess.TimeoutExpired:
+        return f"apt-get took more than {APT_TIMEOUT} s"
+    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["failed"])[-1]
+
+
+def system_tool(package: str, *commands: str) -> str:
+    """The first of `commands` on PATH, installed with apt-get (Debian's `package`) where
+    the tests run as root; otherwise the test is skipped, saying why."""
+    import shutil
+
+    def found() -> str | None:
+        return next((path for name in commands if (path := shutil.which(name))), None)
+
+    named = " or ".join(commands)
+    if found() is None:
+        if os.geteuid() != 0 or not shutil.which("apt-get"):
+            why = "not root" if shutil.which("apt-get") else "no apt-get"
+            pytest.skip(f"{named} is not installed, and apt-get cannot install it here ({why})")
+        problem = _apt_install(package)
+        if found() is None:
+            problem = problem or f"no {named} after it"
+            pytest.skip(f"{named} is not installed: apt-get install {package}: {problem}")
+    path = found()
+    assert path is not None
+    return path
 
 
 @pytest.fixture(scope="session")
 def ssh_keygen() -> str:
     """The ssh-keygen to use, installed here if the machine allows."""
-    import shutil
-
-    found = shutil.which("ssh-keygen")
-    if found is None and shutil.which("apt-get") and os.geteuid() == 0:
-        subprocess.run(
-            ["apt-get", "install", "-y", "-q", "openssh-client"],
-            capture_output=True,
-            check=False,
-            timeout=600,
-        )
-        found = shutil.which("ssh-keygen")
-    if found is None:
-        pytest.skip("ssh-keygen is not installed and could not be installed here")
-    return found
+    return system_tool("openssh-client", "ssh-keygen")
 
 
 def make_key(folder: Path, name: str) -> Path:

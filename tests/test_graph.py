@@ -4,11 +4,10 @@ with --task, the task's state highlighted and the path its history records drawn
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
-from conftest import ROOT, Project, path_to
+from conftest import ROOT, Project, path_to, system_tool
 
 from automaton_rules.core import machine
 from automaton_rules.report import graph as graphs
@@ -247,11 +246,11 @@ def test_graph_format_dot_prints_a_digraph(project: Project) -> None:
     assert "penwidth" not in taken[("research:approved", "decomposition")]
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
 def test_graphviz_reads_the_digraph(project: Project) -> None:
+    dot = system_tool("graphviz", "dot")  # installed here where apt-get can
     _rework(project, "alpha")
     text = project.run("--graph", "--format", "dot", "--task", "alpha").out
-    proc = subprocess.run(["dot", "-Tsvg"], input=text, capture_output=True, text=True, check=False)
+    proc = subprocess.run([dot, "-Tsvg"], input=text, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
 
 

@@ -16,7 +16,6 @@ import json
 import os
 import re
 import select
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import status_py
+from conftest import status_py, system_tool
 
 from automaton_rules.core import machine
 from automaton_rules.core.project import Project
@@ -478,44 +477,13 @@ def test_an_empty_project(automaton_project: AutomatonProject) -> None:
 # ---------------------------------------------------------- in a headless browser
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
-INSTALL_TIMEOUT = 900
-
-
-def _which() -> str | None:
-    return next((path for name in BROWSERS if (path := shutil.which(name))), None)
-
-
-def _apt_install() -> str:
-    """`apt-get install chromium`, with `apt-get update` first if the lists lack it; what
-    went wrong, or ''."""
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "-q", "chromium"]
-    run = dict(capture_output=True, text=True, env=env, timeout=INSTALL_TIMEOUT, check=False)
-    try:
-        done = subprocess.run(install, **run)  # type: ignore[call-overload]
-        if done.returncode != 0:
-            subprocess.run(["apt-get", "update", "-q"], **run)  # type: ignore[call-overload]
-            done = subprocess.run(install, **run)  # type: ignore[call-overload]
-    except subprocess.TimeoutExpired:
-        return f"apt-get took more than {INSTALL_TIMEOUT} s"
-    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["failed"])[-1]
 
 
 @pytest.fixture(scope="module")
 def chromium() -> str:
     """Debian's chromium (or another Chrome on PATH), installed with apt where the test
     runs as root; else the browser tests are skipped, saying why."""
-    found = _which()
-    if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
-        problem = _apt_install()
-        found = _which()
-        if found is None:
-            why = f"failed: {problem}" if problem else f"left none of {', '.join(BROWSERS)} on PATH"
-            pytest.skip(f"no headless browser: apt-get install chromium {why}")
-    if found is None:
-        why = "not root" if os.geteuid() != 0 else "no apt-get"
-        pytest.skip(f"no headless browser: none of {', '.join(BROWSERS)} on PATH, and {why}")
-    return found
+    return system_tool("chromium", *BROWSERS)
 
 
 class Browser:
