@@ -180,6 +180,7 @@ def test_an_approval_signed_by_a_key_the_file_does_not_name_is_refused(
     )
     assert refused.rc == 1
     assert "does not name" in refused.err
+    assert "Sign with the approver's own key (--key FILE" in refused.err
     assert signed.state(name) == "design:awaiting_approval\n"
 
 
@@ -650,3 +651,40 @@ def test_a_terminal_approve_of_a_task_not_awaiting_asks_nothing(project: Project
     assert code == 1, out
     assert "Type the task's name" not in out
     assert "not awaiting approval" in out
+
+
+def test_a_configuration_elsewhere_cannot_loosen_the_projects_approval_mode(
+    signed: Project, tmp_path: Path
+) -> None:
+    """`--config` naming a file that says `approval = "open"` leaves the project's own mode
+    in force, at the gate and for the approval itself (found by an adversarial review)."""
+    name = awaiting(signed)
+    loose = tmp_path / "open.toml"
+    loose.write_text('approval = "open"\n')
+    refused = signed.run("--task", name, "--approve", "--config", str(loose))
+    assert refused.rc in (1, 2), refused.out
+    assert "sign" in refused.err
+    assert signed.state(name) == "design:awaiting_approval\n"
+    # An unsigned approval written by a looser run cannot be used to move on either.
+    write_config(signed, 'approval = "open"\n')
+    assert signed.run("--task", name, "--approve").rc == 0
+    write_config(signed, SIGNED)
+    moved = signed.run("--task", name, "--transition", "implement", "--config", str(loose))
+    assert moved.rc == 1, moved.out
+    assert "carries no signature" in moved.err
+    assert signed.state(name) == "design:approved\n"
+
+
+def test_prompt_mode_holds_whatever_config_an_agent_names(project: Project, tmp_path: Path) -> None:
+    name = awaiting(project)
+    write_config(project, PROMPT)
+    loose = tmp_path / "open.toml"
+    loose.write_text('approval = "open"\n')
+    refused = project.script("--task", name, "--approve", "--config", str(loose))
+    assert refused.rc == 1
+    assert f"Ask the user to type `approve {name}`" in refused.err
+    assert project.state(name) == "design:awaiting_approval\n"
+    # A stricter file elsewhere does apply: signed asks for a signature.
+    strict = tmp_path / "signed.toml"
+    strict.write_text(SIGNED)
+    assert "sign" in project.script("--task", name, "--approve", "--config", str(strict)).err

@@ -42,6 +42,7 @@ KINDS = {
     "state",
     "hooks",
     "approve",
+    "prompt",
     "call",
     "code",
 }
@@ -137,6 +138,7 @@ def kind(verdict: harness.Verdict) -> str:
         return "allow"
     found = [
         ("approve", reason == shell_verdict.APPROVAL),
+        ("prompt", reason == shell_verdict.PROMPT_HOOK),
         ("call", reason.startswith("DENIED: This command runs status.py with arguments")),
         ("code", reason.startswith("DENIED: This command runs shell or interpreter code")),
         ("hooks", reason.startswith("DENIED: This command skips or reroutes the workflow's git")),

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from automaton_rules.core import machine, signing
-from automaton_rules.core.config import Config
+from automaton_rules.core.config import APPROVAL_MODES, Config, find_config, load_config
 from automaton_rules.core.project import Project, Task
 from automaton_rules.core.record import Record
 
@@ -48,8 +48,17 @@ class Policy(Record):
 
     @classmethod
     def of(cls, settings: Config, project_root: Path) -> Policy:
-        """The policy a project's configuration sets."""
-        return cls(settings.approval, settings.signers(project_root))
+        """The policy a project's configuration sets. A `--config` naming another file
+        may make it stricter, never looser: an agent cannot approve its own work by
+        pointing status.py at a file that says `approval = "open"`."""
+        chosen = cls(settings.approval, settings.signers(project_root))
+        own_path = find_config(project_root) if settings.path is not None else None
+        if own_path is None or own_path.resolve() == settings.path:
+            return chosen
+        own = load_config(project_root)
+        if APPROVAL_MODES.index(own.approval) > APPROVAL_MODES.index(chosen.mode):
+            return cls(own.approval, own.signers(project_root))
+        return chosen
 
 
 OPEN = Policy()

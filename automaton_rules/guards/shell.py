@@ -56,13 +56,16 @@ class Computed(Record):
 class Call(Record):
     """One status.py (or automaton-status) call the line makes."""
 
-    _fields = ("argv", "computed", "approves")
+    _fields = ("argv", "computed", "approves", "hook")
     argv: tuple[str, ...]  # the words as written
     computed: bool  # its program or an argument is only known when it runs
-    approves: bool  # a literal --approve
+    approves: bool  # a literal --approve, or the adapter, which approves for a prompt
+    hook: bool  # the harness adapter (automaton-hook), not status.py
 
-    def __init__(self, argv: tuple[str, ...], computed: bool, approves: bool) -> None:
-        self._init(argv, computed, approves)
+    def __init__(
+        self, argv: tuple[str, ...], computed: bool, approves: bool, hook: bool = False
+    ) -> None:
+        self._init(argv, computed, approves, hook)
 
 
 class ShellLine(Record):

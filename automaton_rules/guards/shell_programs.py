@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     Handler = Callable[[Reading, list[Word], Where], None]
 
 STATUS_NAMES = frozenset({"status.py", "automaton-status"})
+# The harness adapter: fed a user-prompt event, it approves as the user would, so an
+# agent never runs it (`python -m automaton_rules.guards...` is the same program).
+HOOK_NAMES = frozenset({"automaton-hook"})
+HOOK_MODULES = "automaton_rules.guards"
 STDIN_PATHS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 SCRATCH = ("/tmp/", "/var/tmp/", "/dev/shm/", "/run/user/")
 STATUS_TEXT = re.compile(r"status\.py|automaton[-_]status|automaton_rules", re.IGNORECASE)
@@ -197,6 +201,9 @@ def run(reading: Reading, words: list[Word], where: Where) -> None:
     name = name_of(program)
     if name in STATUS_NAMES:
         reading.call(words, False)
+        return
+    if name in HOOK_NAMES:
+        reading.runs_hook(words)
         return
     handler = handler_for(name)
     if handler is not None:
@@ -372,6 +379,35 @@ def _shell_option(reading: Reading, words: list[Word], where: Where) -> None:
             shell_string(reading, words[index + 1], where, f"{name_of(words[0])} -c")
 
 
+def _script(reading: Reading, words: list[Word], where: Where) -> None:
+    """`script -qec STRING [FILE]` runs the string with a shell, in a pseudo-terminal;
+    without `-c`, a shell reading standard input. Either way it writes its typescript."""
+    args = Args(words[1:], "cIOBTEom", ("--command", "--log-in", "--log-out", "--log-io",
+                                          "--log-timing", "--echo", "--output-limit"))
+    command = args.value("c", "--command")
+    if command is not None:
+        shell_string(reading, command, where, "script -c")
+    else:
+        stdin_code(reading, where, "script", bash_syntax=True)
+    typescript = args.positional[0] if args.positional else Word("typescript")
+    reading.write(typescript, where, "script")
+
+
+def _tcl(reading: Reading, words: list[Word], where: Where) -> None:
+    """`expect -c CODE`, `expect FILE`, `tclsh` reading standard input: Tcl, whose
+    `spawn` and `exec` run any program."""
+    shown = name_of(words[0])
+    for index, word in enumerate(words[1:-1], 1):
+        if word.value == "-c":
+            code(reading, words[index + 1], where, f"{shown} -c")
+            return
+    start = options_end(words, 1, "bfD")
+    if start < len(words):
+        script(reading, words[start], where, shown, bash_syntax=False)
+    else:
+        stdin_code(reading, where, shown)
+
+
 def _watch(reading: Reading, words: list[Word], where: Where) -> None:
     """`watch CMD ARGS` joins its words and runs them with `sh -c` (`-x`: as they are)."""
     start = options_end(words, 1, "n", ("--interval", "--differences"))
@@ -492,6 +528,8 @@ def _python(reading: Reading, words: list[Word], where: Where) -> None:
         index += 1
     if index < len(words) and name_of(words[index]) in STATUS_NAMES:
         reading.call(words[index:], False)
+    elif index < len(words) and name_of(words[index]) in HOOK_NAMES:
+        reading.runs_hook(words[index:])
     elif index < len(words):
         script(reading, words[index], where, shown, bash_syntax=False)
     else:
@@ -508,6 +546,8 @@ def _module(reading: Reading, module: Word, rest: list[Word], where: Where) -> N
     name = module.value
     if module.computed or COMPUTED in name:
         reading.program(f"python -m {module.raw}")
+    elif name == HOOK_MODULES or name.startswith(HOOK_MODULES + "."):
+        reading.runs_hook([module, *rest])
     elif name == "automaton_rules" or name.startswith("automaton_rules."):
         reading.call([module, *rest], False)
     elif name in MODULE_PROGRAMS:
@@ -548,6 +588,10 @@ HANDLERS: dict[str, Handler] = {
     "su": _shell_option,
     "runuser": _shell_option,
     "watch": _watch,
+    "script": _script,
+    "expect": _tcl,
+    "tclsh": _tcl,
+    "wish": _tcl,
     "eval": _eval,
     "source": _source,
     ".": _source,

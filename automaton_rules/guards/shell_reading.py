@@ -137,6 +137,10 @@ class Reading:
         unknown = computed or any(w.computed or COMPUTED in w.value for w in argv)
         self.calls.append(Call(tuple(w.raw for w in argv), unknown, approves))
 
+    def runs_hook(self, argv: list[Word]) -> None:
+        """The harness adapter run from the shell: given a made-up prompt, it approves."""
+        self.calls.append(Call(tuple(w.raw for w in argv), False, True, hook=True))
+
     def approval_in(self, text: str, shown: str) -> None:
         """Code that names `--approve` approves, whatever runs it."""
         if "--approve" in text.replace('"', "").replace("'", ""):

@@ -30,6 +30,11 @@ APPROVAL = (
     "DENIED: Approval is the user's decision. Ask the user to approve; "
     "agents never run status.py --approve."
 )
+PROMPT_HOOK = (
+    "DENIED: automaton-hook answers the harness for the user's own prompts; run by an agent "
+    "it could approve in the user's name. Ask the user to approve (in prompt mode they "
+    "type `approve TASK` in the chat)."
+)
 COMPUTED_CALL = (
     "DENIED: This command runs status.py with arguments only known when it runs ({shown}); "
     "they could approve. Run status.py with literal arguments."
@@ -78,7 +83,7 @@ def judge(
 def _always(line: ShellLine) -> str | None:
     """What no phase allows: approving, computed status.py calls or code, hook skips."""
     if line.approves:
-        return APPROVAL
+        return PROMPT_HOOK if any(call.hook for call in line.calls) else APPROVAL
     computed = [call for call in line.calls if call.computed]
     if computed:
         return COMPUTED_CALL.format(shown=_short(" ".join(computed[0].argv)))

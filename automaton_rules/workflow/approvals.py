@@ -101,7 +101,8 @@ def signed_record(
             f"approval-{reason}",
             f"Approval refused: the signature does not stand: {describe(reason)} "
             f"('{printable(str(fields['approver']))}' in {policy.signers}). Nothing was "
-            "approved.",
+            "approved. Sign with the approver's own key (--key FILE, the key whose public half "
+            "the signers file names for them), or have the user add this key to that file.",
             next_steps={"reason": reason},
         )
     return {"signature": record["signature"]}
