@@ -81,6 +81,25 @@ def test_round_trip_only_the_new_violation_fails(legacy: AutomatonProject, tmp_p
     assert f"{count} findings known from the baseline {file}" in summary
 
 
+def test_a_second_commit_to_a_file_the_baseline_knows_is_new(
+    legacy: AutomatonProject, tmp_path: Path
+) -> None:
+    """Found by a review: AR301 reported a task's file once, for its first commit, so a
+    baseline holding that commit hid every later one. It reports the latest."""
+    file = tmp_path / "baseline.json"
+    assert write(legacy, file)[0] == 0
+    old = legacy.git("rev-parse", "HEAD").strip()
+    legacy.commit({"src/app.py": "x = 3\n"}, "again", task="coder", when=now() - 300)
+    new = legacy.git("rev-parse", "HEAD").strip()
+    after = legacy.audit("--baseline", str(file))
+    assert after.exit_code == 1, after.text
+    assert [(f["code"], f["path"], f["data"]["commit"]) for f in after.findings] == [
+        ("AR301", "src/app.py", new)
+    ]
+    gone = after.report["baseline"]["gone"]
+    assert [(g["code"], g["commit"]) for g in gone] == [("AR301", old)]
+
+
 def test_known_findings_are_shown_as_base_and_not_counted(
     legacy: AutomatonProject, tmp_path: Path
 ) -> None:
@@ -399,6 +418,11 @@ def test_pr_audit_with_baseline_and_since(
     audit = project.audit("--baseline", str(file), "--since", "main-copy")
     assert [f["path"] for f in audit.findings] == ["src/new.py"]
     assert audit.exit_code == 1
+    # main's AR301 for src/old.py lies before the range: not looked for, so not gone.
+    assert audit.report["baseline"]["gone"] == []
+    assert "no longer found" not in project.run(
+        "--audit", "--baseline", str(file), "--since", "main-copy"
+    ).out
 
 
 def test_docs_show_a_pr_workflow_using_them() -> None:

@@ -115,24 +115,12 @@ def unauthorized_modifications(
     timelines = {task.name: Timeline.of(task) for task in tasks if task.state is not None}
     source = _source_test(project, settings, git)
     coverage = EditCoverage(timelines.values(), now)
-    seen: set[tuple[str, str]] = set()
+    # One finding per task and file, for its latest change (commits are oldest first, the
+    # working tree last): a baseline that knows an earlier commit still sees a new one.
+    latest: dict[tuple[str, str], tuple[str, str, str | None]] = {}
 
-    def report(
-        name: str, state: str, path: str, how: str, commit: str | None = None
-    ) -> Iterator[Finding]:
-        if (name, path) in seen:
-            return
-        seen.add((name, path))
-        phase = machine.base_phase(state)
-        data = {"detail": f"{path} during {phase} phase", "file": path, "phase": phase}
-        if commit is not None:  # a baseline's fingerprint names the commit
-            data["commit"] = commit
-        yield Finding(
-            f"{path} was modified during {phase} phase (state: {state}, {how})",
-            path=path,
-            task=name,
-            data=data,
-        )
+    def report(name: str, state: str, path: str, how: str, commit: str | None = None) -> None:
+        latest[(name, path)] = (state, how, commit)
 
     for commit in git.commits:
         files = [path for path in commit.files if source(path)]
@@ -150,14 +138,30 @@ def unauthorized_modifications(
             state = line.judged_state(*commit.times, named=bool(named))
             if state is not None:
                 for path in files:
-                    yield from report(line.task, state, path, how, commit.sha)
+                    report(line.task, state, path, how, commit.sha)
     changed = [path for path in git.uncommitted if source(path)]
     if changed and not coverage.covers(now):
         for line in timelines.values():
             state = line.judged_state(now)
             if state is not None:
                 for path in changed:
-                    yield from report(line.task, state, path, _uncommitted(project, path))
+                    report(line.task, state, path, _uncommitted(project, path))
+    for (name, path), (state, how, sha) in latest.items():
+        yield _modified(name, state, path, how, sha)
+
+
+def _modified(name: str, state: str, path: str, how: str, commit: str | None) -> Finding:
+    """AR301's finding for a task's file changed in a phase that does not edit."""
+    phase = machine.base_phase(state)
+    data = {"detail": f"{path} during {phase} phase", "file": path, "phase": phase}
+    if commit is not None:  # a baseline's fingerprint names the commit
+        data["commit"] = commit
+    return Finding(
+        f"{path} was modified during {phase} phase (state: {state}, {how})",
+        path=path,
+        task=name,
+        data=data,
+    )
 
 
 def _source_test(project: Project, settings: Config, git: GitHistory) -> Callable[[str], bool]:

@@ -371,7 +371,10 @@ def audit(
     engine = _engine(settings)
     selection = _selection(engine, settings, select, ignore)
     tasks, result, errors = _run_audit(proj, settings, engine, selection, commit)
-    compared = baselines.compare(result.findings, accepted) if accepted is not None else None
+    compared = None
+    if accepted is not None:
+        looked_at = gitlog.commits_after(proj.root, commit) if commit is not None else None
+        compared = baselines.compare(result.findings, accepted, looked_at)
     report = AuditReport(
         project=proj,
         tasks=tasks,

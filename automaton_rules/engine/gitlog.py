@@ -204,6 +204,15 @@ def resolve_since(root: Path, rev: str) -> str:
     return found
 
 
+def commits_after(root: Path, commit: str) -> frozenset[str]:
+    """The full SHAs of `commit..HEAD`: what `--since` lets the git rules read, so that a
+    baseline's entries for older commits are not called gone."""
+    listed = git.run(root, ["rev-list", f"{commit}..HEAD"])
+    if listed.returncode != 0:
+        return frozenset()
+    return frozenset(listed.stdout.decode(errors="replace").split())
+
+
 def start(
     root: Path, *, untracked: bool = False, since: str | None = None
 ) -> Callable[[], GitHistory]:

@@ -13,7 +13,7 @@ import json
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,8 +164,14 @@ class Compared:
     gone: list[tuple[Fingerprint, int]] = field(default_factory=list)
 
 
-def compare(findings: Iterable[Finding], baseline: Counter[Fingerprint]) -> Compared:
-    """Each finding is known while its fingerprint has count left in the baseline."""
+def compare(
+    findings: Iterable[Finding],
+    baseline: Counter[Fingerprint],
+    commits: Collection[str] | None = None,
+) -> Compared:
+    """Each finding is known while its fingerprint has count left in the baseline. With
+    `commits` (the range `--since` reads), an entry for a commit outside it was not looked
+    for, so it is not gone."""
     left = Counter(baseline)
     compared = Compared()
     for finding in findings:
@@ -175,5 +181,9 @@ def compare(findings: Iterable[Finding], baseline: Counter[Fingerprint]) -> Comp
             compared.known.append(finding)
         else:
             compared.new.append(finding)
-    compared.gone = [(key, count) for key, count in _sorted(left) if count > 0]
+    compared.gone = [
+        (key, count)
+        for key, count in _sorted(left)
+        if count > 0 and (commits is None or key.commit is None or key.commit in commits)
+    ]
     return compared
