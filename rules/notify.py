@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import subprocess
 
 from automaton_rules import hookimpl
@@ -47,15 +48,30 @@ def automaton_event(event: Event) -> None:
         "AUTOMATON_STATE": event.target,
         "AUTOMATON_PROJECT": str(event.project),
     }
-    done = subprocess.run(
+    # In a session of its own, so that a timeout (ours or the plugin time limit) stops
+    # what the command started too: a shell's `sleep` would outlive a killed shell.
+    with subprocess.Popen(
         [*command, event.task, event.target],
         env=environment,
         stdin=subprocess.DEVNULL,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=TIMEOUT_SECONDS,
-        check=False,
-    )
+        start_new_session=True,
+    ) as done:
+        try:
+            _, stderr = done.communicate(timeout=TIMEOUT_SECONDS)
+        except BaseException:
+            _stop(done)
+            raise
     if done.returncode != 0:
-        said = done.stderr.strip().splitlines()[-1:] or ["no message"]
+        said = stderr.strip().splitlines()[-1:] or ["no message"]
         raise RuntimeError(f"{command[0]} exited with status {done.returncode}: {said[0]}")
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """Kill the command and everything it started."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (AttributeError, OSError):  # no process groups here, or already gone
+        process.kill()

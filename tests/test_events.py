@@ -15,6 +15,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from datetime import timezone
 from pathlib import Path
 from typing import Any
@@ -552,3 +553,42 @@ def store_time(text: str) -> Any:
     moment = clock.parse_time(text)
     assert moment is not None
     return moment
+
+
+def _alive(pid: int) -> bool:
+    """The process runs (a zombie waiting for its parent to reap it does not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return "\nState:\tZ" not in status
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="no process groups on this system")
+def test_a_stopped_notify_command_leaves_nothing_running(
+    project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Found by a review: the time limit killed the command but not what it had started."""
+    write_config(project, f"plugins = [{json.dumps(str(NOTIFY))}]\nplugin-timeout-seconds = 0.5\n")
+    to_gate(project)
+    pidfile = tmp_path / "child.pid"
+    starts_a_child = (
+        "import subprocess, sys, time; "
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)']); "
+        f"open({str(pidfile)!r}, 'w').write(str(child.pid)); time.sleep(3600)"
+    )
+    command = shlex.join([sys.executable, "-c", starts_a_child])
+    monkeypatch.setenv("AUTOMATON_NOTIFY_COMMAND", command)
+    result = project.run("--task", "login", "--transition", "research:awaiting_approval")
+    assert result.rc == 0
+    assert "did not finish within 0.5 seconds" in result.err
+    child = int(pidfile.read_text())
+    for _ in range(50):  # SIGKILL is delivered at once; give the kernel a moment
+        if not _alive(child):
+            break
+        time.sleep(0.1)
+    assert not _alive(child)
