@@ -304,6 +304,8 @@ def test_approve_without_a_terminal_is_refused_and_names_what_the_user_types(
     refused = project.script("--task", name, "--approve")
     assert refused.rc == 1
     assert f"Ask the user to type `approve {name}`" in refused.err
+    # The command it names runs as pasted, from any folder: it names the project.
+    assert f"--task {name} --approve --project {project.root} in a terminal." in refused.err
     assert project.state(name) == "design:awaiting_approval\n"
     as_json = project.script("--task", name, "--approve", "--json")
     assert as_json.rc == 1

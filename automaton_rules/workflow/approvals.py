@@ -41,20 +41,24 @@ def refuse_way(project: Project, task: Task, policy: Policy, given: Given) -> No
     if given.via in ACCEPTED.get(policy.mode, ()):
         return
     if policy.mode == "signed":
+        signs = project.command(
+            "--task", task.name, "--approve", "--approver", "ID", "--project", project.root
+        )
         raise Refusal(
             "approval-must-be-signed",
             f"Approval refused: this project takes signed approvals only (approval = "
             f"\"signed\"). The user approves task '{task.name}' in a terminal with "
-            f"{project.command('--task', task.name, '--approve', '--approver', 'ID')} "
+            f"{signs} "
             "(signed with git's user.signingkey, or --key FILE).",
             next_steps={"approval": policy.mode, "task": task.name},
         )
     typed = f"approve {task.name}"
+    at_terminal = project.command("--task", task.name, "--approve", "--project", project.root)
     raise Refusal(
         "approval-by-user-only",
         f"Approval refused: in this project the user approves in the agent's chat "
         f'(approval = "prompt"). Ask the user to type `{typed}` as their whole message, '
-        f"or to run {project.command('--task', task.name, '--approve')} in a terminal.",
+        f"or to run {at_terminal} in a terminal.",
         next_steps={"approval": policy.mode, "task": task.name, "ask_user_to_type": typed},
     )
 
