@@ -610,7 +610,7 @@ def scan_unreadable(reading: Reading, text: str, where: Where) -> None:
     plain = text.replace('"', "").replace("'", "").replace("\\", "")
     if STATUS_TEXT.search(plain) or "--approve" in plain:
         reading.call([Word(text[:80], True)], True)
-        reading.approval_in(plain, "an unreadable line")
+    reading.approval_in(plain, "an unreadable line")
     reading.computed_write("a line the parser cannot read", where, plain)
     if names_state(plain):
         reading.states.append(text[:80])

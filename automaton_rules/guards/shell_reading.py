@@ -19,6 +19,9 @@ MAX_GLOB = 200  # paths one glob may name before the rest count as computed
 DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/")
 MAX_MENTIONS = 100  # paths named in one piece of code that are looked at
 _TOKEN = re.compile(r"[\w.~/*?\[\]@+-]+")
+# Code that names the harness adapter (`automaton-hook`, `automaton_rules.guards...`) can
+# feed it a prompt of its own making, which approves in prompt mode.
+_ADAPTER_TEXT = re.compile(r"automaton[-_]hook|automaton_rules\W+(?:import\W+)?guards\b")
 _HOOK_ENV = re.compile(r"^GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$")
 
 
@@ -142,9 +145,12 @@ class Reading:
         self.calls.append(Call(tuple(w.raw for w in argv), False, True, hook=True))
 
     def approval_in(self, text: str, shown: str) -> None:
-        """Code that names `--approve` approves, whatever runs it."""
-        if "--approve" in text.replace('"', "").replace("'", ""):
+        """Code that names `--approve`, or the harness adapter, approves, whatever runs it."""
+        plain = text.replace('"', "").replace("'", "")
+        if "--approve" in plain:
             self.calls.append(Call((shown,), False, True))
+        elif _ADAPTER_TEXT.search(plain):
+            self.calls.append(Call((shown,), False, True, hook=True))
 
     def hook(self, shown: str) -> None:
         """A way the line skips or reroutes git's hooks."""
