@@ -690,3 +690,20 @@ def test_prompt_mode_holds_whatever_config_an_agent_names(project: Project, tmp_
     strict = tmp_path / "signed.toml"
     strict.write_text(SIGNED)
     assert "sign" in project.script("--task", name, "--approve", "--config", str(strict)).err
+
+
+def test_prompt_mode_holds_a_line_labelled_signed_to_its_signature(
+    project: Project, keys: dict[str, Path]
+) -> None:
+    """Found by a review: prompt mode took `via: signed` on trust, an easier forgery than
+    the prompt it stands in for. An unsigned one is refused; a real one stands."""
+    signers_file(project.root / ".automaton" / "allowed_signers", alice=keys["alice"])
+    name = awaiting(project)
+    write_config(project, PROMPT)
+    forge_approval(project, name)
+    assert_gate_refuses(project, name, "carries no signature", signing.MISSING)
+
+    other = awaiting(project, "billing")
+    write_config(project, PROMPT)
+    forge_approval(project, other, keys["alice"])
+    assert project.run("--task", other, "--transition", "implement").rc == 0

@@ -70,7 +70,12 @@ def unproven(project: Project, task: Task, policy: Policy, entry: dict[str, Any]
         return None
     if policy.mode == "prompt":
         via = entry.get("via") or "cli"
-        return None if via in ACCEPTED["prompt"] else NOT_A_PERSON
+        if via not in ACCEPTED["prompt"]:
+            return NOT_A_PERSON
+        if via != "signed":
+            return None
+        # A line that says it was signed is held to its signature: the label alone would
+        # be an easier forgery than the prompt it stands in for.
     signers = policy.signers
     if signers is None or not signers.is_file():
         return NO_SIGNERS
