@@ -7,6 +7,7 @@ guards/shell_git.py); a program in none of them reads, as far as the guard can t
 
 from __future__ import annotations
 
+import os
 import re
 
 from automaton_rules.guards.shell import names
@@ -24,6 +25,7 @@ from automaton_rules.guards.shell_parse import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from automaton_rules.guards.shell_reading import Reading
 
@@ -441,12 +443,27 @@ def _source(reading: Reading, words: list[Word], where: Where) -> None:
 def script(reading: Reading, word: Word, where: Where, shown: str, bash_syntax: bool) -> None:
     """A program's script argument: a file runs (the project's own code), a pipe or
     standard input is code the line builds, a computed name is unknown."""
-    if word.computed or COMPUTED in word.value or word.value.startswith(SCRATCH):
+    if word.computed or COMPUTED in word.value or foreign(word, where, reading.origin):
         reading.program(f"{shown} {word.raw}")  # a scratch file is no code of the project's
     elif word.value == PIPE_PATH:
         reading.computed_code(f"{shown} {word.raw}"[:80])
     elif word.value in STDIN_PATHS:
         stdin_code(reading, where, shown, bash_syntax)
+
+
+def foreign(word: Word, where: Where, origin: Path | None) -> bool:
+    """A script that is not the project's code: in a scratch folder, or outside the folder
+    the line starts in, however the path is spelt (`../x.py`, `//tmp/x`, `~/x.sh`)."""
+    value = word.value
+    if value in STDIN_PATHS or value == PIPE_PATH:
+        return False
+    if value.startswith("~") and where.home is not None:
+        value = str(where.home) + value[1:]
+    base = where.cwd if where.cwd is not None else origin
+    path = os.path.normpath(os.path.join(str(base or "/"), value))
+    if origin is None:
+        return path.startswith(tuple(prefix.rstrip("/") + "/" for prefix in SCRATCH))
+    return not (path == str(origin) or path.startswith(str(origin).rstrip("/") + "/"))
 
 
 def _echo(reading: Reading, words: list[Word], where: Where) -> None:
@@ -461,6 +478,8 @@ def _alias(reading: Reading, words: list[Word], where: Where) -> None:
         if "=" in word.value:
             name, _, text = word.value.partition("=")
             shell_string(reading, Word(text, word.computed), where, f"alias {name}")
+            # An alias is a word another alias's trailing blank may bring after status.py.
+            reading.approval_in(text, f"alias {name}")
 
 
 def _trap(reading: Reading, words: list[Word], where: Where) -> None:

@@ -23,6 +23,9 @@ _TOKEN = re.compile(r"[\w.~/*?\[\]@+-]+")
 # feed it a prompt of its own making, which approves in prompt mode.
 _ADAPTER_TEXT = re.compile(r"automaton[-_]hook|automaton_rules\W+(?:import\W+)?guards\b")
 _HOOK_ENV = re.compile(r"^GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$")
+# Variables whose value a shell runs as code when it starts: an exported function
+# (`BASH_FUNC_f%%=() {...}`), the start-up file of a non-interactive bash or a POSIX sh.
+_CODE_ENV = re.compile(r"^(BASH_FUNC_.+|BASH_ENV|ENV)$")
 
 
 class Reading:
@@ -57,6 +60,8 @@ class Reading:
     def assign(self, name: str, value: Word, where: Where) -> None:
         if _HOOK_ENV.match(name):
             self.hooks.append(f"{name}={value.raw}")
+        if _CODE_ENV.match(name):
+            self.code.append(f"{name}={value.raw}"[:80])
         self.name(value, where)
 
     def name(self, word: Word, where: Where) -> None:
@@ -135,9 +140,10 @@ class Reading:
         self.code.append(shown)
 
     def call(self, argv: list[Word], computed: bool) -> None:
-        """A status.py call, with a literal `--approve` or computed words noted."""
+        """A status.py call, with a literal `--approve` or computed words noted (an unquoted
+        glob too: a file named `--approve` would make `--appr?ve` an approval)."""
         approves = any(not w.computed and w.value == "--approve" for w in argv)
-        unknown = computed or any(w.computed or COMPUTED in w.value for w in argv)
+        unknown = computed or any(w.computed or COMPUTED in w.value or w.glob for w in argv[1:])
         self.calls.append(Call(tuple(w.raw for w in argv), unknown, approves))
 
     def runs_hook(self, argv: list[Word]) -> None:
