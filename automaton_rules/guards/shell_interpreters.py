@@ -11,7 +11,13 @@ from __future__ import annotations
 import re
 
 from automaton_rules.guards.shell_parse import COMPUTED, Where, Word
-from automaton_rules.guards.shell_programs import code, name_of, options_end, stdin_code
+from automaton_rules.guards.shell_programs import (
+    code,
+    foreign,
+    name_of,
+    options_end,
+    stdin_code,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,6 +61,8 @@ def evaluator(reading: Reading, words: list[Word], where: Where) -> None:
             break
         index += 1 + (len(value) == 2 and value[1] in short)
     if index < len(words) and words[index].value != "-":
+        if foreign(words[index], where, reading.origin):  # a script from outside the project
+            reading.program(f"{name} {words[index].raw}")
         return  # a script, a sub-command (`bun run`, `deno run`): the project's own code
     if name not in ("deno",):
         stdin_code(reading, where, f"{name} -")

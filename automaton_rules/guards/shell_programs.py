@@ -38,6 +38,8 @@ HOOK_NAMES = frozenset({"automaton-hook"})
 HOOK_MODULES = "automaton_rules.guards"
 STDIN_PATHS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 SCRATCH = ("/tmp/", "/var/tmp/", "/dev/shm/", "/run/user/")
+# Where installed programs live: run by their path, they are no agent's code.
+SYSTEM = ("/usr/", "/bin/", "/sbin/", "/opt/", "/nix/", "/snap/", "/Applications/", "/Library/")
 STATUS_TEXT = re.compile(r"status\.py|automaton[-_]status|automaton_rules", re.IGNORECASE)
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
 PYTHON = re.compile(r"^(python|pypy)[\d.]*$|^py$")
@@ -210,6 +212,10 @@ def run(reading: Reading, words: list[Word], where: Where) -> None:
     handler = handler_for(name)
     if handler is not None:
         handler(reading, words, where)
+    elif "/" in program.value and not program.value.startswith(SYSTEM) and foreign(
+        program, where, reading.origin
+    ):  # a program run by its path from outside the project: no code of the project's
+        reading.program(program.raw)
 
 
 def _computed_program(reading: Reading, words: list[Word]) -> None:
