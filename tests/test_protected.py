@@ -19,6 +19,8 @@ import pytest
 from conftest import ROOT, Project
 
 from automaton_rules.core.config import load_config
+from automaton_rules.core.guard_files import PROGRAM
+from automaton_rules.core.project import Project as CoreProject
 from automaton_rules.core.project import find_project
 from automaton_rules.guards import checks, harness, protected
 
@@ -199,6 +201,34 @@ def test_the_installed_status_script_and_home_settings_are_denied(
         assert reason_of("claude", hook("claude", json.dumps(payload), home)) == denial(
             target, what
         )
+
+
+def test_the_guards_own_program_and_pythons_start_up_hooks_are_denied(
+    guarded: Project, tmp_path: Path
+) -> None:
+    """Found by an adversarial review: a `.pth` file, the installed package or the hook
+    program, rewritten, switch the adapter off for every later command."""
+    import sysconfig
+
+    import automaton_rules
+
+    package = Path(automaton_rules.__file__).resolve().parent
+    site_packages = Path(sysconfig.get_path("purelib")).resolve()
+    home = tmp_path / "home"
+    for target in (
+        site_packages / "zz.pth",
+        site_packages / "sitecustomize.py",
+        package / "guards" / "shell_verdict.py",
+        HOOK.parent / "automaton-hook",
+        home / ".local" / "bin" / "automaton-hook",
+    ):
+        assert write(guarded, target) == denial(target, PROGRAM), target
+    line = f"sed -i 's/DENIED/ALLOWED/' {package / 'guards' / 'shell_verdict.py'}"
+    refused = claude_tool(guarded, "Bash", {"command": line})
+    assert refused is not None and PROGRAM in refused
+    # The package's source, when it is the project at work, follows the phase instead.
+    this_repository = CoreProject(package.parent)
+    assert protected.reason(this_repository, package / "cli" / "x.py", home=home) is None
 
 
 def test_a_subagents_edit_is_judged_as_the_main_agents(guarded: Project) -> None:

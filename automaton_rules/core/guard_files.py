@@ -48,6 +48,12 @@ RECORDS = "the workflow's own records under .automaton/"
 SIGNERS = "the approval signers file"
 PLUGIN = "a rule plugin the workflow's configuration loads"
 SCRIPT = "the installed status.py"
+PROGRAM = "the workflow guard's own program"
+# The console scripts that run the guard, wherever they are installed.
+PROGRAMS = frozenset({"automaton-hook", "automaton-status", "automaton-git-hook", "status.py"})
+# Python's start-up hooks: a `.pth` file or one of these in an environment's folders runs
+# before any program, the guard included.
+STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
 
 # automaton-install's section of a text file it shares with the user: the agent
 # instructions (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`) and `.automaton/.gitignore`. The

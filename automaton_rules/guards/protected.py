@@ -1,7 +1,8 @@
 """The guard's own files: what no agent may change, in any phase, by any tool.
 
 The configuration, the harness settings that run the hooks, the git hooks and what
-decides which run, the task records under `.automaton/` and the installed `status.py`.
+decides which run, the task records under `.automaton/`, the installed `status.py`, and
+the guard's own program (its package, its console scripts, Python's start-up hooks).
 An agent that could rewrite one of these could switch the guard off, so every edit tool
 and every shell write is held to this list before the phase is even asked. A person
 changes them freely (the git pre-commit hook does not count them as source code), and
@@ -25,11 +26,12 @@ from automaton_rules.core.guard_files import HARNESS as HARNESS
 from automaton_rules.core.guard_files import HARNESS_FILES as HARNESS_FILES
 from automaton_rules.core.guard_files import HARNESS_FOLDERS as HARNESS_FOLDERS
 from automaton_rules.core.guard_files import PLUGIN as PLUGIN
+from automaton_rules.core.guard_files import PROGRAM as PROGRAM
+from automaton_rules.core.guard_files import PROGRAMS, STARTUP_FILES, named_relpaths
 from automaton_rules.core.guard_files import RECORDS as RECORDS
 from automaton_rules.core.guard_files import SCRIPT as SCRIPT
 from automaton_rules.core.guard_files import SIGNERS as SIGNERS
 from automaton_rules.core.guard_files import TOOL_TABLE as TOOL_TABLE
-from automaton_rules.core.guard_files import named_relpaths
 from automaton_rules.core.guard_files import signers_file as signers_file
 from automaton_rules.core.guard_files import tool_table as tool_table
 from automaton_rules.core.project import FRAMEWORK_HOME, Project, framework_home, inside
@@ -118,7 +120,21 @@ def reason(
         return GIT_HOOKS
     if inside(target, (root / FRAMEWORK_HOME).resolve()) and not inside(root, fw):
         return RECORDS
+    if _guard_program(root, target):
+        return PROGRAM
     return None
+
+
+def _guard_program(root: Path, target: Path) -> bool:
+    """The guard's installed code, the console scripts that run it, and Python's start-up
+    hooks: rewritten, they switch the adapter off for every later command. The package's
+    own source, when it is the project being worked on, is the project's code."""
+    if target.name in PROGRAMS and not inside(target, root):
+        return True
+    if target.suffix == ".pth" or target.name in STARTUP_FILES:
+        return True
+    package = Path(__file__).resolve().parent.parent
+    return inside(target, package) and not inside(package, root)
 
 
 def _searched_configuration(root: Path, target: Path) -> bool:
