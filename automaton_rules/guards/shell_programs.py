@@ -207,7 +207,7 @@ def run(reading: Reading, words: list[Word], where: Where) -> None:
         reading.call(words, False)
         return
     if name in HOOK_NAMES:
-        reading.runs_hook(words)
+        reading.call(words, False, hook=True)
         return
     handler = handler_for(name)
     if handler is not None:
@@ -401,6 +401,19 @@ def _script(reading: Reading, words: list[Word], where: Where) -> None:
     reading.write(typescript, where, "script")
 
 
+def _make(reading: Reading, words: list[Word], where: Where) -> None:
+    """`make -f FILE`, `make -C DIR`: a makefile from outside the project is no code of
+    the project's (in the project, its recipes are the project's own scripts)."""
+    args = Args(words[1:], "fCIojlW", ("--file", "--makefile", "--directory", "--include-dir"))
+    folder_word = args.value("C", "--directory")
+    here = where if folder_word is None else where.but(cwd=folder(folder_word, where.cwd))
+    makefile = args.value("f", "--file", "--makefile")
+    for word, base in ((folder_word, where), (makefile, here)):
+        if word is not None and foreign(word, base, reading.origin):
+            reading.program(f"make {word.raw}")
+            return
+
+
 def _tcl(reading: Reading, words: list[Word], where: Where) -> None:
     """`expect -c CODE`, `expect FILE`, `tclsh` reading standard input: Tcl, whose
     `spawn` and `exec` run any program."""
@@ -554,7 +567,7 @@ def _python(reading: Reading, words: list[Word], where: Where) -> None:
     if index < len(words) and name_of(words[index]) in STATUS_NAMES:
         reading.call(words[index:], False)
     elif index < len(words) and name_of(words[index]) in HOOK_NAMES:
-        reading.runs_hook(words[index:])
+        reading.call(words[index:], False, hook=True)
     elif index < len(words):
         script(reading, words[index], where, shown, bash_syntax=False)
     else:
@@ -572,7 +585,7 @@ def _module(reading: Reading, module: Word, rest: list[Word], where: Where) -> N
     if module.computed or COMPUTED in name:
         reading.program(f"python -m {module.raw}")
     elif name == HOOK_MODULES or name.startswith(HOOK_MODULES + "."):
-        reading.runs_hook([module, *rest])
+        reading.call([module, *rest], False, hook=True)
     elif name == "automaton_rules" or name.startswith("automaton_rules."):
         reading.call([module, *rest], False)
     elif name in MODULE_PROGRAMS:
@@ -614,6 +627,8 @@ HANDLERS: dict[str, Handler] = {
     "runuser": _shell_option,
     "watch": _watch,
     "script": _script,
+    "make": _make,
+    "gmake": _make,
     "expect": _tcl,
     "tclsh": _tcl,
     "wish": _tcl,

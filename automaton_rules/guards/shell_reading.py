@@ -26,6 +26,19 @@ _HOOK_ENV = re.compile(r"^GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$")
 # Variables whose value a shell runs as code when it starts: an exported function
 # (`BASH_FUNC_f%%=() {...}`), the start-up file of a non-interactive bash or a POSIX sh.
 _CODE_ENV = re.compile(r"^(BASH_FUNC_.+|BASH_ENV|ENV)$")
+# Variables that make a program load code from the folders they name.
+_LOAD_PATHS = frozenset({"PYTHONPATH", "NODE_PATH", "PERL5LIB", "RUBYLIB", "LD_PRELOAD"})
+
+
+def _foreign_path(value: Word, where: Where, origin: Path | None) -> bool:
+    """A search path that names a folder outside the project (or one only known when the
+    line runs)."""
+    from automaton_rules.guards.shell_programs import foreign
+
+    if value.computed or COMPUTED in value.value:
+        return True
+    parts = [part for part in value.value.split(":") if part]
+    return any(foreign(Word(part), where, origin) for part in parts)
 
 
 class Reading:
@@ -62,6 +75,8 @@ class Reading:
             self.hooks.append(f"{name}={value.raw}")
         if _CODE_ENV.match(name):
             self.code.append(f"{name}={value.raw}"[:80])
+        elif name in _LOAD_PATHS and _foreign_path(value, where, self.origin):
+            self.programs.append(f"{name}={value.raw}"[:80])
         self.name(value, where)
 
     def name(self, word: Word, where: Where) -> None:
@@ -139,16 +154,14 @@ class Reading:
         """Shell or interpreter code built at run time."""
         self.code.append(shown)
 
-    def call(self, argv: list[Word], computed: bool) -> None:
-        """A status.py call, with a literal `--approve` or computed words noted (an unquoted
-        glob too: a file named `--approve` would make `--appr?ve` an approval)."""
+    def call(self, argv: list[Word], computed: bool, hook: bool = False) -> None:
+        """A status.py call: a literal `--approve`, or words computed or globbed, noted."""
+        if hook:  # the harness adapter: fed a made-up prompt, it approves
+            self.calls.append(Call(tuple(w.raw for w in argv), False, True, hook=True))
+            return
         approves = any(not w.computed and w.value == "--approve" for w in argv)
         unknown = computed or any(w.computed or COMPUTED in w.value or w.glob for w in argv[1:])
         self.calls.append(Call(tuple(w.raw for w in argv), unknown, approves))
-
-    def runs_hook(self, argv: list[Word]) -> None:
-        """The harness adapter run from the shell: given a made-up prompt, it approves."""
-        self.calls.append(Call(tuple(w.raw for w in argv), False, True, hook=True))
 
     def approval_in(self, text: str, shown: str) -> None:
         """Code that names `--approve`, or the harness adapter, approves, whatever runs it."""
