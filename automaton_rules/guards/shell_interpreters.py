@@ -39,6 +39,9 @@ EVALUATORS: dict[str, tuple[tuple[str, ...], str]] = {
     "pwsh": (("-c", "-Command", "-command"), ""),
     "powershell": (("-c", "-Command", "-command"), ""),
     "tclsh": ((), ""),
+    "wish": ((), ""),
+    # Tcl whose `spawn` runs any program, in a terminal of its own.
+    "expect": (("-c",), "bfD"),
 }
 _AWK_WRITES = re.compile(r"\bsystem\s*\(|(?<!\|)\|(?!\|)|\bprintf?\b[^;{}\n]*>")
 _SED_COMMAND = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/(?:\\.|[^/\\])*/|[,~+!\s])*([a-zA-Z=#:])")

@@ -414,21 +414,6 @@ def _make(reading: Reading, words: list[Word], where: Where) -> None:
             return
 
 
-def _tcl(reading: Reading, words: list[Word], where: Where) -> None:
-    """`expect -c CODE`, `expect FILE`, `tclsh` reading standard input: Tcl, whose
-    `spawn` and `exec` run any program."""
-    shown = name_of(words[0])
-    for index, word in enumerate(words[1:-1], 1):
-        if word.value == "-c":
-            code(reading, words[index + 1], where, f"{shown} -c")
-            return
-    start = options_end(words, 1, "bfD")
-    if start < len(words):
-        script(reading, words[start], where, shown, bash_syntax=False)
-    else:
-        stdin_code(reading, where, shown)
-
-
 def _watch(reading: Reading, words: list[Word], where: Where) -> None:
     """`watch CMD ARGS` joins its words and runs them with `sh -c` (`-x`: as they are)."""
     start = options_end(words, 1, "n", ("--interval", "--differences"))
@@ -629,9 +614,6 @@ HANDLERS: dict[str, Handler] = {
     "script": _script,
     "make": _make,
     "gmake": _make,
-    "expect": _tcl,
-    "tclsh": _tcl,
-    "wish": _tcl,
     "eval": _eval,
     "source": _source,
     ".": _source,
