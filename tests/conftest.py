@@ -25,6 +25,8 @@ from automaton_rules.testing import Audit, AutomatonProject, Run, route_to
 
 ROOT = Path(__file__).resolve().parent.parent
 STATUS_PY = ROOT / "status.py"
+BIN = Path(sys.executable).parent  # the console scripts of the installation under test
+HOOK = BIN / "automaton-hook"
 
 # --------------------------------------------------------------- running status.py
 
@@ -189,10 +191,13 @@ BUILTIN_CODES = (
     "AR210",
     "AR301",
     "AR302",
+    "AR303",
     "AR401",
     "AR402",
     "AR501",
     "AR502",
+    "AR503",
+    "AR504",
 )
 
 
@@ -370,3 +375,59 @@ def signers_file(path: Path, **keys: Path) -> Path:
 
 # The example rules of rules/ are importable by module name in tests.
 sys.path.insert(0, str(ROOT / "rules"))
+
+
+# ------------------------------------------------------------------- harness answers
+
+
+def hook_command(
+    harness: str,
+    payload: str,
+    *args: str,
+    cwd: Path | None = None,
+    home: Path | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run the hook command automaton-install commits, with `sh -c`, as a harness runs it."""
+    from automaton_rules.cli import install_files
+
+    command = install_files.hook_command("automaton-hook", "--harness", harness, *args)
+    env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home or ""), **(extra_env or {})}
+    return subprocess.run(
+        ["sh", "-c", command],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+def denied(harness_name: str, proc: subprocess.CompletedProcess[str]) -> str | None:
+    """The deny reason in the harness's own protocol, or None when the call is allowed."""
+    if harness_name == "claude":
+        assert proc.returncode == 0, proc.stderr
+        if not proc.stdout.strip():
+            return None
+        output = json.loads(proc.stdout)["hookSpecificOutput"]
+        assert output["hookEventName"] == "PreToolUse"
+        assert output["permissionDecision"] == "deny"
+        return str(output["permissionDecisionReason"])
+    if harness_name == "gemini":
+        assert proc.returncode == 0, proc.stderr
+        body = json.loads(proc.stdout)
+        return body["reason"] if body.get("decision") == "deny" else None
+    if harness_name == "cursor":  # exit 0 either way: Cursor reads the JSON
+        assert proc.returncode == 0, proc.stderr
+        body = json.loads(proc.stdout)
+        if body == {"permission": "allow"}:
+            return None
+        assert body["permission"] == "deny"
+        assert body["user_message"] == body["agent_message"]
+        return str(body["agent_message"])
+    if proc.returncode == 0:
+        assert proc.stdout.strip() == ""
+        return None
+    assert proc.returncode == 2
+    return proc.stderr.strip()

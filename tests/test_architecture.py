@@ -33,7 +33,7 @@ MAY_IMPORT: dict[str, set[str]] = {
 # only for a project's edit rules and the workflow only for `untracked = "infer"`.
 LAZY_ONLY: dict[str, set[str]] = {"guards": {"engine", "workflow"}}
 # Beyond these, the package's top (its public names, the pytest plugin) imports any layer.
-TOP_LEVEL = {"__init__", "testing"}
+TOP_LEVEL = {"__init__", "testing", "launch"}
 # typer reads options from a signature: a command that only declares them may be long.
 DECLARATIONS = {("cli/parser.py", "build_command"), ("cli/parser.py", "status")}
 MAX_FUNCTION_LINES = 60

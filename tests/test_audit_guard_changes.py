@@ -10,6 +10,7 @@ twice.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -606,3 +607,79 @@ def test_a_hand_edited_state_is_still_refused_beside_guard_files(
     proc = hook_git(guarded.root, "commit", "-m", "skip ahead", check=False)
     assert proc.returncode != 0
     assert "refusing to commit hand-edited workflow state" in proc.stderr
+
+
+# ---------------------------------------- AR503, AR504: changes no commit holds, hard links
+
+
+def test_an_uncommitted_change_to_a_guard_file_is_an_error(
+    automaton_project: AutomatonProject,
+) -> None:
+    started(automaton_project)
+    automaton_project.task("t1", "research")
+    signers = ".automaton/allowed_signers"
+    automaton_project.commit(
+        {"automaton.toml": 'approval = "open"\n', signers: "a@x ssh-ed25519 AAAA\n"}, "adopt"
+    )
+    (automaton_project.root / signers).write_text("a@x ssh-ed25519 AAAA\nagent ssh-ed25519 BBBB\n")
+    (automaton_project.root / "automaton.toml").write_text('approval = "prompt"\n')
+    found = {f["path"]: f for f in automaton_project.audit().findings if f["code"] == "AR503"}
+    assert sorted(found) == [signers, "automaton.toml"]
+    finding = found[signers]
+    assert (finding["severity"], finding["task"]) == ("error", None)
+    assert finding["message"] == (
+        f"{signers} (the approval signers file) has changes no commit holds: the audit read "
+        "what no reviewer saw"
+    )
+    assert finding["correction"] == (
+        "commit it (AR501 shows the commit to a reviewer), or restore it: "
+        f"git checkout HEAD -- {signers}"
+    )
+
+
+def test_a_committed_change_to_a_guard_file_is_only_shown(
+    automaton_project: AutomatonProject,
+) -> None:
+    started(automaton_project)
+    automaton_project.task("t1", "research")
+    automaton_project.commit({"automaton.toml": 'approval = "open"\n'}, "adopt")
+    codes = {f["code"] for f in automaton_project.audit().findings}
+    assert "AR503" not in codes and "AR501" in codes
+
+
+def test_a_pyproject_change_outside_the_tool_table_is_not_a_guard_change(
+    automaton_project: AutomatonProject,
+) -> None:
+    started(automaton_project)
+    automaton_project.task("t1", "implement")
+    text = '[project]\nname = "x"\n\n[tool.automaton]\napproval = "open"\n'
+    automaton_project.commit({"pyproject.toml": text}, "adopt")
+    (automaton_project.root / "pyproject.toml").write_text(text.replace('"x"', '"y"'))
+    assert [f for f in automaton_project.audit().findings if f["code"] == "AR503"] == []
+    (automaton_project.root / "pyproject.toml").write_text(text.replace('"open"', '"prompt"'))
+    (finding,) = [f for f in automaton_project.audit().findings if f["code"] == "AR503"]
+    assert finding["message"].startswith("the [tool.automaton] table of pyproject.toml")
+
+
+def test_a_guard_file_with_a_second_hard_link_is_an_error(
+    automaton_project: AutomatonProject, tmp_path: Path
+) -> None:
+    """The signers file linked from outside before the guard was there: a key appended
+    through the link lands in it, unseen by any check made on the signers file's name."""
+    started(automaton_project)
+    folder = automaton_project.task("t1", "research")
+    signers = automaton_project.root / ".automaton" / "allowed_signers"
+    signers.write_text("a@x ssh-ed25519 AAAA\n")
+    automaton_project.commit({"automaton.toml": 'approval = "open"\n'}, "adopt")
+    os.link(signers, tmp_path / "innocent")
+    os.link(folder / ".state.history", tmp_path / "history")
+    found = {f["path"]: f for f in automaton_project.audit().findings if f["code"] == "AR504"}
+    assert sorted(found) == [".automaton/allowed_signers", ".automaton/tasks/t1/.state.history"]
+    assert found[".automaton/tasks/t1/.state.history"]["task"] == "t1"
+    assert found[".automaton/allowed_signers"]["message"] == (
+        ".automaton/allowed_signers has 2 hard links: through another name it can be changed "
+        "from anywhere, past every check of this file"
+    )
+    (tmp_path / "innocent").unlink()
+    (tmp_path / "history").unlink()
+    assert [f for f in automaton_project.audit().findings if f["code"] == "AR504"] == []

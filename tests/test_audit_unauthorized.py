@@ -624,3 +624,126 @@ def test_helpers_keep_the_history_chain_valid(automaton_project: AutomatonProjec
     assert audit.findings == [], audit.text
     first = seconds(history(automaton_project.task_dir("gated"))[0]["time"])
     assert first < now() - HOUR
+
+
+# --------------------------------------------------- AR303: dates the history contradicts
+
+
+def plumbing_commit(
+    project: AutomatonProject, files: dict[str, str], when: int, task: str = ""
+) -> str:
+    """A commit made as an agent would skip the hooks and pick its date: `hash-object`,
+    `update-index`, `write-tree`, `commit-tree`, `update-ref`, with both dates set."""
+    for path, text in files.items():
+        blob = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=project.root,
+            input=text,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        project.git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}")
+    tree = project.git("write-tree").strip()
+    parent = project.git("rev-parse", "HEAD").strip()
+    message = f"tidy\n\nTask: {task}\n" if task else "tidy"
+    sha = project.git("commit-tree", tree, "-p", parent, "-m", message, when=when).strip()
+    project.git("update-ref", "HEAD", sha)
+    return sha
+
+
+def commit_task_records(project: AutomatonProject, when: int) -> str:
+    """The task's records, committed as the workflow moves."""
+    project.git("add", "-A", ".automaton")
+    project.git("commit", "-q", "--no-verify", "-m", "records", when=when)
+    return project.git("rev-parse", "HEAD").strip()
+
+
+@pytest.mark.parametrize("how", ["plumbing", "no-verify"])
+def test_a_commit_dated_before_the_history_it_builds_on_is_placed_by_that_history(
+    automaton_project: AutomatonProject, how: str
+) -> None:
+    """Code committed in research with a date from before the task existed: the audit
+    judges it no earlier than the commit it builds on, and reports the date as AR303."""
+    git_project(automaton_project)  # three hours ago
+    automaton_project.task("researching", "research", files=["SPEC.md"])
+    backdate(automaton_project)  # the task was made, and moved to research, an hour ago
+    moment = now()
+    recorded = commit_task_records(automaton_project, moment - 1800)
+    forged = moment - 2 * HOUR  # before the task existed, after the first commit
+    if how == "plumbing":
+        sha = plumbing_commit(automaton_project, {"src/app.py": "x = 2\n"}, forged)
+    else:
+        sha = automaton_project.commit({"src/app.py": "x = 2\n"}, "tidy", when=forged)
+    audit = automaton_project.audit()
+    found = {(f["code"], f["task"]): f for f in audit.findings}
+    assert set(found) == {("AR301", "researching"), ("AR303", None)}
+    assert found["AR303", None]["message"] == (
+        f"commit {sha[:7]} is dated {stamp(forged)}, before the commit it builds on was made "
+        f"({stamp(moment - 1800)}): its date was set by hand or its machine's clock is wrong; "
+        f"the audit judges it no earlier than {stamp(moment - 1800)}"
+    )
+    assert found["AR303", None]["data"]["commit"] == sha
+    assert "(state: research," in found["AR301", "researching"]["message"]
+    assert recorded != sha and audit.exit_code == 1
+
+
+def test_a_commit_naming_its_task_is_never_placed_before_the_task(
+    automaton_project: AutomatonProject,
+) -> None:
+    """No commit records the task, so only its trailer places the commit: no earlier than
+    the task's creation, in the phase the task then had."""
+    git_project(automaton_project)
+    automaton_project.task("researching", "research", files=["SPEC.md"])
+    backdate(automaton_project)
+    forged = now() - 2 * HOUR
+    sha = plumbing_commit(automaton_project, {"src/app.py": "x = 2\n"}, forged, "researching")
+    audit = automaton_project.audit()
+    found = {(f["code"], f["task"]) for f in audit.findings}
+    assert found == {("AR301", "researching"), ("AR303", "researching")}
+    (dated,) = [f for f in audit.findings if f["code"] == "AR303"]
+    assert (
+        f"commit {sha[:7]} is dated {stamp(forged)}, before task researching was created"
+        in (dated["message"])
+    )
+
+
+def test_a_few_minutes_of_clock_skew_is_not_reported_but_still_placed(
+    automaton_project: AutomatonProject,
+) -> None:
+    """Two machines' clocks may disagree by minutes: up to five, AR303 stays quiet; the
+    commit is judged at its parent's date all the same."""
+    git_project(automaton_project)
+    automaton_project.task("building", "implement")
+    backdate(automaton_project)
+    moment = now()
+    commit_task_records(automaton_project, moment - 600)
+    automaton_project.commit({"src/app.py": "x = 2\n"}, "work", when=moment - 600 - 240)
+    assert_clean(automaton_project.audit())
+
+
+def test_an_honest_history_has_no_dated_commits(automaton_project: AutomatonProject) -> None:
+    git_project(automaton_project)
+    automaton_project.task("building", "implement")
+    backdate(automaton_project)
+    moment = now()
+    commit_task_records(automaton_project, moment - 900)
+    automaton_project.commit({"src/app.py": "x = 2\n"}, "work", task="building", when=moment - 600)
+    assert [f["code"] for f in automaton_project.audit().findings] == []
+
+
+def test_commit_floors_walk_parents_however_deep() -> None:
+    """A long history is placed without recursion, each commit no earlier than its parents."""
+    from automaton_rules.engine.gitlog import Commit, commit_floors
+
+    chain = [
+        Commit(f"c{n}", 1000 + n, (), parents=(f"c{n - 1}",) if n else ()) for n in range(5000)
+    ]
+    chain[2500] = Commit("c2500", 10, (), parents=("c2499",))  # a backdated one in the middle
+    merge = Commit("m", 5, (), parents=("c4999", "side"))
+    side = Commit("side", 9000, ())
+    floors = commit_floors([merge, *reversed(chain), side])
+    assert floors["c0"] == 0
+    assert floors["c2500"] == 1000 + 2499
+    assert floors["c2501"] == 1000 + 2499  # its parent's own date is older than its floor
+    assert floors["m"] == 9000

@@ -94,5 +94,12 @@ def test_bad_usage_names_the_problem(
 
 
 def test_a_value_may_follow_an_equals_sign(tmp_path: Path) -> None:
-    proc = run("automaton-hook", "--harness=gemini", cwd=tmp_path)
-    assert (proc.returncode, proc.stdout) == (0, "{}\n")  # an empty event, outside any project
+    proc = subprocess.run(
+        [str(BIN / "automaton-hook"), "--harness=gemini"],
+        input='{"hook_event_name": "Notification"}',  # an event it passes, outside any project
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert (proc.returncode, proc.stdout) == (0, "{}\n")

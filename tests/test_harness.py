@@ -9,13 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Project
+from conftest import HOOK, ROOT, Project, denied
 
 from automaton_rules.core import store
 from automaton_rules.guards import harness
 
 FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
-HOOK = Path(sys.executable).parent / "automaton-hook"
 HARNESSES = ("claude", "codex", "gemini", "cursor", "opencode")
 
 
@@ -31,35 +30,6 @@ def hook(harness_name: str, payload: str, *args: str) -> subprocess.CompletedPro
         text=True,
         timeout=60,
     )
-
-
-def denied(harness_name: str, proc: subprocess.CompletedProcess[str]) -> str | None:
-    """The deny reason in the harness's own protocol, or None when the call is allowed."""
-    if harness_name == "claude":
-        assert proc.returncode == 0, proc.stderr
-        if not proc.stdout.strip():
-            return None
-        output = json.loads(proc.stdout)["hookSpecificOutput"]
-        assert output["hookEventName"] == "PreToolUse"
-        assert output["permissionDecision"] == "deny"
-        return output["permissionDecisionReason"]
-    if harness_name == "gemini":
-        assert proc.returncode == 0, proc.stderr
-        body = json.loads(proc.stdout)
-        return body["reason"] if body.get("decision") == "deny" else None
-    if harness_name == "cursor":  # exit 0 either way: Cursor reads the JSON
-        assert proc.returncode == 0, proc.stderr
-        body = json.loads(proc.stdout)
-        if body == {"permission": "allow"}:
-            return None
-        assert body["permission"] == "deny"
-        assert body["user_message"] == body["agent_message"]
-        return body["agent_message"]
-    if proc.returncode == 0:
-        assert proc.stdout.strip() == ""
-        return None
-    assert proc.returncode == 2
-    return proc.stderr.strip()
 
 
 @pytest.fixture
@@ -140,7 +110,9 @@ def test_a_state_file_edit_tool_is_denied_even_during_implement(guarded) -> None
 def test_internal_errors_deny_with_a_reason(guarded) -> None:
     reason = denied("claude", hook("claude", "this is not json"))
     assert reason is not None
-    assert reason.startswith("DENIED: automaton-rules could not check this action (JSONDecodeError")
+    assert reason.startswith(
+        "DENIED: automaton-rules could not check this action (the hook input is not JSON"
+    )
 
 
 def test_a_broken_configuration_fails_closed(guarded) -> None:
@@ -284,11 +256,17 @@ def test_an_edit_is_judged_by_the_files_project_not_the_harness_cwd(guarded, tmp
         assert denied("claude", hook("claude", payload)) is not None, target
 
 
-def test_an_edit_without_a_path_falls_back_to_the_project_rule(guarded) -> None:
+def test_an_edit_tool_that_names_no_file_is_denied_in_every_phase(guarded) -> None:
+    """An edit the adapter cannot place is one it cannot check: ill-formed, refused."""
     payload = json.dumps(
         {"cwd": str(guarded.root), "tool_name": "Write", "tool_input": {"content": "x"}}
     )
-    assert denied("claude", hook("claude", payload)).startswith("DENIED: No task in project")
+    expected = (
+        "DENIED: automaton-rules could not check this action (the edit tool 'Write' names no file)."
+    )
+    assert denied("claude", hook("claude", payload)) == expected
+    guarded.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
+    assert denied("claude", hook("claude", payload)) == expected
 
 
 def test_upper_case_state_is_still_state(guarded) -> None:

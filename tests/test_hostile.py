@@ -5,7 +5,8 @@ Covered elsewhere: empty, binary, huge, two-line and CRLF `.state` (test_store.p
 with `..`, `/` and spaces (test_status.py); malformed and mistyped configuration
 (test_config.py); plugins that fail to import, raise or return garbage
 (test_engine.py, test_plugins.py); links and pipes as task files (test_store.py).
-Arbitrary bytes and arguments: test_fuzz.py.
+Arbitrary bytes and arguments: test_fuzz.py. Hook events the adapter cannot read whole
+(issue 19) are at the end, run through the hook command a harness runs.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, STATUS_PY, Project, empty_project, run, walk
+from conftest import ROOT, STATUS_PY, Project, denied, empty_project, hook_command, run, walk
 
 from automaton_rules.core import store
 from automaton_rules.engine.plugins import PluginTimeout, time_limit
@@ -455,3 +456,81 @@ def test_plugin_timeout_is_at_most_a_day(tmp_path: Path, value: str) -> None:
     code, text = run(root, "--audit")
     assert code == 2
     assert "Key 'plugin-timeout-seconds'" in text and "at most 86400" in text
+
+
+# ------------------------------------------ hook events the adapter cannot read (issue 19)
+
+
+def ill_formed(project: Project) -> dict[str, tuple[str, str]]:
+    """Each ill-formed event, and the reason it is refused."""
+    cwd = str(project.root)
+    bash = {"hook_event_name": "PreToolUse", "cwd": cwd, "tool_name": "Bash"}
+    return {
+        "empty": ("", "the hook received no input"),
+        "blank": ("  \n", "the hook received no input"),
+        "no tool name": (
+            json.dumps({"hook_event_name": "PreToolUse", "cwd": cwd, "tool_input": {}}),
+            "the hook input names no tool (no tool_name)",
+        ),
+        "tool name null": (
+            json.dumps({**bash, "tool_name": None, "tool_input": {"command": "ls"}}),
+            "the hook input names no tool (tool_name is null)",
+        ),
+        "no tool input": (
+            json.dumps(bash),
+            "the input of tool 'Bash' is not an object (no tool_input)",
+        ),
+        "tool input a string": (
+            json.dumps({**bash, "tool_input": "rm -rf src"}),
+            "the input of tool 'Bash' is not an object (tool_input is a string)",
+        ),
+        "command a list": (
+            json.dumps({**bash, "tool_input": {"command": ["rm", "-rf", "src"]}}),
+            "the shell command (command) is a list, not text",
+        ),
+        "command null": (
+            json.dumps({**bash, "tool_input": {"command": None}}),
+            "the shell command (command) is null, not text",
+        ),
+        "command a number": (
+            json.dumps({**bash, "tool_input": {"command": 7}}),
+            "the shell command (command) is a number, not text",
+        ),
+        "no command": (
+            json.dumps({**bash, "tool_input": {"description": "x"}}),
+            "the shell tool's input has no command",
+        ),
+        "unknown event with a tool": (
+            json.dumps({**bash, "hook_event_name": "PreToolRun", "tool_input": {"command": "ls"}}),
+            "the event 'PreToolRun' carries a tool, and is not one it answers",
+        ),
+        "not an object": ("[1, 2]", "the hook input is not a JSON object"),
+        "not json": ("{not json", "the hook input is not JSON"),
+    }
+
+
+HARNESSES = ("claude", "codex", "gemini", "cursor", "opencode")
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_ill_formed_input_is_denied_with_its_reason(
+    project: Project, task_in, harness: str
+) -> None:
+    """Every ill-formed event gets the harness's own deny answer, through the hook command
+    the harness runs, in every phase: an event the adapter cannot read it cannot check."""
+    for phase in ("research", "implement"):  # a task in research, then one in implement too
+        task_in(phase, name=f"t-{phase}")
+        for case, (payload, reason) in ill_formed(project).items():
+            said = denied(harness, hook_command(harness, payload))
+            assert said is not None, (harness, phase, case)
+            assert said.startswith(
+                f"DENIED: automaton-rules could not check this action ({reason}"
+            ), (harness, case, said)
+
+
+def test_an_unknown_event_without_a_tool_passes(project: Project, task_in) -> None:
+    """An event the adapter does not answer and that carries no tool changes nothing."""
+    task_in("research")
+    payload = json.dumps({"hook_event_name": "Notification", "cwd": str(project.root)})
+    for harness in HARNESSES:
+        assert denied(harness, hook_command(harness, payload)) is None, harness

@@ -56,7 +56,9 @@ STATUS_BUDGET = CORE | {
 }
 # The adapter reads JSON on stdin, so json is in its budget.
 HOOK_BUDGET = CORE | {
+    "automaton_rules.launch",  # the console script's entry, which survives a broken install
     "automaton_rules.guards.harness",
+    "automaton_rules.guards.hook_input",  # the event, read strictly
     "automaton_rules.core.console",  # the console scripts' shared argument reading
     "json",
     "json.decoder",

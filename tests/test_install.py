@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -287,7 +288,7 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
     assert pre[1:] == install.HARNESS_CONFIGS["claude"][1]["hooks"]["PreToolUse"]
     # The command names no path of this machine: a team commits it as it is.
     assert pre[1]["hooks"][0]["command"] == (
-        f"sh -c '{install_files.LOOKUP}' automaton-hook --harness claude"
+        f"sh -c '{install_files.HOOK_LOOKUP}' automaton-hook --harness claude"
     )
 
     gemini = json.loads((repo / ".gemini" / "settings.json").read_text())
@@ -315,7 +316,7 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
     first, _, body = plugin.read_text().partition("\n")
     # The packaged plugin as it is, running the JSON files' lookup through sh.
     assert body == packaged
-    assert f"const LOOKUP = {json.dumps(install_files.LOOKUP)};" in body
+    assert f"const LOOKUP = {json.dumps(install_files.HOOK_LOOKUP)};" in body
     assert "$`sh -c ${LOOKUP} automaton-hook --harness opencode < ${input}`" in body
     assert first.startswith("// installed by automaton-install (sha256 ")
     assert '"chat.message"' in body
@@ -613,7 +614,7 @@ def test_the_committed_configuration_exits_2_without_the_tool(home: Path, repo: 
     proc = run_install(home, "--project", str(repo), "--harness", "all", "--git-hooks")
     assert proc.returncode == 0, proc
     commands = committed_commands(repo)
-    assert len(commands) == 13  # 3 Claude, 3 Codex, 3 Gemini, 4 Cursor
+    assert len(commands) == 17  # 5 Claude, 4 Codex, 3 Gemini, 5 Cursor
     for command in commands:
         assert str(Path(sys.executable).parent) not in command
         for empty_home in ({"HOME": ""}, {}):
@@ -621,7 +622,7 @@ def test_the_committed_configuration_exits_2_without_the_tool(home: Path, repo: 
             assert done.returncode == 2, (command, done)
             assert done.stdout == ""
             assert done.stderr == (
-                f"automaton-rules: automaton-hook {MISSING} (not on PATH, not in "
+                f"ERROR: automaton-hook {MISSING} (not on PATH, not in "
                 "~/.automaton/bin). Install it: pip install automaton-rules, then "
                 "automaton-install --project . in this project (automaton-rules: "
                 "docs/adopting.md)\n"
@@ -659,21 +660,94 @@ def test_the_committed_command_runs_the_tool_from_path_else_the_launcher(
         assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
-@pytest.mark.parametrize(("status", "seen"), [(0, 0), (1, 1), (2, 2), (126, 2), (127, 2), (137, 2)])
-def test_a_tool_that_could_not_run_or_was_killed_is_a_refusal(
-    tmp_path: Path, status: int, seen: int
+@pytest.mark.parametrize(
+    ("status", "cause"),
+    [
+        (1, "failed (exit status 1): ModuleNotFoundError: No module named 'pluggy'"),
+        (3, "failed (exit status 3): ModuleNotFoundError: No module named 'pluggy'"),
+        (126, "could not run (exit status 126): ModuleNotFoundError: No module named 'pluggy'"),
+        (127, "could not run (exit status 127): ModuleNotFoundError: No module named 'pluggy'"),
+    ],
+)
+def test_every_end_but_0_and_2_is_a_refusal_naming_its_cause(
+    tmp_path: Path, status: int, cause: str
 ) -> None:
-    """Most harnesses let an action through on any exit but 2: a broken install (126, 127)
-    or a killed hook (128 and up) must not be one of those."""
+    """Claude Code, Codex and Gemini CLI let an action through when its hook exits with
+    anything but 2: the hook command turns every other status into 2, with one ERROR line
+    naming the cause (a traceback's last line), not the traceback."""
     folder = tmp_path / "bin"
     folder.mkdir()
     fake = folder / "automaton-hook"
-    fake.write_text(f"#!/bin/sh\nexit {status}\n")
+    fake.write_text(
+        "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\n"
+        f"echo \"ModuleNotFoundError: No module named 'pluggy'\" >&2\nexit {status}\n"
+    )
     fake.chmod(0o755)
     command = install_files.hook_command("automaton-hook", "--harness", "claude")
     env = {"PATH": f"{folder}:{BARE_PATH}", "HOME": ""}
     proc = run_detached(["sh", "-c", command], env, tmp_path)
-    assert proc.returncode == seen
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        f"ERROR: automaton-hook {cause}; refused, since a hook that fails must not let the "
+        "action through.\n"
+    )
+
+
+@pytest.mark.parametrize(("status", "stdout"), [(0, '{"ok": 1}'), (2, "")])
+def test_an_answer_passes_through_the_hook_command_as_given(
+    tmp_path: Path, status: int, stdout: str
+) -> None:
+    """0 (allowed, or denied in JSON) and 2 (denied, the reason on stderr) are answers:
+    their output reaches the harness untouched."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    fake = folder / "automaton-hook"
+    fake.write_text(f"#!/bin/sh\ncat\necho '{stdout}'\necho 'the reason' >&2\nexit {status}\n")
+    fake.chmod(0o755)
+    command = install_files.hook_command("automaton-hook", "--harness", "codex")
+    env = {"PATH": f"{folder}:{BARE_PATH}", "HOME": ""}
+    proc = subprocess.run(
+        ["sh", "-c", command], input="EVENT", capture_output=True, text=True, env=env, timeout=60
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        status,
+        f"EVENT{stdout}\n",
+        "the reason\n",
+    )
+
+
+@pytest.mark.parametrize("signal_name", ["KILL", "TERM", "SEGV"])
+def test_a_hook_stopped_by_a_signal_is_a_refusal(tmp_path: Path, signal_name: str) -> None:
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    fake = folder / "automaton-hook"
+    fake.write_text(f"#!/bin/sh\nkill -{signal_name} $$\n")
+    fake.chmod(0o755)
+    command = install_files.hook_command("automaton-hook", "--harness", "claude")
+    env = {"PATH": f"{folder}:{BARE_PATH}", "HOME": ""}
+    proc = run_detached(["sh", "-c", command], env, tmp_path)
+    number = getattr(signal, f"SIG{signal_name}").value
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        f"ERROR: automaton-hook was stopped by signal {number}; refused, since a hook that "
+        "fails must not let the action through.\n"
+    )
+
+
+def test_the_git_hooks_pass_a_refusal_on_as_it_is(tmp_path: Path) -> None:
+    """git refuses a commit on any status but 0, so its hooks keep the status they got (a
+    refusal is 1, as everywhere), and still turn a tool that could not run into 2."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    fake = folder / "automaton-git-hook"
+    for status, seen in ((0, 0), (1, 1), (127, 2), (137, 2)):
+        fake.write_text(f"#!/bin/sh\nexit {status}\n")
+        fake.chmod(0o755)
+        command = install_files.hook_command(
+            "automaton-git-hook", "pre-commit", script=install_files.LOOKUP
+        )
+        env = {"PATH": f"{folder}:{BARE_PATH}", "HOME": ""}
+        assert run_detached(["sh", "-c", command], env, tmp_path).returncode == seen, status
 
 
 def test_a_launcher_whose_installation_is_gone_refuses(home: Path, tmp_path: Path) -> None:
@@ -687,7 +761,7 @@ def test_a_launcher_whose_installation_is_gone_refuses(home: Path, tmp_path: Pat
     command = install_files.hook_command("automaton-hook", "--harness", "claude")
     proc = run_detached(["sh", "-c", command], {"PATH": BARE_PATH, "HOME": str(home)}, tmp_path)
     assert proc.returncode == 2, proc
-    assert proc.stderr.startswith(f"automaton-rules: {gone} is gone (moved or uninstalled).")
+    assert proc.stderr.startswith(f"ERROR: {gone} is gone (moved or uninstalled).")
     assert "pip install automaton-rules" in proc.stderr
 
 
@@ -729,7 +803,7 @@ def test_the_opencode_plugin_denies_every_tool_call_without_the_tool(
         timeout=60,
     )
     assert proc.returncode == 0, proc
-    assert proc.stdout.startswith(f"automaton-rules: automaton-hook {MISSING}"), proc.stdout
+    assert proc.stdout.startswith(f"ERROR: automaton-hook {MISSING}"), proc.stdout
     assert "pip install automaton-rules" in proc.stdout
 
 

@@ -212,15 +212,16 @@ def test_install_puts_a_session_hook_in_every_harness(repo: tuple[Path, Path]) -
     proc = run_install(home, "--project", str(folder), "--harness", "all")
     assert proc.returncode == 0, proc
     command = install_files.hook_command("automaton-hook", "--harness", "claude")
-    claude = settings(folder, ".claude/settings.json")["hooks"]["SessionStart"]
-    assert claude == [
-        {
-            "matcher": "startup|resume|clear|compact",
-            "hooks": [{"type": "command", "command": command, "timeout": 10}],
-        }
+    hooks = settings(folder, ".claude/settings.json")["hooks"]
+    ours = [
+        {"hooks": [{"type": "command", "command": command, "timeout": 10, "onFailure": "block"}]}
     ]
-    codex = settings(folder, ".codex/hooks.json")["hooks"]["SessionStart"]
-    assert codex[0]["matcher"] == "startup|resume|clear|compact"
+    # No matcher: every source, `fork` (Claude Code 2.1.214) and whatever comes next.
+    assert hooks["SessionStart"] == ours
+    assert hooks["SubagentStart"] == ours
+    codex = settings(folder, ".codex/hooks.json")["hooks"]
+    assert "matcher" not in codex["SessionStart"][0]
+    assert "matcher" not in codex["SubagentStart"][0]
     gemini = settings(folder, ".gemini/settings.json")
     assert gemini["hooksConfig"] == {"enabled": True}
     assert "matcher" not in gemini["hooks"]["SessionStart"][0]  # exact names: every start
@@ -230,7 +231,7 @@ def test_install_puts_a_session_hook_in_every_harness(repo: tuple[Path, Path]) -
     assert all(entry["failClosed"] is True for entry in cursor["preToolUse"])
     assert all(entry["failClosed"] is True for entry in cursor["beforeShellExecution"])
     plugin = (folder / ".opencode" / "plugin" / "automaton-guard.js").read_text()
-    assert f"const LOOKUP = {json.dumps(install_files.LOOKUP)};" in plugin
+    assert f"const LOOKUP = {json.dumps(install_files.HOOK_LOOKUP)};" in plugin
     assert '"experimental.session.compacting"' in plugin
     assert install.CODEX_TRUST in proc.stdout.splitlines()
 

@@ -3,20 +3,25 @@
 A person may change the configuration, a harness's hook settings, the git hooks or the
 approval signers file (the pre-commit hook lets them), but a reviewer should see every
 commit that did (AR501, a warning). A task folder that git once held and the work tree
-no longer has took its evidence with it (AR502, an error). Both read the one pass over
-the git log every rule shares; only a commit touching `pyproject.toml` costs one more
-git call, which reads that file before and after it, for all such commits at once.
+no longer has took its evidence with it (AR502, an error). A change to a committed guard
+file that no commit holds yet is one no reviewer saw (AR503, an error), and a guard file
+with a second hard link can be changed through it, from anywhere (AR504, an error). The
+first three read the one pass over git every rule shares (the log and the status); only
+a commit touching `pyproject.toml` costs one more git call, which reads that file before
+and after it, for all such commits at once.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from automaton_rules.core import clock, guard_files, machine
+from automaton_rules.core import clock, guard_files, machine, store
 from automaton_rules.core.config import Config
 from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.project import Project, split_name
+from automaton_rules.core.project import Project, Task, split_name
 from automaton_rules.engine import gitlog
 from automaton_rules.engine.findings import GUARD_CHANGES, Finding
 from automaton_rules.engine.gitlog import Commit, GitHistory
@@ -181,8 +186,104 @@ def _removed(folder: str, tasks: str, commit: Commit | None) -> Finding:
     )
 
 
+@rule(
+    "AR503",
+    summary="No guard file (configuration, harness hook settings, git hooks, signers file) "
+    "has changes no commit holds",
+    category=GUARD_CHANGES,
+)
+def guard_files_uncommitted(
+    project: Project, git: GitHistory, config: Config | None
+) -> Iterator[Finding]:
+    """The audit judges the files on disk; a reviewer saw only what was committed."""
+    if not git.is_repo:
+        raise Skip("not a git repository")
+    named = guard_files.named_relpaths(project, config, git.hooks_folders(project.root))
+    for path in git.uncommitted:
+        kind = guard_files.kind_of_relpath(path, named)
+        if kind not in REPORTED:
+            continue
+        if kind == guard_files.TOOL_TABLE and not _table_edited(project, git, path):
+            continue
+        what = f"the [tool.automaton] table of {path}" if kind == guard_files.TOOL_TABLE else path
+        yield Finding(
+            f"{what} ({kind}) has changes no commit holds: the audit read what no reviewer saw",
+            path=path,
+            correction=f"commit it (AR501 shows the commit to a reviewer), or restore it: "
+            f"git checkout HEAD -- {path}",
+            data={"detail": f"{path} changed, not committed", "file": path, "kind": kind},
+        )
+
+
+def _table_edited(project: Project, git: GitHistory, path: str) -> bool:
+    """Whether a pyproject.toml's `[tool.automaton]` table differs from the committed one."""
+    try:
+        text = (project.root / path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    committed = gitlog.blobs(project.root, [f"HEAD:{git.prefix}{path}"])[0]
+    return guard_files.tool_table(text) != _table(committed)
+
+
+@rule(
+    "AR504",
+    summary="No guard file or task record has a second hard link",
+    category=GUARD_CHANGES,
+)
+def guard_files_linked(
+    project: Project, tasks: Sequence[Task], config: Config | None
+) -> Iterator[Finding]:
+    """A hard link made before the guard was there reaches the file from anywhere: the
+    configuration rewritten, a key appended to the signers file, a history line forged."""
+    root = project.root
+    settings = config or Config()
+    candidates = [root / relpath for relpath in guard_files.project_guard_paths()]
+    candidates.append(guard_files.signers_file(project, settings))
+    if settings.path is not None:
+        candidates.append(settings.path)
+    for task in tasks:
+        candidates += [task.path / name for name in (store.STATE, store.HISTORY, store.APPROVALS)]
+    seen: set[Path] = set()
+    for path in candidates:
+        if path in seen:
+            continue
+        seen.add(path)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            yield _linked(project, path, info.st_nlink)
+
+
+def _linked(project: Project, path: Path, links: int) -> Finding:
+    """AR504's finding: which file, how many names it has, how to find the others."""
+    relpath = (
+        path.relative_to(project.root).as_posix()
+        if path.is_relative_to(project.root)
+        else str(path)
+    )
+    task = None
+    tasks = project.tasks_dir.relative_to(project.root).as_posix() + "/"
+    if relpath.startswith(tasks):
+        found = _task_folder(project.root, relpath, tasks)
+        task = (
+            None if found is None else found[len(tasks) :].replace(f"/{machine.SUBTASKS_DIR}/", "/")
+        )
+    return Finding(
+        f"{relpath} has {links} hard links: through another name it can be changed from "
+        "anywhere, past every check of this file",
+        path=relpath,
+        task=task,
+        correction=f"find the other names (find / -xdev -samefile {relpath}) and remove them",
+        data={"detail": f"{relpath} has {links} hard links", "file": relpath, "links": links},
+    )
+
+
 @hookimpl
 def register_rules(register: Callable[[Rule], None]) -> None:
     """The checks on the guard's own history."""
     register(guard_files_changed)
     register(task_folders_removed)
+    register(guard_files_uncommitted)
+    register(guard_files_linked)

@@ -4,6 +4,10 @@ Phase intervals come from `.state.history` (or, for tasks without one, from the
 `.state` mtime, as the specification does). Commits come from one pass over the
 git log. A commit with a `Task: <name>` trailer is judged against that task; one
 without is a violation only when no task was in an edit phase at the time.
+
+A commit's date is whatever its maker set (`GIT_COMMITTER_DATE`, plumbing), so a commit is
+placed by its history too: never before the commits it builds on, and one that names a
+task never before the task existed. AR303 reports a commit whose date says otherwise.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from automaton_rules.core import clock, guard_files, machine, store
 from automaton_rules.core.config import Config
 from automaton_rules.core.project import Project, Task, task_file
 from automaton_rules.engine.findings import UNAUTHORIZED, Finding
-from automaton_rules.engine.gitlog import GitHistory
+from automaton_rules.engine.gitlog import Commit, GitHistory
 from automaton_rules.engine.hookspecs import hookimpl
 from automaton_rules.engine.rule import Rule, Skip, rule
 
@@ -122,20 +126,23 @@ def unauthorized_modifications(
     def report(name: str, state: str, path: str, how: str, commit: str | None = None) -> None:
         latest[(name, path)] = (state, how, commit)
 
+    floors = git.floors()
     for commit in git.commits:
         files = [path for path in commit.files if source(path)]
         if not files:
             continue
         how = f"commit: {commit.sha[:7]}, date: {clock.stamp(commit.time)}"
+        moments = placed(commit.times, floors.get(commit.sha, 0))
         named = [timelines[n] for n in commit.tasks if n in timelines]
         if named:
             suspects = named
-        elif coverage.covers(commit.time):
+        elif coverage.covers(moments[0]):
             continue
         else:
             suspects = list(timelines.values())
         for line in suspects:
-            state = line.judged_state(*commit.times, named=bool(named))
+            at = placed(moments, line.starts[0]) if named and line.starts else moments
+            state = line.judged_state(*at, named=bool(named))
             if state is not None:
                 for path in files:
                     report(line.task, state, path, how, commit.sha)
@@ -148,6 +155,11 @@ def unauthorized_modifications(
                     report(line.task, state, path, _uncommitted(project, path))
     for (name, path), (state, how, sha) in latest.items():
         yield _modified(name, state, path, how, sha)
+
+
+def placed(moments: Sequence[float], floor: float) -> tuple[float, ...]:
+    """A commit's times, none before `floor`: what its history shows it cannot predate."""
+    return tuple(max(moment, floor) for moment in moments)
 
 
 def _modified(name: str, state: str, path: str, how: str, commit: str | None) -> Finding:
@@ -249,8 +261,55 @@ def _forbidding_state(task: Task, moment: float, artifact: str) -> str | None:
     return None
 
 
+# Seconds a commit may be dated before its parent (two machines' clocks) before it is
+# reported: a backdated commit is judged at its parent's date in any case.
+CLOCK_SKEW = 300
+
+
+@rule(
+    "AR303",
+    summary="No commit is dated before the commits it builds on, or before its task existed",
+    category=UNAUTHORIZED,
+)
+def backdated_commits(
+    project: Project, tasks: Sequence[Task], git: GitHistory
+) -> Iterator[Finding]:
+    """A date set by hand hides when a change was made; its place in history does not."""
+    if not git.is_repo:
+        raise Skip("not a git repository")
+    floors = git.floors()
+    # When each task was created, as its history records it (an mtime says nothing of it).
+    created = {task.name: task.entered[0][:1] for task in tasks if task.entered}
+    for commit in git.commits:
+        floor = floors.get(commit.sha, 0)
+        if commit.time + CLOCK_SKEW < floor:
+            yield _backdated(commit, floor, "the commit it builds on was made", None)
+        for name in commit.tasks:
+            start = created.get(name)
+            if start and max(commit.time, floor) + CLOCK_SKEW < start[0]:
+                yield _backdated(commit, start[0], f"task {name} was created", name)
+
+
+def _backdated(commit: Commit, floor: float, what: str, task: str | None) -> Finding:
+    """AR303's finding: the date a commit carries, and the moment it cannot predate."""
+    return Finding(
+        f"commit {commit.sha[:7]} is dated {clock.stamp(commit.time)}, before {what} "
+        f"({clock.stamp(floor)}): its date was set by hand or its machine's clock is wrong; "
+        f"the audit judges it no earlier than {clock.stamp(floor)}",
+        task=task,
+        data={
+            "detail": f"commit {commit.sha[:7]} dated before {what}",
+            "commit": commit.sha,
+            "author": commit.author,
+            "date": clock.stamp(commit.time),
+            "floor": clock.stamp(floor),
+        },
+    )
+
+
 @hookimpl
 def register_rules(register: Callable[[Rule], None]) -> None:
     """The unauthorized-modification checks."""
     register(unauthorized_modifications)
     register(artifacts_committed_early)
+    register(backdated_commits)

@@ -32,35 +32,42 @@ HOOK = "automaton-hook"
 # for the shell when it had to be: '/my venv/...').
 _OUR_HOOK = re.compile(r"automaton-hook'?\s+--harness")
 
-# Claude Code and Codex name why a session starts; every start gets the workflow's state,
-# `compact` above all: the model has just lost it.
-SESSION_SOURCES = "startup|resume|clear|compact"
+# Claude Code: every tool that can change a file, PowerShell (the main shell on Windows)
+# and every MCP tool (the adapter reads which of them write, by name and arguments).
+CLAUDE_TOOLS = "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*"
+HOOK_TIMEOUT = 10  # seconds: above the adapter's own deadline (guards/harness.py, DEADLINE)
+PROMPT_TIMEOUT = 30
 
 
-def _hook(harness: str, timeout: int, **extra: str) -> dict[str, Any]:
+def _hook(harness: str, timeout: int, **extra: Any) -> dict[str, Any]:
     command = hook_command(HOOK, "--harness", harness)
     return {**extra, "type": "command", "command": command, "timeout": timeout}
+
+
+def _claude(timeout: int = HOOK_TIMEOUT) -> dict[str, Any]:
+    """A Claude Code hook that blocks when it cannot run, fails or times out (`onFailure`,
+    Claude Code 2.1.295; earlier releases ignore the key, and the lookup fails closed)."""
+    return _hook("claude", timeout, onFailure="block")
 
 
 def _cursor(**extra: Any) -> dict[str, Any]:
     return {"command": hook_command(HOOK, "--harness", "cursor"), **extra}
 
 
-# The configuration each harness reads, as integrations/ ships it.
+# The configuration each harness reads, as integrations/ ships it. Session events have no
+# matcher: every start (a fork, a compaction, whatever comes next) gets the workflow.
 HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "claude": (
         ".claude/settings.json",
         {
             "hooks": {
-                "PreToolUse": [
-                    {
-                        "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash",
-                        "hooks": [_hook("claude", 10)],
-                    }
-                ],
-                "SessionStart": [{"matcher": SESSION_SOURCES, "hooks": [_hook("claude", 10)]}],
+                "PreToolUse": [{"matcher": CLAUDE_TOOLS, "hooks": [_claude()]}],
+                "SessionStart": [{"hooks": [_claude()]}],
+                "SubagentStart": [{"hooks": [_claude()]}],
+                # A settings file changed mid-session: refused if it would stop the hooks.
+                "ConfigChange": [{"hooks": [_claude()]}],
                 # No matcher: this event takes none. `approve TASK` typed by the user.
-                "UserPromptSubmit": [{"hooks": [_hook("claude", 30)]}],
+                "UserPromptSubmit": [{"hooks": [_claude(PROMPT_TIMEOUT)]}],
             }
         },
     ),
@@ -68,9 +75,10 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
         ".codex/hooks.json",
         {
             "hooks": {
-                "PreToolUse": [{"matcher": "*", "hooks": [_hook("codex", 10)]}],
-                "SessionStart": [{"matcher": SESSION_SOURCES, "hooks": [_hook("codex", 10)]}],
-                "UserPromptSubmit": [{"hooks": [_hook("codex", 30)]}],
+                "PreToolUse": [{"matcher": "*", "hooks": [_hook("codex", HOOK_TIMEOUT)]}],
+                "SessionStart": [{"hooks": [_hook("codex", HOOK_TIMEOUT)]}],
+                "SubagentStart": [{"hooks": [_hook("codex", HOOK_TIMEOUT)]}],
+                "UserPromptSubmit": [{"hooks": [_hook("codex", PROMPT_TIMEOUT)]}],
             }
         },
     ),
@@ -82,13 +90,17 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
             "hooks": {
                 "BeforeTool": [
                     {
-                        "matcher": "write_file|replace|run_shell_command",
-                        "hooks": [_hook("gemini", 10000, name="automaton-guard")],
+                        "matcher": "write_file|replace|run_shell_command|mcp_.*",
+                        "hooks": [_hook("gemini", HOOK_TIMEOUT * 1000, name="automaton-guard")],
                     }
                 ],
                 # Gemini matches lifecycle events by exact name: no matcher, every start.
-                "SessionStart": [{"hooks": [_hook("gemini", 10000, name="automaton-context")]}],
-                "BeforeAgent": [{"hooks": [_hook("gemini", 30000, name="automaton-approval")]}],
+                "SessionStart": [
+                    {"hooks": [_hook("gemini", HOOK_TIMEOUT * 1000, name="automaton-context")]}
+                ],
+                "BeforeAgent": [
+                    {"hooks": [_hook("gemini", PROMPT_TIMEOUT * 1000, name="automaton-approval")]}
+                ],
             },
         },
     ),
@@ -99,13 +111,21 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
             "hooks": {
                 # failClosed: a hook that crashes or times out blocks instead of allowing.
                 "beforeShellExecution": [_cursor(failClosed=True)],
+                "beforeMCPExecution": [_cursor(failClosed=True)],
                 "preToolUse": [_cursor(matcher="Write|Edit|StrReplace|Delete", failClosed=True)],
                 "sessionStart": [_cursor()],
-                # Not failClosed: a prompt hook that fails lets the message through.
-                "beforeSubmitPrompt": [_cursor()],
+                # As Cursor's own cookbook has it: a prompt hook that fails holds the message.
+                "beforeSubmitPrompt": [_cursor(failClosed=True)],
             },
         },
     ),
+}
+# Matchers earlier releases wrote, which today's replace on upgrade (a matcher the user
+# wrote stays): session events used to name their sources, tool hooks fewer tools.
+RETIRED_MATCHERS: dict[str, frozenset[str]] = {
+    "SessionStart": frozenset({"startup|resume|clear|compact"}),
+    "PreToolUse": frozenset({"Write|Edit|MultiEdit|NotebookEdit|Bash"}),
+    "BeforeTool": frozenset({"write_file|replace|run_shell_command"}),
 }
 CODEX_TRUST = (
     "note: Codex runs a project's hooks only when the project is trusted, and a new or "
@@ -207,6 +227,14 @@ def _upgraded(entry: Any, command: str) -> Any:
     }
 
 
+def _unretired(entry: Any, ours: dict[str, Any], event: str) -> Any:
+    """`entry` with a matcher an earlier release wrote replaced by today's (or dropped)."""
+    if not isinstance(entry, dict) or entry.get("matcher") not in RETIRED_MATCHERS.get(event, ()):
+        return entry
+    kept = {key: value for key, value in entry.items() if key != "matcher"}
+    return {**kept, "matcher": ours["matcher"]} if "matcher" in ours else kept
+
+
 def merge_hooks(current: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
     """Add our hook entries to a harness's settings, keeping everything already there.
 
@@ -223,7 +251,8 @@ def merge_hooks(current: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]
             existing += entries
         for index in mine[:1]:
             command = _commands(entries[0])[0]
-            existing[index] = _upgraded(_with_defaults(existing[index], entries[0]), command)
+            entry = _unretired(existing[index], entries[0], event)
+            existing[index] = _upgraded(_with_defaults(entry, entries[0]), command)
         hooks[event] = existing
     merged["hooks"] = hooks
     rest = {key: value for key, value in ours.items() if key != "hooks"}

@@ -38,6 +38,8 @@ HARNESS_FILES: tuple[str, ...] = (
     ".config/opencode/opencode.json",
 )
 HARNESS_FOLDERS: tuple[str, ...] = (".opencode/plugin", ".opencode/plugins", ".config/opencode")
+# The pre-commit framework's configuration: which hooks git runs, so the guard's.
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 DEFAULT_SIGNERS = f"{FRAMEWORK_HOME}/allowed_signers"
 
 CONFIGURATION = "the workflow's configuration"
@@ -61,6 +63,11 @@ STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
 SECTION_BEGIN = "automaton-rules:begin"
 SECTION_END = "automaton-rules:end"
 INSTRUCTION_FILES: tuple[str, ...] = ("CLAUDE.md", "AGENTS.md", "GEMINI.md")
+
+
+def project_guard_paths() -> tuple[str, ...]:
+    """The guard's files a project holds by fixed name, relative to it (folders too)."""
+    return (CONFIG_FILE, PRE_COMMIT_CONFIG, *HARNESS_FILES, *HARNESS_FOLDERS)
 
 
 def signers_file(project: Project, settings: Config) -> Path:
@@ -120,6 +127,8 @@ def kind_of_relpath(relpath: str, named: Mapping[str, str] | None = None) -> str
         return TOOL_TABLE
     if relpath in HARNESS_FILES or any(relpath.startswith(f"{f}/") for f in HARNESS_FOLDERS):
         return HARNESS
+    if relpath == PRE_COMMIT_CONFIG:
+        return GIT_HOOKS
     for folder, what in named.items():
         if folder.endswith("/") and relpath.startswith(folder):
             return what

@@ -30,14 +30,15 @@ from automaton_rules.core.output import printable
 # and unfolded trailers hold no newline: read in order, no file name can pass for a header.
 _RECORD = "\x1e"
 _LOG_FORMAT = (
-    f"{_RECORD}%H %ct %at%n%an%n%(trailers:key={TASK_TRAILER},valueonly,unfold,separator=%x2C)"
+    f"{_RECORD}%H %ct %at %P%n%an%n%(trailers:key={TASK_TRAILER},valueonly,unfold,separator=%x2C)"
 )
 
 
 @dataclass(frozen=True)
 class Commit:
     """One commit: when and by whom it was made, the files it touched (and of them those it
-    deleted), the tasks its trailers name."""
+    deleted), the tasks its trailers name, the commits it builds on. `files` are relative
+    to the project, not to the repository."""
 
     sha: str
     time: int
@@ -46,6 +47,7 @@ class Commit:
     authored: int | None = None
     author: str = ""
     deleted: tuple[str, ...] = ()
+    parents: tuple[str, ...] = ()
 
     @property
     def times(self) -> tuple[int, ...]:
@@ -72,12 +74,42 @@ class GitHistory:
     prefix: str = ""
     hooks: str = ""
 
+    def floors(self) -> dict[str, int]:
+        """For each commit, the latest committer date among the commits it builds on: a
+        commit cannot have been made before its parents, whatever date it carries."""
+        return commit_floors(self.commits)
+
     def hooks_folders(self, root: Path) -> list[Path]:
         """The folder git takes hooks from, resolved against the project at `root`."""
         if not self.hooks:
             return []
         folder = Path(self.hooks)
         return [(folder if folder.is_absolute() else root / folder).resolve()]
+
+
+def commit_floors(commits: Sequence[Commit]) -> dict[str, int]:
+    """sha -> the latest committer date of its ancestors (0 for a root, or a parent the log
+    does not hold), walked parents first without recursion, so a history of any depth and
+    any dates, however false, is placed in one pass."""
+    by_sha = {commit.sha: commit for commit in commits}
+    floors: dict[str, int] = {}
+    for commit in commits:
+        stack = [commit]
+        while stack:
+            top = stack[-1]
+            if top.sha in floors:
+                stack.pop()
+                continue
+            waiting = [by_sha[p] for p in top.parents if p in by_sha and p not in floors]
+            if waiting:
+                stack.extend(waiting)
+                continue
+            stack.pop()
+            floors[top.sha] = max(
+                (max(by_sha[p].time, floors[p]) for p in top.parents if p in by_sha),
+                default=0,
+            )
+    return floors
 
 
 def parse_log(output: str, prefix: str = "") -> list[Commit]:
@@ -116,11 +148,10 @@ def _commit(header: str, files: list[str], deleted: list[str]) -> Commit | None:
     sha_and_times, _, rest = header[1:].partition("\n")
     author, _, trailers = rest.partition("\n")
     author = sys.intern(author)  # a history has few authors and many commits
-    author = sys.intern(author)
     sha, _, stamps = sha_and_times.partition(" ")
     if header[:1] != _RECORD or not sha:
         return None
-    committed, _, authored = stamps.partition(" ")
+    committed, authored, *parents = [*stamps.split(" "), ""]
     tasks = tuple(t.strip() for t in trailers.split(",") if t.strip())
     return Commit(
         sha,
@@ -130,6 +161,7 @@ def _commit(header: str, files: list[str], deleted: list[str]) -> Commit | None:
         _seconds(authored),
         author,
         tuple(deleted),
+        tuple(p for p in parents if p),
     )
 
 

@@ -4,9 +4,11 @@
 harness sends on stdin and dispatches on its name. Before a tool runs it decides with
 the same core as `status.py --can-edit` and prints the harness's own deny answer: edits
 in a non-edit phase, the guard's own files in any phase, the agent running the approval
-command, and shell commands that write where an edit could not. An internal error
-denies too. At session start (and after compaction) it answers with the workflow's
-state as context instead, so one command serves every hook.
+command, and shell commands that write where an edit could not. It fails closed: an
+event it cannot read whole, an internal error, or no answer within its deadline denies.
+At session start (and after compaction) it answers with the workflow's state as context
+instead; a settings change during a session that would drop the guard's hooks is
+refused; so one command serves every hook.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from automaton_rules.core.output import printable
 from automaton_rules.core.project import STATUS_SCRIPT, Project, find_project
 from automaton_rules.core.record import Record
 from automaton_rules.guards import checks as guard
+from automaton_rules.guards.hook_input import DELETE_TOOLS, Malformed, read_action, where
+from automaton_rules.guards.hook_input import Action as Action
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,59 +33,26 @@ if TYPE_CHECKING:
     from typing import Any
 
 HARNESSES: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "opencode")
+# Harnesses whose agent can type into a shell it started, with no hook on what it types
+# (Codex's `write_stdin`): a bare shell or interpreter there runs whatever follows.
+TYPES_INTO_SHELLS = frozenset({"codex"})
+# Seconds the adapter may take before it refuses on its own: below the timeout the
+# installer gives each harness (10 s), since a harness that kills a slow hook lets the
+# action through. `--deadline` sets another.
+DEADLINE = 8.0
 
-# Tool names that edit files, per harness vocabulary (compared case-insensitively).
-EDIT_TOOLS = frozenset(
-    {
-        "write",
-        "edit",
-        "multiedit",
-        "notebookedit",
-        "write_file",
-        "replace",
-        "edit_file",
-        "strreplace",
-        "delete",
-        "deletefile",
-        "patch",
-        "apply_patch",
-    }
+# Events of a tool about to run, in each harness's name for it.
+TOOL_EVENTS = frozenset(
+    {"PreToolUse", "BeforeTool", "preToolUse", "beforeShellExecution", "beforeMCPExecution"}
 )
-SHELL_TOOLS = frozenset({"bash", "shell", "run_shell_command", "local_shell", "exec_command"})
-DELETE_TOOLS = frozenset({"delete", "deletefile"})
-PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "target_file", "absolute_path")
-# Where a patch travels: Codex's apply_patch (`command`, `input`), opencode's (`patchText`).
-PATCH_KEYS = ("patch", "patchText", "input", "command", "cmd")
-# A shell tool's own working folder: opencode's bash `workdir`, Gemini's `dir_path`
-# (`directory` in older releases), Codex's shell `workdir`.
-WORKDIR_KEYS = ("workdir", "dir_path", "directory")
 # Events that start (or restart, after compaction) an agent's context.
-SESSION_EVENTS = frozenset({"SessionStart", "SubagentStart", "sessionStart"})
+SESSION_EVENTS = frozenset({"SessionStart", "SubagentStart", "sessionStart", "subagentStart"})
 # Events of a prompt the user submits, before the model sees it: Claude Code and Codex
 # `UserPromptSubmit` (opencode's plugin sends its `chat.message` under this name too),
 # Gemini CLI `BeforeAgent`, Cursor `beforeSubmitPrompt`.
 PROMPT_EVENTS = frozenset({"UserPromptSubmit", "BeforeAgent", "beforeSubmitPrompt"})
-
-
-class Action(Record):
-    """What the agent is about to do, in harness-neutral terms."""
-
-    _fields = ("kind", "paths", "command", "cwd", "details")
-    kind: str  # "edit", "shell" or "other"
-    paths: tuple[str, ...]
-    command: str
-    cwd: Path | None
-    details: dict[str, Any]
-
-    def __init__(
-        self,
-        kind: str,
-        paths: tuple[str, ...] = (),
-        command: str = "",
-        cwd: Path | None = None,
-        details: dict[str, Any] | None = None,
-    ) -> None:
-        self._init(kind, paths, command, cwd, {} if details is None else details)
+# A settings file changed during a session (Claude Code's `ConfigChange`).
+CONFIG_EVENTS = frozenset({"ConfigChange"})
 
 
 class Verdict(Record):
@@ -93,78 +64,6 @@ class Verdict(Record):
 
     def __init__(self, allowed: bool, reason: str = "") -> None:
         self._init(allowed, reason)
-
-
-def _paths(tool_input: Any) -> list[str]:
-    if not isinstance(tool_input, dict):
-        return []
-    found = [str(tool_input[key]) for key in PATH_KEYS if isinstance(tool_input.get(key), str)]
-    edits = tool_input.get("edits")
-    if isinstance(edits, list):
-        found += [str(e["file_path"]) for e in edits if isinstance(e, dict) and e.get("file_path")]
-    for key in PATCH_KEYS:
-        value = tool_input.get(key)
-        texts = value if isinstance(value, list) else [value]
-        for text in texts:
-            if isinstance(text, str) and "*** Begin Patch" in text:
-                from automaton_rules.guards.shell import patch_files
-
-                found += patch_files(text)
-    return found
-
-
-def _where(payload: dict[str, Any]) -> Path | None:
-    """The folder the harness works in: `cwd`, or Cursor's first workspace root."""
-    roots = payload.get("workspace_roots")
-    cwd = payload.get("cwd") or payload.get("directory")
-    if not cwd and isinstance(roots, list) and roots:
-        cwd = roots[0]  # Cursor names its workspace instead of a working directory
-    return Path(cwd) if isinstance(cwd, str) and cwd else None
-
-
-def _shell_folder(tool_input: Any, where: Path | None) -> Path | None:
-    """Where a shell tool runs its command: its own working folder, resolved against the
-    harness's, else the harness's."""
-    if not isinstance(tool_input, dict):
-        return where
-    for key in WORKDIR_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            return guard.resolve(value, where)
-    return where
-
-
-def _command(tool_input: Any) -> str:
-    command: Any = ""
-    if isinstance(tool_input, dict):
-        command = tool_input.get("command") or tool_input.get("cmd") or ""
-    if isinstance(command, list):
-        import shlex
-
-        command = shlex.join(str(part) for part in command)
-    return str(command)
-
-
-def read_action(payload: Any, harness: str) -> Action:
-    """Normalise one harness's pre-tool event."""
-    if not isinstance(payload, dict):
-        raise ValueError("hook input is not a JSON object")
-    where = _where(payload)
-    if harness == "cursor" and isinstance(payload.get("command"), str):
-        return Action("shell", command=payload["command"], cwd=where)
-    tool = str(payload.get("tool_name") or payload.get("tool") or payload.get("toolName") or "")
-    tool_input = payload.get("tool_input") or payload.get("args") or payload.get("toolArgs") or {}
-    paths = _paths(tool_input)
-    name = tool.lower()
-    if name in SHELL_TOOLS:
-        folder = _shell_folder(tool_input, where)
-        if paths:  # Codex sends apply_patch through its shell tool
-            return Action("edit", tuple(paths), cwd=folder, details={"tool": tool})
-        return Action("shell", command=_command(tool_input), cwd=folder, details={"tool": tool})
-    if name in EDIT_TOOLS or (paths and name.startswith(("write", "edit"))):
-        details = {"tool": tool, "input": tool_input}
-        return Action("edit", tuple(paths), cwd=where, details=details)
-    return Action("other", cwd=where, details={"tool": tool})
 
 
 def new_text(tool_input: dict[str, Any], before: str | None) -> str | None:
@@ -221,18 +120,32 @@ def _project(action: Action, explicit: str | None) -> Project | None:
         raise
 
 
-def decide(action: Action, *, project: str | None = None, task: str | None = None) -> Verdict:
+def decide(
+    action: Action,
+    *,
+    project: str | None = None,
+    task: str | None = None,
+    harness: str = "claude",
+) -> Verdict:
     """The same answers as `status.py --can-edit`, applied to what the tool is about to do."""
     if action.kind == "other":
         return Verdict(True)
     if action.kind == "edit":
         return _decide_edits(action, project, task)
-    return _decide_shell(action, project, task)
+    if action.kind == "powershell":
+        from automaton_rules.guards import powershell
+
+        refusal = powershell.judge(
+            action.command, action.cwd, lambda: _project(action, project), task, project is not None
+        )
+        return Verdict(refusal is None, refusal or "")
+    return _decide_shell(action, project, task, harness in TYPES_INTO_SHELLS)
 
 
-def _decide_shell(action: Action, project: str | None, task: str | None) -> Verdict:
+def _decide_shell(action: Action, project: str | None, task: str | None, typed: bool) -> Verdict:
     """A shell line, read as the shell reads it (guards/shell_verdict.py); plain reads
-    are recognised without loading the parser."""
+    are recognised without loading the parser. `typed`: the agent can type into a shell
+    the line leaves open, unseen by any hook."""
     from automaton_rules.guards import shell
 
     if shell.plain_read(action.command):
@@ -240,7 +153,12 @@ def _decide_shell(action: Action, project: str | None, task: str | None) -> Verd
     from automaton_rules.guards import shell_verdict
 
     refusal = shell_verdict.judge(
-        action.command, action.cwd, lambda: _project(action, project), task, project is not None
+        action.command,
+        action.cwd,
+        lambda: _project(action, project),
+        task,
+        project is not None,
+        typed=typed,
     )
     return Verdict(refusal is None, refusal or "")
 
@@ -321,7 +239,7 @@ def session_context(payload: dict[str, Any], project: str | None = None) -> str:
     from automaton_rules.guards import session
 
     try:
-        found = find_project(Path(project) if project else None, cwd=_where(payload))
+        found = find_project(Path(project) if project else None, cwd=where(payload))
     except AutomatonError as exc:
         if project is None and exc.code == "no-project":
             return ""
@@ -331,7 +249,15 @@ def session_context(payload: dict[str, Any], project: str | None = None) -> str:
 
 
 def _message(exc: Exception) -> str:
-    text = exc.message if isinstance(exc, AutomatonError) else f"{type(exc).__name__}: {exc}"
+    """An error as a refusal names it: ours by their message, others by their type too."""
+    if isinstance(exc, AutomatonError):
+        text = exc.message
+    elif isinstance(exc, Malformed):
+        text = str(exc)
+    elif isinstance(exc, ValueError) and type(exc).__name__ == "JSONDecodeError":
+        text = f"the hook input is not JSON ({exc})"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
     return printable(text, None)
 
 
@@ -362,7 +288,7 @@ def prompt_answer(
     if payload.get("agent_id"):  # Codex: a subagent's prompt, written by its parent agent
         return render_prompt(harness, event, None)
     try:
-        text = prompt.approve(payload, harness, options.get("project"), _where(payload))
+        text = prompt.approve(payload, harness, options.get("project"), where(payload))
     except Exception as exc:
         text = (
             f"automaton-rules could not check this message for an approval ({_message(exc)}); "
@@ -373,11 +299,24 @@ def prompt_answer(
     return render_prompt(harness, event, text)
 
 
+def render_block(harness: str, reason: str | None) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) of a settings-change answer: refused with `reason`."""
+    if reason is None:
+        return ("{}" if harness == "gemini" else ""), "", 0
+    return json.dumps({"decision": "block", "reason": reason}), "", 0
+
+
 def answer(payload: Any, harness: str, options: dict[str, str]) -> tuple[str, str, int]:
-    """Dispatch on the event: session start gets context, a user's prompt may approve,
-    anything else (a tool about to run) a verdict."""
-    event = str(payload.get("hook_event_name") or "") if isinstance(payload, dict) else ""
-    if event in PROMPT_EVENTS and isinstance(payload, dict):
+    """Dispatch on the event: session start gets context, a user's prompt may approve, a
+    settings change may be refused, a tool about to run gets a verdict. An event the
+    adapter does not answer passes, unless it carries a tool: that is denied."""
+    if not isinstance(payload, dict):
+        raise Malformed("the hook input is not a JSON object")
+    name = payload.get("hook_event_name")
+    if name is not None and not isinstance(name, str):
+        raise Malformed("hook_event_name is not text")
+    event = name or ""
+    if event in PROMPT_EVENTS:
         return prompt_answer(payload, harness, event, options)
     if event in SESSION_EVENTS:
         try:
@@ -388,21 +327,36 @@ def answer(payload: Any, harness: str, options: dict[str, str]) -> tuple[str, st
                 f"Before editing, run {STATUS_SCRIPT} --task NAME to see your task's phase."
             )
         return render_context(harness, event, text)
+    if event in CONFIG_EVENTS:
+        from automaton_rules.guards import settings_change
+
+        return render_block(harness, settings_change.judge(payload))
+    if event and event not in TOOL_EVENTS:
+        if any(key in payload for key in ("tool_name", "tool", "toolName", "command")):
+            raise Malformed(f"the event {event!r} carries a tool, and is not one it answers")
+        return render(harness, Verdict(True))
     action = read_action(payload, harness)
-    verdict = decide(action, project=options.get("project"), task=options.get("task"))
+    verdict = decide(
+        action, project=options.get("project"), task=options.get("task"), harness=harness
+    )
     return render(harness, verdict)
 
 
 USAGE = """\
 usage: automaton-hook [--harness claude|codex|gemini|cursor|opencode] [--project DIR] [--task NAME]
+                      [--deadline SECONDS]
 
 Reads one hook event of a harness as JSON on stdin and answers in that harness's format.
 Before a tool runs: allowed prints nothing (claude, codex, opencode), {} (gemini) or
-{"permission": "allow"} (cursor); denied prints the harness's deny answer. At session
-start (SessionStart, sessionStart, SubagentStart) it prints the workflow's state as the
-harness's additional context. When the user submits a prompt (UserPromptSubmit,
+{"permission": "allow"} (cursor); denied prints the harness's deny answer. It fails
+closed: empty or ill-formed input (no tool name, an input that is not an object, a
+shell command that is not text), an event it does not know that carries a tool, an
+internal error, or no answer within --deadline seconds (default 8) is denied. At
+session start (SessionStart, sessionStart, SubagentStart) it prints the workflow's state
+as the harness's additional context. When the user submits a prompt (UserPromptSubmit,
 BeforeAgent, beforeSubmitPrompt), `approve TASK` approves the task; any other prompt
-passes through untouched. Bad usage exits 2, which every harness takes as a refusal.
+passes through untouched. A settings change during a session (ConfigChange) that would
+stop the hooks is refused. Bad usage exits 2, which every harness takes as a refusal.
 
 Example (what Claude Code runs before each tool call):
   echo '{"hook_event_name": "PreToolUse", "tool_name": "Write",
@@ -411,8 +365,16 @@ Example (what Claude Code runs before each tool call):
 See docs/harness-integration.md and docs/approvals.md.
 """
 SCRIPT = Script(
-    "automaton-hook", USAGE, valued=("--harness", "--project", "--task"), positionals=0
+    "automaton-hook",
+    USAGE,
+    valued=("--harness", "--project", "--task", "--deadline"),
+    positionals=0,
 )
+
+
+class Overdue(BaseException):
+    """The deadline passed: raised in whatever the adapter was doing, which no `except
+    Exception` in a rule or a library swallows."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -420,25 +382,70 @@ def main(argv: Sequence[str] | None = None) -> int:
     return SCRIPT.run(argv, _hook)
 
 
+def _deadline(options: dict[str, Any]) -> float | None:
+    """--deadline in seconds, or the default; None when the value is not a positive number."""
+    text = str(options.get("deadline", DEADLINE))
+    try:
+        seconds = float(text)
+    except ValueError:
+        return None
+    return seconds if 0 < seconds < 3600 else None
+
+
+def _overdue(_signum: int, _frame: object) -> None:
+    raise Overdue
+
+
 def _hook(options: dict[str, Any], _words: list[str]) -> int:
     harness = str(options.get("harness", "claude"))
-    if harness not in HARNESSES:
-        sys.stderr.write(
-            f"ERROR: automaton-hook: --harness must be one of {', '.join(HARNESSES)}\n"
-            f"{USAGE.splitlines()[0]}\n"
+    deadline = _deadline(options)
+    if harness not in HARNESSES or deadline is None:
+        wrong = (
+            f"--harness must be one of {', '.join(HARNESSES)}"
+            if harness not in HARNESSES
+            else "--deadline must be a number of seconds above 0"
         )
+        sys.stderr.write(f"ERROR: automaton-hook: {wrong}\n{USAGE.splitlines()[0]}\n")
         return 2
+    armed = _arm(deadline)
     try:
-        payload = json.loads(sys.stdin.read() or "{}")
-        out, err, code = answer(payload, harness, options)
-    except Exception as exc:  # fail closed: a broken guard must not wave edits through
-        reason = f"DENIED: automaton-rules could not check this action ({_message(exc)})."
-        out, err, code = render(harness, Verdict(False, reason))
+        out, err, code = _answer_stdin(harness, options, deadline)
+    finally:
+        if armed:
+            _arm(0)
     if out:
         sys.stdout.write(out + "\n")
     if err:
         sys.stderr.write(err + "\n")
     return code
+
+
+def _answer_stdin(harness: str, options: dict[str, Any], deadline: float) -> tuple[str, str, int]:
+    """The answer to the event on stdin; any failure, or the deadline, denies."""
+    try:
+        text = sys.stdin.read()
+        if not text.strip():
+            raise Malformed("the hook received no input")
+        return answer(json.loads(text), harness, options)
+    except Overdue:
+        reason = f"it did not answer within {deadline:g} s"
+    except Exception as exc:  # fail closed: a broken guard must not wave edits through
+        reason = _message(exc)
+    denial = f"DENIED: automaton-rules could not check this action ({reason})."
+    return render(harness, Verdict(False, denial))
+
+
+def _arm(seconds: float) -> bool:
+    """Raise `Overdue` in the adapter after `seconds` (0 disarms); False where the platform
+    has no interval timer. The interpreter has `_signal` loaded already; `signal` would
+    cost the hook a millisecond of imports."""
+    import _signal  # type: ignore[import-not-found]
+
+    if not hasattr(_signal, "setitimer"):
+        return False
+    _signal.signal(_signal.SIGALRM, _overdue if seconds else _signal.SIG_DFL)
+    _signal.setitimer(_signal.ITIMER_REAL, seconds)
+    return True
 
 
 if __name__ == "__main__":

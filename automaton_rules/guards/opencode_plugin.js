@@ -9,7 +9,7 @@
 // Export nothing else from this file: opencode calls every export as a plugin.
 
 // The lookup of automaton-install's hook commands, word for word.
-const LOOKUP = "h=\"$(command -v \"$0\")\" || h=\"$HOME\"/.automaton/bin/\"$0\"; if [ -x \"$h\" ]; then \"$h\" \"$@\"; s=\"$?\"; [ \"$s\" -lt 126 ] || s=2; exit \"$s\"; fi; printf \"automaton-rules: %s is not installed on this machine (not on PATH, not in ~/.automaton/bin). Install it: pip install automaton-rules, then automaton-install --project . in this project (automaton-rules: docs/adopting.md)\\n\" \"$0\" >&2; exit 2";
+const LOOKUP = "h=\"$(command -v \"$0\")\" || h=\"$HOME\"/.automaton/bin/\"$0\"; if [ ! -x \"$h\" ]; then printf \"ERROR: %s is not installed on this machine (not on PATH, not in ~/.automaton/bin). Install it: pip install automaton-rules, then automaton-install --project . in this project (automaton-rules: docs/adopting.md)\\n\" \"$0\" >&2; exit 2; fi; exec 3>&1; e=\"$(\"$h\" \"$@\" 2>&1 >&3 3>&-)\" 2>/dev/null; s=\"$?\"; exec 3>&-; case \"$s\" in 0|2) [ -z \"$e\" ] || printf \"%s\\n\" \"$e\" >&2; exit \"$s\";; esac; if [ \"$s\" -gt 128 ]; then c=\"was stopped by signal $((s - 128))\"; elif [ \"$s\" -ge 126 ]; then c=\"could not run (exit status $s)\"; else c=\"failed (exit status $s)\"; fi; l=\"$(printf \"%s\\n\" \"$e\" | grep . | tail -n 1)\"; printf \"ERROR: %s %s%s; refused, since a hook that fails must not let the action through.\\n\" \"$0\" \"$c\" \"${l:+: $l}\" >&2; exit 2";
 
 // Runs the hook as the JSON configurations of the other harnesses do, on one event.
 async function ask($, event) {

@@ -26,8 +26,13 @@ from automaton_rules.core.guard_files import HARNESS as HARNESS
 from automaton_rules.core.guard_files import HARNESS_FILES as HARNESS_FILES
 from automaton_rules.core.guard_files import HARNESS_FOLDERS as HARNESS_FOLDERS
 from automaton_rules.core.guard_files import PLUGIN as PLUGIN
+from automaton_rules.core.guard_files import (
+    PRE_COMMIT_CONFIG,
+    PROGRAMS,
+    STARTUP_FILES,
+    named_relpaths,
+)
 from automaton_rules.core.guard_files import PROGRAM as PROGRAM
-from automaton_rules.core.guard_files import PROGRAMS, STARTUP_FILES, named_relpaths
 from automaton_rules.core.guard_files import RECORDS as RECORDS
 from automaton_rules.core.guard_files import SCRIPT as SCRIPT
 from automaton_rules.core.guard_files import SIGNERS as SIGNERS
@@ -117,6 +122,8 @@ def reason(
     if _harness_file(target, (root, home)):
         return HARNESS
     if _in_git_folder(root, target) or any(inside(target, f) for f in hooks_paths(root)):
+        return GIT_HOOKS
+    if target == root / PRE_COMMIT_CONFIG:
         return GIT_HOOKS
     if inside(target, (root / FRAMEWORK_HOME).resolve()) and not inside(root, fw):
         return RECORDS

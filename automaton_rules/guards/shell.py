@@ -81,6 +81,7 @@ class ShellLine(Record):
         "states",
         "named",
         "unreadable",
+        "interactive",
     )
     writes: tuple[Write, ...]
     computed: tuple[Computed, ...]  # writes to computed targets
@@ -91,6 +92,7 @@ class ShellLine(Record):
     states: tuple[str, ...]  # words that can name a `.state*` file
     named: tuple[Path, ...]  # paths a variable or `echo` holds, which a computed write may use
     unreadable: bool  # the parser could not read all of it
+    interactive: tuple[str, ...]  # shells or interpreters left reading what is typed
 
     def __init__(
         self,
@@ -103,8 +105,11 @@ class ShellLine(Record):
         states: tuple[str, ...] = (),
         named: tuple[Path, ...] = (),
         unreadable: bool = False,
+        interactive: tuple[str, ...] = (),
     ) -> None:
-        self._init(writes, computed, programs, code, calls, hooks, states, named, unreadable)
+        self._init(
+            writes, computed, programs, code, calls, hooks, states, named, unreadable, interactive
+        )
 
     @property
     def writes_files(self) -> bool:

@@ -212,8 +212,10 @@ def run(reading: Reading, words: list[Word], where: Where) -> None:
     handler = handler_for(name)
     if handler is not None:
         handler(reading, words, where)
-    elif "/" in program.value and not program.value.startswith(SYSTEM) and foreign(
-        program, where, reading.origin
+    elif (
+        "/" in program.value
+        and not program.value.startswith(SYSTEM)
+        and foreign(program, where, reading.origin)
     ):  # a program run by its path from outside the project: no code of the project's
         reading.program(program.raw)
 
@@ -254,6 +256,8 @@ def stdin_code(reading: Reading, where: Where, shown: str, bash_syntax: bool = F
         code(reading, Word(stdin.text), where, shown)
     elif stdin.kind == "file" and not bash_syntax:  # `sh < script.sh` runs a file, as `sh FILE`
         reading.computed_write(shown, where)
+    elif stdin.kind == "none":  # the terminal: whatever is typed into it later runs
+        reading.interactive.append(shown)
 
 
 def code(reading: Reading, word: Word, where: Where, shown: str) -> None:
@@ -390,8 +394,19 @@ def _shell_option(reading: Reading, words: list[Word], where: Where) -> None:
 def _script(reading: Reading, words: list[Word], where: Where) -> None:
     """`script -qec STRING [FILE]` runs the string with a shell, in a pseudo-terminal;
     without `-c`, a shell reading standard input. Either way it writes its typescript."""
-    args = Args(words[1:], "cIOBTEom", ("--command", "--log-in", "--log-out", "--log-io",
-                                          "--log-timing", "--echo", "--output-limit"))
+    args = Args(
+        words[1:],
+        "cIOBTEom",
+        (
+            "--command",
+            "--log-in",
+            "--log-out",
+            "--log-io",
+            "--log-timing",
+            "--echo",
+            "--output-limit",
+        ),
+    )
     command = args.value("c", "--command")
     if command is not None:
         shell_string(reading, command, where, "script -c")
@@ -624,7 +639,9 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-def scan_unreadable(reading: Reading, text: str, where: Where) -> None:
+def scan_unreadable(
+    reading: Reading, text: str, where: Where, label: str = "a line the parser cannot read"
+) -> None:
     """A line the parser cannot read fully: status.py named in it counts as a call with
     computed arguments, `--approve` as an approval, a `.state` name as a state write."""
     from automaton_rules.guards.shell import names_state
@@ -633,6 +650,6 @@ def scan_unreadable(reading: Reading, text: str, where: Where) -> None:
     if STATUS_TEXT.search(plain) or "--approve" in plain:
         reading.call([Word(text[:80], True)], True)
     reading.approval_in(plain, "an unreadable line")
-    reading.computed_write("a line the parser cannot read", where, plain)
+    reading.computed_write(label, where, plain)
     if names_state(plain):
         reading.states.append(text[:80])

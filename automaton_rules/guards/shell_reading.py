@@ -56,6 +56,7 @@ class Reading:
         self.hooks: list[str] = []
         self.states: list[str] = []
         self.unread = False
+        self.interactive: list[str] = []  # shells left reading what is typed into them
 
     # ---------------------------------------------------------------- the walk's calls
 
@@ -179,17 +180,23 @@ class Reading:
         """What the line does, as one record."""
         if self.status_named and self.programs:  # `S=automaton-status; $S ...`
             self.calls.append(Call((self.programs[0],), True, False))
-        return ShellLine(
-            tuple(self.writes),
-            tuple(self.computed),
-            tuple(self.programs),
-            tuple(self.code),
-            tuple(self.calls),
-            tuple(self.hooks),
-            tuple(self.states),
-            tuple(dict.fromkeys(self.named))[:MAX_MENTIONS],
-            self.unread,
-        )
+        return _as_line(self)
+
+
+def _as_line(reading: Reading) -> ShellLine:
+    """A reading's lists as one immutable record."""
+    return ShellLine(
+        tuple(reading.writes),
+        tuple(reading.computed),
+        tuple(reading.programs),
+        tuple(reading.code),
+        tuple(reading.calls),
+        tuple(reading.hooks),
+        tuple(reading.states),
+        tuple(dict.fromkeys(reading.named))[:MAX_MENTIONS],
+        reading.unread,
+        tuple(reading.interactive),
+    )
 
 
 def _last(value: str) -> str:

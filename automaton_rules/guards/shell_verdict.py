@@ -54,6 +54,10 @@ STATE = (
 WRITES = " This shell command writes files."
 WRITES_COMPUTED = " This shell command writes files it names only when it runs ({shown})."
 RUNS_COMPUTED = " This shell command runs a program it names only when it runs ({shown})."
+TYPED = (
+    " This command starts a shell or an interpreter that reads what is typed into it ({shown}), "
+    "which no hook of this harness sees; give it a script or -c CODE instead."
+)
 PYPROJECT = (
     " A shell command cannot show that it leaves [tool.automaton] alone; "
     "edit pyproject.toml with the edit tool."
@@ -66,8 +70,10 @@ def judge(
     finder: Callable[[], Project | None],
     task: str | None,
     explicit: bool = False,
+    typed: bool = False,
 ) -> str | None:
-    """The refusal for one shell line, or None when it may run."""
+    """The refusal for one shell line, or None when it may run. `typed`: the harness lets
+    the agent type into a shell the line leaves running, and shows no hook what it types."""
     if reader.plain_read(command):
         return None
     cwd = cwd or Path.cwd()  # a harness that sends no folder runs the line here
@@ -75,9 +81,35 @@ def judge(
     refusal = _always(line)
     if refusal is not None:
         return refusal
+    judged = _Judge(line, cwd, finder, task, explicit)
+    if typed and line.interactive:
+        refusal = judged.phase(None, TYPED.format(shown=_short(line.interactive[0])))
+        if refusal is not None:
+            return refusal
     if not line.writes_files and not line.programs:
         return None
-    return _Judge(line, cwd, finder, task, explicit).verdict()
+    return judged.verdict()
+
+
+def judge_opaque(
+    text: str,
+    shown: str,
+    cwd: Path | None,
+    finder: Callable[[], Project | None],
+    task: str | None,
+    explicit: bool = False,
+) -> str | None:
+    """A line of a language the reader does not parse (PowerShell): code that can write
+    anywhere, judged on the paths it names, its status.py calls and the phase."""
+    from automaton_rules.guards.shell_parse import Where
+    from automaton_rules.guards.shell_programs import scan_unreadable
+    from automaton_rules.guards.shell_reading import Reading
+
+    cwd = cwd or Path.cwd()
+    reading = Reading(cwd)
+    scan_unreadable(reading, text, Where(cwd), shown)
+    line = reading.result()
+    return _always(line) or _Judge(line, cwd, finder, task, explicit).verdict()
 
 
 def _always(line: ShellLine) -> str | None:

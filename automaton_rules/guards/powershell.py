@@ -1,0 +1,74 @@
+"""A PowerShell line (Claude Code's `PowerShell` tool, `pwsh`): read only where it is plainly
+a read, judged as code that can write anywhere otherwise.
+
+The shell reader parses bash; PowerShell's grammar (script blocks, `&`, `.` sourcing,
+`$( )`, cmdlets that write through any provider) is another language, and a guard that
+half-reads it would be wrong in ways no one sees. So a line passes unread only when every
+command in it is a known read-only cmdlet or alias with plain arguments, joined by pipes
+or `;`, with no redirection, variable, sub-expression or script block. Any other line is
+opaque code: it may not approve or run the adapter, may not name the guard's files or a
+`.state` file, and outside `implement` and `doc_review` it is refused, since what it
+writes cannot be known before it runs.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from automaton_rules.core.project import Project
+
+# Cmdlets and their aliases that only read or format what they are given.
+_READERS = """
+    get-childitem gci ls dir get-content gc cat type get-item gi get-itemproperty gp
+    get-location gl pwd test-path resolve-path rvpa select-string sls measure-object measure
+    select-object select where-object where sort-object sort group-object group
+    format-list fl format-table ft format-wide fw out-string write-output echo write-host
+    get-date get-command gcm get-help get-process gps ps get-filehash get-acl split-path
+    join-path get-variable compare-object compare diff get-unique convertto-json
+    convertfrom-json get-member gm
+"""
+READERS = frozenset(_READERS.split())
+READ_GIT = "status diff log show blame grep ls-files ls-tree rev-parse describe"
+# Programs a PowerShell line may run as reads, with the sub-commands that read.
+READ_PROGRAMS = {"git": frozenset(READ_GIT.split())}
+_QUOTED = re.compile(r"'[^']*'|\"[^\"$`]*\"")
+_UNSAFE = re.compile(r"[<>$`&@{}()\[\]#]|\.\s|^\.|-(?:outfile|outvariable|filepath)\b", re.I)
+_SEPARATORS = re.compile(r"[|;\n]")
+
+
+def plain_read(command: str) -> bool:
+    """Every command of the line a read-only cmdlet (or a reading git), with plain words."""
+    if len(command) > 2000:
+        return False
+    bare = _QUOTED.sub("x", command)
+    if _UNSAFE.search(bare):
+        return False
+    segments = [segment.split() for segment in _SEPARATORS.split(bare)]
+    return all(segment and _reads(segment) for segment in segments)
+
+
+def _reads(words: list[str]) -> bool:
+    name = words[0].lower()
+    if name in READ_PROGRAMS:
+        return len(words) > 1 and words[1].lower() in READ_PROGRAMS[name]
+    return name in READERS
+
+
+def judge(
+    command: str,
+    cwd: Path | None,
+    finder: Callable[[], Project | None],
+    task: str | None,
+    explicit: bool = False,
+) -> str | None:
+    """The refusal for one PowerShell line, or None when it may run."""
+    if plain_read(command):
+        return None
+    from automaton_rules.guards import shell_verdict
+
+    return shell_verdict.judge_opaque(command, "a PowerShell line", cwd, finder, task, explicit)
