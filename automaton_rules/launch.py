@@ -40,6 +40,11 @@ def status() -> int:
     return _run("automaton_rules.cli.entry", "automaton-status")
 
 
+def sandbox() -> int:
+    """`automaton-sandbox`: a command that cannot be put in its sandbox does not run."""
+    return _run("automaton_rules.guards.sandbox", "automaton-sandbox")
+
+
 def install() -> int:
     """`automaton-install`."""
     return _run("automaton_rules.cli.install", "automaton-install")

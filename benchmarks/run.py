@@ -1,7 +1,7 @@
 """Measure status.py's speed as paired ratios, and print a Markdown table.
 
 Usage: python benchmarks/run.py [--tasks 10000] [--commits 20000] [--files 1000] [--runs 7]
-                                [--only hooks|late-adopted]
+                                [--only hooks|late-adopted|sandbox]
 
 Builds three projects with benchmarks/generate.py: the clean shape (N tasks and C commits,
 then 2N and 2C) and the late-adopted shape (N tasks made by hand and C commits naming them,
@@ -160,6 +160,8 @@ def _hook_commands(project: Path, runs: int) -> dict[str, tuple[list[str], str |
             _shell(project, "cd src && sed -i 's/x/y/' module_0001.py > /tmp/log"),
             runs,
         ),
+        # A line only running decides: the answer is the line rewritten into the sandbox.
+        "automaton-hook (sandboxed line)": (HOOK, _shell(project, "python3 -c 'print(1)'"), runs),
     }
 
 
@@ -221,13 +223,16 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument(
         "--only",
-        choices=("hooks", "late-adopted"),
-        help="time only the edit-time hooks, or only the late-adopted project's audit",
+        choices=("hooks", "late-adopted", "sandbox"),
+        help="time only the edit-time hooks, only the late-adopted project's audit, or only "
+        "what the shell sandbox costs a command",
     )
     args = parser.parse_args()
     warm_bytecode()
     if args.only == "hooks":
         return hooks_only(args.tasks, args.commits, args.files, args.runs)
+    if args.only == "sandbox":
+        return sandbox_only(args.runs)
     with tempfile.TemporaryDirectory(prefix="automaton-bench-") as tmp:
         started = time.perf_counter()
         late = build(Path(tmp) / "late", args.tasks, args.commits, args.files, "late-adopted")
@@ -309,7 +314,51 @@ EDIT_TIME = (
     "automaton-hook (one edit)",
     "automaton-hook (shell read)",
     "automaton-hook (shell write)",
+    "automaton-hook (sandboxed line)",
 )
+
+
+def _sandboxed_true(project: Path) -> dict[str, tuple[list[str], str | None, int]]:
+    """`bash -c true` plain and inside each mechanism that works here, with the boundary
+    of the project's current state (its tasks in research: the project read-only)."""
+    from automaton_rules.core.config import load_config
+    from automaton_rules.core.project import find_project
+    from automaton_rules.guards import boundary, bubblewrap, landlock, sandbox
+
+    found = find_project(project)
+    limits = boundary.compute(found, load_config(found.root), cwd=project)
+    true = ["bash", "-c", "true"]
+    commands = {"python -c pass": [sys.executable, "-c", "pass"], "bash -c true": true}
+    bwrap = bubblewrap.program()
+    if bwrap is not None and bubblewrap.works(bwrap):
+        mechanism = sandbox.Mechanism(bubblewrap.NAME, bwrap)
+        commands["bubblewrap: bash -c true"] = sandbox.argv(mechanism, limits, true)
+    if landlock.abi() >= 1:
+        mechanism = sandbox.Mechanism(landlock.NAME, sys.executable)
+        commands["Landlock: bash -c true"] = sandbox.argv(mechanism, limits, true)
+    return {name: (command, None, 0) for name, command in commands.items()}
+
+
+def sandbox_only(runs: int) -> int:
+    """`--only sandbox`: what running a command inside the sandbox costs, over the plain
+    command, as a multiple of `python -c pass` (target: at most 1.5)."""
+    with tempfile.TemporaryDirectory(prefix="automaton-bench-") as tmp:
+        project = build(Path(tmp) / "n", 100, 100, 100)
+        commands = {
+            name: (cmd, stdin, runs) for name, (cmd, stdin, _) in _sandboxed_true(project).items()
+        }
+        found = rounds(commands, project)
+    base, plain = found["python -c pass"][0], found["bash -c true"][0]
+    print(f"Medians of {runs} runs; overhead = sandboxed - plain `bash -c true`.\n")
+    print("| command | median seconds | overhead / python -c pass | met (≤ 1.5) |")
+    print("| --- | --- | --- | --- |")
+    for name, (seconds, _) in found.items():
+        if name in ("python -c pass", "bash -c true"):
+            print(f"| {name} | {seconds:.4f} |  |  |")
+            continue
+        ratio = (seconds - plain) / base
+        print(f"| {name} | {seconds:.4f} | {ratio:.2f} | {'yes' if ratio <= 1.5 else 'NO'} |")
+    return 0
 
 
 def hooks_only(tasks: int, commits: int, files: int, runs: int) -> int:

@@ -404,8 +404,28 @@ def hook_command(
     )
 
 
+def rewritten(harness_name: str, proc: subprocess.CompletedProcess[str]) -> str | None:
+    """The command an allowed shell call runs instead (inside the sandbox), in the harness's
+    own protocol; None when it runs as it is, or is denied."""
+    if proc.returncode != 0 or not proc.stdout.strip().startswith("{"):
+        return None
+    body = json.loads(proc.stdout)
+    specific = body.get("hookSpecificOutput") or {}
+    found = (
+        (specific.get("updatedInput") or {}).get("command")
+        or (specific.get("tool_input") or {}).get("command")
+        or (body.get("rewrite") or {}).get("command")
+    )
+    if specific.get("permissionDecision") == "deny":
+        return None
+    return str(found) if found is not None else None
+
+
 def denied(harness_name: str, proc: subprocess.CompletedProcess[str]) -> str | None:
-    """The deny reason in the harness's own protocol, or None when the call is allowed."""
+    """The deny reason in the harness's own protocol, or None when the call is allowed (as
+    it is, or rewritten to run inside the sandbox)."""
+    if rewritten(harness_name, proc) is not None:
+        return None
     if harness_name == "claude":
         assert proc.returncode == 0, proc.stderr
         if not proc.stdout.strip():
@@ -431,3 +451,11 @@ def denied(harness_name: str, proc: subprocess.CompletedProcess[str]) -> str | N
         return None
     assert proc.returncode == 2
     return proc.stderr.strip()
+
+
+def reader_only(root: Path) -> None:
+    """Judge the project's shell lines by the reader alone (`sandbox = "off"`), as on a
+    machine where no sandbox works: what the reader cannot judge is refused."""
+    config = root / "automaton.toml"
+    text = config.read_text(encoding="utf-8") if config.exists() else ""
+    config.write_text(text + 'sandbox = "off"\n', encoding="utf-8")

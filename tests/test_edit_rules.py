@@ -15,7 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import ROOT, STATUS_PY
+from conftest import ROOT, STATUS_PY, denied
 
 from automaton_rules import Edit, Rule, hookimpl, rule
 from automaton_rules.core.project import find_project
@@ -122,10 +122,7 @@ def adapter(project: AutomatonProject, payload: dict[str, object]) -> str | None
         text=True,
         timeout=60,
     )
-    assert proc.returncode == 0, proc.stderr
-    if not proc.stdout.strip():
-        return None
-    return json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    return denied("claude", proc)
 
 
 def edit(project: AutomatonProject, relative: str) -> dict[str, object]:

@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Project, denied, hook_command
+from conftest import Project, denied, hook_command, reader_only, rewritten
 
 from automaton_rules.cli import install
+from automaton_rules.guards import sandbox
 
 HARNESSES = ("claude", "codex", "gemini", "cursor", "opencode")
 REFUSED = "; refused, since a hook that fails must not let the action through.\n"
@@ -288,7 +289,9 @@ def test_a_tool_that_names_no_write_or_carries_no_path_passes(guarded, tool, arg
 
 @pytest.mark.parametrize("line", ["bash", "sh", "python3", "node", "python3 -i", "bash -i"])
 def test_a_bare_shell_codex_types_into_is_refused_outside_an_edit_phase(guarded, line) -> None:
-    """Codex runs no hook for write_stdin: what it types into a bare shell is never seen."""
+    """Codex runs no hook for write_stdin: what it types into a bare shell is never seen,
+    so where no sandbox holds it, the reader refuses it."""
+    reader_only(guarded.root)
     event = tool_event(guarded, "Bash", {"command": line})
     reason = denied("codex", hook_command("codex", event))
     assert reason is not None and "reads what is typed into it" in reason, reason
@@ -297,8 +300,16 @@ def test_a_bare_shell_codex_types_into_is_refused_outside_an_edit_phase(guarded,
     assert denied("codex", hook_command("codex", event)) is None
 
 
+@pytest.mark.skipif(not sandbox.choose(nested=True), reason="Landlock does not work here")
+def test_a_bare_shell_codex_types_into_runs_inside_the_sandbox(guarded) -> None:
+    """With a sandbox, what Codex types into the shell runs inside it: the line runs."""
+    proc = hook_command("codex", tool_event(guarded, "Bash", {"command": "bash"}))
+    assert "landlock.py" in (rewritten("codex", proc) or "")
+
+
 @pytest.mark.parametrize("line", ["bash script.sh", "python3 -c 'print(1)'", "sh < /dev/null"])
 def test_a_shell_given_its_code_is_not_left_reading_the_keyboard(guarded, line) -> None:
+    reader_only(guarded.root)
     event = tool_event(guarded, "Bash", {"command": line})
     reason = denied("codex", hook_command("codex", event)) or ""
     assert "reads what is typed into it" not in reason

@@ -12,7 +12,7 @@ import pytest
 from conftest import HOOK, ROOT, Project, denied
 
 from automaton_rules.core import store
-from automaton_rules.guards import harness
+from automaton_rules.guards import harness, sandbox
 
 FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
 HARNESSES = ("claude", "codex", "gemini", "cursor", "opencode")
@@ -151,19 +151,21 @@ def test_the_integration_files_are_valid_json_and_call_the_adapter() -> None:
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_opencode_plugin_under_nodes_test_runner(guarded) -> None:
+    sandboxed = sandbox.choose() is not None  # the plugin puts a command inside it in place
     proc = subprocess.run(
         ["node", "--test", str(ROOT / "integrations" / "opencode")],
         env={
             "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
             "AUTOMATON_HOOK": str(HOOK),
             "AUTOMATON_PROJECT": str(guarded.root),
+            **({"AUTOMATON_SANDBOXED": "1"} if sandboxed else {}),
         },
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "# pass 11" in proc.stdout
+    assert f"# pass {12 if sandboxed else 11}" in proc.stdout
     assert "# fail 0" in proc.stdout
 
 

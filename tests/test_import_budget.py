@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, STATUS_PY, Project
 
+from automaton_rules.guards import sandbox
+
 HOOK = Path(sys.executable).parent / "automaton-hook"
 IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|(?P<name>\s*\S+)\s*$")
 
@@ -116,8 +118,39 @@ FORBIDDEN_IN_HOOK = (
     "automaton_rules.cli.entry",
     "shlex",
 )
-# A plain read (`git status`) loads the pre-scan and nothing more.
+# An inert read (`git status`, `grep`) loads the pre-scan and nothing more.
 SHELL_READ_BUDGET = HOOK_BUDGET | {"automaton_rules.guards.shell"}
+# A plain read that runs code (`pytest`) goes inside the sandbox: the boundary, the
+# mechanism, the user's permission rules, the configuration's reader and the quoting.
+SANDBOXED_READ_BUDGET = SHELL_READ_BUDGET | {
+    "automaton_rules.guards.sandbox",
+    "automaton_rules.guards.boundary",
+    "automaton_rules.guards.bubblewrap",
+    "automaton_rules.guards.seatbelt",
+    "automaton_rules.guards.permissions",
+    "automaton_rules.guards.landlock",  # where bubblewrap does not work
+    "ctypes",
+    "ctypes._endian",
+    "_ctypes",
+    "struct",
+    "_struct",
+    "shlex",
+    "tomllib",
+    "tomllib._parser",
+    "tomllib._re",
+    "tomllib._types",
+    "tomli",
+    "tomli._parser",
+    "tomli._re",
+    "tomli._types",
+    "string",
+    "_string",
+    "fnmatch",
+    "posixpath",
+    "glob",
+    "datetime",
+    "_datetime",
+}
 
 
 def imports(command: list[str], cwd: Path, stdin: str = "") -> tuple[int, str, set[str]]:
@@ -262,13 +295,19 @@ def test_a_file_edit_never_loads_the_shell_parser(bench: Project, relative: str)
     assert "automaton_rules.guards.shell" not in modules
 
 
-@pytest.mark.parametrize("command", ["git status", "grep -rn TODO src | head -20", "pytest -q"])
-def test_a_plain_read_stays_within_the_budget_and_never_loads_the_parser(bench, command) -> None:
+@pytest.mark.parametrize(
+    ("command", "sandboxed"),
+    [("git status", False), ("grep -rn TODO src | head -20", False), ("pytest -q", True)],
+)
+def test_a_plain_read_stays_within_the_budget_and_never_loads_the_parser(
+    bench, command, sandboxed
+) -> None:
     event = shell_event(bench, command)
     code, out, names = imports([str(HOOK), "--harness", "claude"], bench.root, event)
-    assert (code, out) == (0, "")
+    assert code == 0
+    assert ("updatedInput" in out) is (sandboxed and sandbox.choose() is not None), out
     extra = names - baseline(bench.root)
-    assert over_budget(extra, SHELL_READ_BUDGET) == []
+    assert over_budget(extra, SANDBOXED_READ_BUDGET if sandboxed else SHELL_READ_BUDGET) == []
     _, modules = loaded(bench, shell_event(bench, command))
     assert forbidden_in(modules, SHELL_PARSER) == []
 
@@ -276,7 +315,7 @@ def test_a_plain_read_stays_within_the_budget_and_never_loads_the_parser(bench, 
 def test_a_shell_line_that_writes_loads_the_parser(bench: Project) -> None:
     """The control: the checks above see the parser when it is loaded."""
     out, modules = loaded(bench, shell_event(bench, "echo x > src/app.py"))
-    assert out == ""  # task-2 is in implement
+    assert "deny" not in out  # task-2 is in implement: it runs (inside the sandbox, if one works)
     assert {"tree_sitter._binding", "tree_sitter_bash._binding"} <= modules
     assert "automaton_rules.guards.shell_parse" in modules
 

@@ -431,6 +431,7 @@ def test_single_harness_touches_only_its_files(home: Path, repo: Path) -> None:
         str(repo / ".codex" / "hooks.json"),
         str(repo / "AGENTS.md"),
         str(repo / ".automaton" / ".gitignore"),
+        str(repo / "automaton.toml"),  # the project had no configuration: now it exists
     }
     assert {k: v for k, v in after.items() if k in before} == before
 
@@ -1128,7 +1129,7 @@ def test_the_installers_files_commit_cleanly_through_the_installed_hooks(
         "AGENTS.md",
         "CLAUDE.md",
         "GEMINI.md",
-    }
+    } | (set() if markdown_is_source else {"automaton.toml"})
     proc = git_in(guarded, "commit", "-m", "adopt automaton-rules", check=False)
     assert proc.returncode == 0, proc.stderr
 
@@ -1177,3 +1178,30 @@ def test_with_no_task_at_all_only_code_is_refused_never_the_installers_files(
     git_in(folder, "reset", "-q", "app.py")
     proc = git_in(folder, "commit", "-m", "adopt automaton-rules", check=False)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_project_without_a_configuration_gets_one_and_loses_it_on_uninstall(
+    home: Path, repo: Path
+) -> None:
+    """A configuration that does not exist is one code in an edit phase could create, and
+    no sandbox can keep one name in a writable folder read-only (docs/sandbox.md)."""
+    proc = run_install(home, "--project", str(repo), "--harness", "claude")
+    assert f"wrote {repo / 'automaton.toml'}" in proc.stdout.splitlines()
+    assert (repo / "automaton.toml").read_text() == install.CONFIGURATION
+    proc = run_install(home, "--project", str(repo), "--harness", "claude", "--uninstall")
+    assert f"removed {repo / 'automaton.toml'}" in proc.stdout.splitlines()
+    (repo / "pyproject.toml").write_text('[tool.automaton]\napproval = "prompt"\n')
+    run_install(home, "--project", str(repo), "--harness", "claude")
+    assert not (repo / "automaton.toml").exists()  # the configuration is in pyproject.toml
+
+
+def test_the_installer_warns_of_a_guard_file_with_a_second_link(
+    home: Path, repo: Path, tmp_path: Path
+) -> None:
+    (repo / "automaton.toml").write_text("# mine\n")
+    os.link(repo / "automaton.toml", tmp_path / "elsewhere")
+    proc = run_install(home, "--project", str(repo), "--harness", "claude")
+    assert (
+        f"warning: {repo / 'automaton.toml'} has 2 hard links; remove the others (find / -xdev "
+        f"-samefile {repo / 'automaton.toml'}): through them it can be changed from anywhere"
+    ) in proc.stdout.splitlines()

@@ -19,8 +19,9 @@ import pytest
 from conftest import ROOT, Project
 
 from automaton_rules.cli import install, install_files
+from automaton_rules.core.config import load_config
 from automaton_rules.core.project import find_project
-from automaton_rules.guards import harness, session
+from automaton_rules.guards import harness, sandbox, session
 
 FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
 HOOK = Path(sys.executable).parent / "automaton-hook"
@@ -160,8 +161,9 @@ def test_a_broken_configuration_is_said_but_never_blocks_a_start(guarded: Projec
 
 def test_the_python_api(guarded: Project) -> None:
     found = find_project(guarded.root)
-    text = session.context(found)
-    assert text.startswith(session.INTRO)
+    shell = sandbox.describe(load_config(found.root), "claude", found.root)
+    text = session.context(found, "open", shell)
+    assert text.startswith(session.INTRO) and f"\n{shell}\n" in text
     payload = json.loads(event("claude/session-start.json", guarded.root))
     assert harness.session_context(payload) == text
     out, err, code = harness.answer(payload, "claude", {})

@@ -2,9 +2,13 @@
 status.py calls it makes and whether it skips git's hooks, read as bash reads it.
 
 The corpus (tests/fixtures/shell_corpus.toml) holds the lines agents run with the answer
-expected in a phase that does not edit and in one that does; every line goes through the
-Python API, a sample through the real `automaton-hook`. The bypasses the issue quotes go
-through `automaton-hook --harness claude` with a recorded Bash PreToolUse input.
+expected in a phase that does not edit and in one that does, as the reader alone gives it
+(`sandbox = "off"`); every line goes through the Python API, a sample through the real
+`automaton-hook`. The same lines go through the sandbox too (issue 20): what the reader
+refuses because only running decides it runs sandboxed instead, every other refusal
+stays, and what it allows runs sandboxed unless it is an inert read or status.py alone.
+The bypasses the issue quotes go through `automaton-hook --harness claude` with a recorded
+Bash PreToolUse input.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from automaton_rules.guards import harness, shell, shell_verdict
+from automaton_rules.guards import harness, sandbox, shell, shell_verdict
 from automaton_rules.testing import AutomatonProject
 
 if sys.version_info >= (3, 11):
@@ -48,7 +52,7 @@ KINDS = {
 }
 PATCH = "--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
 FILES = {
-    "automaton.toml": "# the workflow's settings\n",
+    "automaton.toml": '# the workflow\'s settings\nsandbox = "off"\n',
     "pyproject.toml": '[project]\nname = "app"\n',
     "package.json": '{"name": "app", "scripts": {"test": "jest"}}\n',
     "Makefile": "test:\n\tpytest\n",
@@ -87,7 +91,8 @@ CORPUS_LINES = load_corpus()
 
 
 class World:
-    """A home folder and two copies of one project: its task in research, in implement."""
+    """A home folder and copies of one project, its task in research and in implement: the
+    reader alone judges `roots`, the sandbox holds `sandboxed`."""
 
     def __init__(self, base: Path) -> None:
         self.home = base / "home"
@@ -95,14 +100,18 @@ class World:
             (self.home / name).parent.mkdir(parents=True, exist_ok=True)
             (self.home / name).write_text("{}\n")
         self.roots = {phase: self.build(base / phase, phase) for phase in PHASES}
+        self.sandboxed = {
+            phase: self.build(base / f"sandboxed-{phase}", phase, sandbox="auto")
+            for phase in PHASES
+        }
 
-    def build(self, root: Path, phase: str) -> Path:
+    def build(self, root: Path, phase: str, sandbox: str = "off") -> Path:
         root.mkdir()
         project = AutomatonProject(root)
         project.git("status")
         for name, text in FILES.items():
             (root / name).parent.mkdir(parents=True, exist_ok=True)
-            (root / name).write_text(text)
+            (root / name).write_text(text.replace('"off"', f'"{sandbox}"'))
         project.task("t1", phase)
         return root.resolve()
 
@@ -132,10 +141,10 @@ def home(world: World, monkeypatch: pytest.MonkeyPatch) -> World:
 
 
 def kind(verdict: harness.Verdict) -> str:
-    """Which of the corpus's answers a verdict is."""
+    """Which of the corpus's answers a verdict is (`sandboxed`: allowed, inside the sandbox)."""
     reason = verdict.reason
     if verdict.allowed:
-        return "allow"
+        return "allow" if verdict.updated is None else "sandboxed"
     found = [
         ("approve", reason == shell_verdict.APPROVAL),
         ("prompt", reason == shell_verdict.PROMPT_HOOK),
@@ -187,6 +196,31 @@ def test_each_corpus_line(home: World, line: dict[str, Any]) -> None:
     for phase in PHASES:
         verdict = decide(home.roots[phase], line["run"])
         assert kind(verdict) == line[phase], (phase, verdict.reason)
+
+
+INSTALLED = "~/.automaton/scripts/status.py"
+# What a sandbox makes unnecessary to refuse: what only running the line decides.
+HELD = {"computed", "code", "call"}
+
+
+def through_the_sandbox(line: dict[str, Any], phase: str) -> str:
+    """The corpus's answer with a sandbox: held refusals run sandboxed, other refusals stay,
+    and an allowed line runs sandboxed unless it is an inert read (it runs no code) or calls
+    only the installed status.py (which changes the records through its own checks)."""
+    said = line[phase]
+    calls = shell.status_calls(line["run"]) or ()
+    installed = calls and all(call == (INSTALLED, True) for call in calls)
+    if said in HELD or (said == "allow" and not shell.inert(line["run"]) and not installed):
+        return "sandboxed"
+    return said
+
+
+@pytest.mark.skipif(not sandbox.choose(), reason="no sandbox mechanism works on this machine")
+@pytest.mark.parametrize("line", CORPUS_LINES, ids=[line["id"] for line in CORPUS_LINES])
+def test_each_corpus_line_through_the_sandbox(home: World, line: dict[str, Any]) -> None:
+    for phase in PHASES:
+        verdict = decide(home.sandboxed[phase], line["run"])
+        assert kind(verdict) == through_the_sandbox(line, phase), (phase, verdict.reason)
 
 
 def test_a_refusal_by_the_phase_names_the_task_and_says_the_command_writes(home: World) -> None:
@@ -241,11 +275,14 @@ def recorded(root: Path, command: str) -> dict[str, Any]:
 
 
 def answer(proc: subprocess.CompletedProcess[str]) -> harness.Verdict:
-    """Claude Code's answer: nothing printed allows, a `deny` decision refuses."""
+    """Claude Code's answer: nothing printed allows, a new input runs sandboxed, a `deny`
+    decision refuses."""
     assert proc.returncode == 0, proc.stderr
     if not proc.stdout.strip():
         return harness.Verdict(True)
     output = json.loads(proc.stdout)["hookSpecificOutput"]
+    if "updatedInput" in output:
+        return harness.Verdict(True, "", output["updatedInput"])
     assert (output["hookEventName"], output["permissionDecision"]) == ("PreToolUse", "deny")
     return harness.Verdict(False, output["permissionDecisionReason"])
 

@@ -136,7 +136,29 @@ def task(
     history = store.read_history(current.path)
     origin = history[0] if history and history[0].get("command") == "--follow-up" else None
     return views.task_view(
-        proj, current, parent, subtasks, approvals, result, origin, settings.approval
+        proj,
+        current,
+        parent,
+        subtasks,
+        approvals,
+        result,
+        origin,
+        settings.approval,
+        _shell_sandbox(settings),
+    )
+
+
+def _shell_sandbox(settings: Config) -> str | None:
+    """The line `--task` adds where no sandbox holds the agent's shell (`sandbox` is not
+    "off" and no mechanism works here); None where one does."""
+    from automaton_rules.guards import sandbox
+
+    if settings.sandbox == "off" or sandbox.choose() is not None:
+        return None
+    then = "refused" if settings.sandbox == "required" else "judged by the reader alone"
+    return (
+        f"Shell sandbox: none works on this machine, so shell commands are {then} "
+        f"({sandbox.HOW_TO_ENABLE})"
     )
 
 

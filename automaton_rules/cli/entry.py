@@ -343,8 +343,24 @@ def _in_colour(outcome: Outcome) -> str:
     return outcome.painter(style) if style.enabled else outcome.text
 
 
+# The agent's sandbox keeps the task records read-only: a status.py that cannot write them
+# there is told where it can.
+IN_SANDBOX = (
+    " This command ran inside the agent's sandbox ({how}), where the task records are "
+    "read-only: run status.py on a line of its own ({script} --task NAME --transition "
+    "PHASE), which runs outside it."
+)
+
+
 def _fail(error: AutomatonError, command: str, as_json: bool) -> int:
     """A failure goes to stderr as text, or to stdout as the JSON answer a reader parses."""
+    sandbox = os.environ.get("AUTOMATON_SANDBOX")
+    if sandbox and error.code in ("write-failed", "lock-failed", "os-error", "unreadable"):
+        from automaton_rules.core.project import STATUS_SCRIPT
+
+        hint = IN_SANDBOX.format(how=sandbox, script=STATUS_SCRIPT)
+        error.message += hint
+        error.text += hint
     if as_json:
         _print(json_text(envelope(command, error.exit_code, error_body(error))), sys.stdout)
     else:

@@ -395,7 +395,48 @@ def install(
     done += _install_sections(project, harnesses)
     if git_hooks:
         done += _install_git_hooks(project)
-    return done
+    done += _install_configuration(project)
+    return done + _linked_guard_files(project, home)
+
+
+CONFIGURATION = """\
+# automaton-rules: the workflow's configuration (docs: README, "Configuration").
+# Every key has a default; this file exists so that no agent can create one that takes
+# over, and so that the sandbox keeps it read-only (docs/sandbox.md).
+"""
+
+
+def _install_configuration(project: Path) -> list[str]:
+    """`automaton.toml` where the project has no configuration at all: one that did not
+    exist is one that code in an edit phase could create (docs/sandbox.md)."""
+    from automaton_rules.core.config import CONFIG_FILE, find_config
+
+    if find_config(project) is not None:
+        return []
+    _write(project / CONFIG_FILE, CONFIGURATION)
+    return [f"wrote {project / CONFIG_FILE}"]
+
+
+def _linked_guard_files(project: Path, home: Path | None) -> list[str]:
+    """A warning for each guard file with a second hard link: a link made before the guard
+    was installed reaches the file from anywhere, the sandbox's read-only mounts and
+    Landlock's rules notwithstanding (the audit reports it too, AR504)."""
+    from automaton_rules.core import guard_files
+
+    found = [project / relpath for relpath in guard_files.project_guard_paths()]
+    found += [project / guard_files.DEFAULT_SIGNERS, framework_home(home) / "scripts/status.py"]
+    warnings = []
+    for path in found:
+        try:
+            links = path.lstat().st_nlink if path.is_file() and not path.is_symlink() else 1
+        except OSError:
+            continue
+        if links > 1:
+            warnings.append(
+                f"warning: {path} has {links} hard links; remove the others (find / -xdev "
+                f"-samefile {path}): through them it can be changed from anywhere"
+            )
+    return warnings
 
 
 def _preflight(project: Path, harnesses: Sequence[str], git_hooks: bool) -> None:
@@ -488,6 +529,10 @@ def uninstall(
         return done
     for harness in harnesses:
         done += _uninstall_harness(project, harness)
+    config = project / "automaton.toml"
+    if config.is_file() and config.read_text(encoding="utf-8", errors="replace") == CONFIGURATION:
+        config.unlink()  # as install wrote it: the user never made it theirs
+        done.append(f"removed {config}")
     if git_hooks:
         for hook in _our_git_hooks(project):
             hook.unlink()

@@ -214,9 +214,10 @@ def task_view(
     validation: RunResult,
     origin: dict[str, Any] | None = None,
     approval: str = "open",
+    shell: str | None = None,
 ) -> Outcome:
     """The full view of `--task`; `approval` is the project's mode, which says how the
-    user approves."""
+    user approves; `shell`, where no sandbox holds the agent's shell, says so."""
     state = task.state or ""
     info = machine.guidance(state, subtask=task.parent is not None)
     lines = [
@@ -240,6 +241,8 @@ def task_view(
         f"Command to proceed: {command}",
         f"Folder validation: {folder_validation(task, validation)}",
     ]
+    if shell:
+        lines.append(shell)
     payload = {
         "task": {
             "name": task.name,
@@ -255,6 +258,7 @@ def task_view(
             else {"task": origin.get("origin"), "verdict": origin.get("verdict")},
             **_guidance_payload(info, state, command),
             "findings": [f.as_dict() for f in validation.findings],
+            "shell_sandbox": shell,
         }
     }
     errors = [str(e) for e in validation.errors]

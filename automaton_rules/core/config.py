@@ -26,6 +26,9 @@ PLUGIN_TIMEOUT_SECONDS = 60.0
 # agent's chat (or confirmed in a terminal), or signed with a key the signers file names.
 APPROVAL_MODES = ("open", "prompt", "signed")
 DEFAULT_SIGNERS = ".automaton/allowed_signers"
+# Where no OS sandbox can hold the agent's shell: refuse its commands, fall back to reading
+# them (and say so), or read them only.
+SANDBOX_MODES = ("required", "auto", "off")
 
 
 class Config(Record):
@@ -49,6 +52,8 @@ class Config(Record):
         "jobs",
         "approval",
         "allowed_signers",
+        "sandbox",
+        "sandbox_writable",
     )
     path: Path | None
     plugins: tuple[str, ...]
@@ -67,6 +72,8 @@ class Config(Record):
     jobs: int | None
     approval: str
     allowed_signers: str
+    sandbox: str
+    sandbox_writable: tuple[str, ...]
 
     def __init__(
         self,
@@ -87,6 +94,8 @@ class Config(Record):
         jobs: int | None = None,
         approval: str = "open",
         allowed_signers: str = DEFAULT_SIGNERS,
+        sandbox: str = "auto",
+        sandbox_writable: tuple[str, ...] = (),
     ) -> None:
         self._init(
             path,
@@ -106,6 +115,8 @@ class Config(Record):
             jobs,
             approval,
             allowed_signers,
+            sandbox,
+            sandbox_writable,
         )
 
     def is_source(self, path: str) -> bool:
@@ -125,6 +136,13 @@ class Config(Record):
         to the project), as git reads `gpg.ssh.allowedSignersFile`."""
         path = Path(self.allowed_signers).expanduser()
         return (path if path.is_absolute() else (self.base or project_root) / path).resolve()
+
+    def writable(self, project_root: Path) -> tuple[Path, ...]:
+        """`sandbox-writable`: more folders the agent's shell may write, relative to the
+        configuration file (or, with none, to the project)."""
+        base = self.base or project_root
+        paths = (Path(entry).expanduser() for entry in self.sandbox_writable)
+        return tuple((p if p.is_absolute() else base / p).resolve() for p in paths)
 
 
 def _strings(value: Any) -> bool:
@@ -168,6 +186,8 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 64,
         "a whole number of processes from 1 to 64",
     ),
+    "sandbox": (lambda v: v in SANDBOX_MODES, '"required", "auto" or "off"'),
+    "sandbox-writable": (_strings, "a list of folders the agent's shell may write"),
 }
 
 

@@ -56,14 +56,24 @@ CONFIG_EVENTS = frozenset({"ConfigChange"})
 
 
 class Verdict(Record):
-    """Allow, or deny with the reason the agent will read."""
+    """Allow, or deny with the reason the agent will read; an allowed shell command may
+    run as `updated` (the tool's whole input, its command inside the sandbox), with what
+    the user's own permission rules say of the original (`permission`)."""
 
-    _fields = ("allowed", "reason")
+    _fields = ("allowed", "reason", "updated", "permission")
     allowed: bool
     reason: str
+    updated: dict[str, Any] | None
+    permission: str | None
 
-    def __init__(self, allowed: bool, reason: str = "") -> None:
-        self._init(allowed, reason)
+    def __init__(
+        self,
+        allowed: bool,
+        reason: str = "",
+        updated: dict[str, Any] | None = None,
+        permission: str | None = None,
+    ) -> None:
+        self._init(allowed, reason, updated, permission)
 
 
 def new_text(tool_input: dict[str, Any], before: str | None) -> str | None:
@@ -139,28 +149,29 @@ def decide(
             action.command, action.cwd, lambda: _project(action, project), task, project is not None
         )
         return Verdict(refusal is None, refusal or "")
-    return _decide_shell(action, project, task, harness in TYPES_INTO_SHELLS)
+    return _decide_shell(action, project, task, harness)
 
 
-def _decide_shell(action: Action, project: str | None, task: str | None, typed: bool) -> Verdict:
-    """A shell line, read as the shell reads it (guards/shell_verdict.py); plain reads
-    are recognised without loading the parser. `typed`: the agent can type into a shell
-    the line leaves open, unseen by any hook."""
+def _decide_shell(action: Action, project: str | None, task: str | None, harness: str) -> Verdict:
+    """A shell line: refused when the reader sees it do what no phase allows, else run
+    inside the phase's sandbox where one works (guards/sandbox.py), else as the reader
+    judges it (guards/shell_verdict.py). Inert reads pass without loading the parser."""
     from automaton_rules.guards import shell
 
-    if shell.plain_read(action.command):
+    if shell.inert(action.command):
         return Verdict(True)
-    from automaton_rules.guards import shell_verdict
+    from automaton_rules.guards import sandbox
 
-    refusal = shell_verdict.judge(
-        action.command,
-        action.cwd,
-        lambda: _project(action, project),
-        task,
-        project is not None,
-        typed=typed,
-    )
-    return Verdict(refusal is None, refusal or "")
+    finder = lambda: _project(action, project)  # noqa: E731 - asked for once, lazily
+    plan = sandbox.plan(action.command, action.cwd, finder, task, project is not None, harness)
+    if plan.refusal is not None:
+        return Verdict(False, plan.refusal)
+    if plan.command is None:
+        return Verdict(True)
+    original = action.details.get("input")
+    updated = {**(original if isinstance(original, dict) else {}), "command": plan.command}
+    updated.pop("cmd", None)
+    return Verdict(True, "", updated, plan.permission)
 
 
 def _decide_edits(action: Action, project: str | None, task: str | None) -> Verdict:
@@ -195,8 +206,39 @@ def _decide_edits(action: Action, project: str | None, task: str | None) -> Verd
     return Verdict(True)
 
 
+SANDBOXED = (
+    "automaton-rules runs this command inside the phase's sandbox: the kernel keeps every "
+    "write outside what the phase allows from happening."
+)
+
+
+def render_rewrite(harness: str, verdict: Verdict) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) of an allowed shell command that runs as `updated`, in the
+    field each harness reads a new input from, and with the user's own rules kept."""
+    updated = verdict.updated or {}
+    if harness == "codex":  # only `command` is replaced; `allow` is what a rewrite needs
+        output = {"permissionDecision": "allow", "updatedInput": {"command": updated["command"]}}
+        return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", **output}}), "", 0
+    if harness == "gemini":
+        body: dict[str, Any] = {
+            "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": updated}
+        }
+        if verdict.permission == "ask":
+            body["decision"] = "ask"
+        return json.dumps(body), "", 0
+    if harness == "opencode":
+        return json.dumps({"rewrite": {"command": updated["command"]}}), "", 0
+    specific: dict[str, Any] = {"hookEventName": "PreToolUse", "updatedInput": updated}
+    if verdict.permission in ("allow", "ask"):
+        specific["permissionDecision"] = verdict.permission
+        specific["permissionDecisionReason"] = SANDBOXED
+    return json.dumps({"hookSpecificOutput": specific}), "", 0
+
+
 def render(harness: str, verdict: Verdict) -> tuple[str, str, int]:
     """(stdout, stderr, exit code) in the harness's own protocol."""
+    if verdict.allowed and verdict.updated is not None:
+        return render_rewrite(harness, verdict)
     if verdict.allowed:
         if harness == "cursor":  # fail-closed hooks must answer; silence would refuse
             return json.dumps({"permission": "allow"}), "", 0
@@ -234,9 +276,12 @@ def render_context(harness: str, event: str, text: str) -> tuple[str, str, int]:
     return json.dumps(body), "", 0
 
 
-def session_context(payload: dict[str, Any], project: str | None = None) -> str:
-    """The workflow's state for a starting session; empty outside any project."""
-    from automaton_rules.guards import session
+def session_context(
+    payload: dict[str, Any], project: str | None = None, harness: str = "claude"
+) -> str:
+    """The workflow's state for a starting session, and whether a sandbox holds its shell;
+    empty outside any project."""
+    from automaton_rules.guards import sandbox, session
 
     try:
         found = find_project(Path(project) if project else None, cwd=where(payload))
@@ -245,7 +290,9 @@ def session_context(payload: dict[str, Any], project: str | None = None) -> str:
             return ""
         raise
     settings = load_config(found.root)  # a broken configuration denies every edit: say so
-    return session.context(found, settings.approval)
+    return session.context(
+        found, settings.approval, sandbox.describe(settings, harness, found.root)
+    )
 
 
 def _message(exc: Exception) -> str:
@@ -320,7 +367,7 @@ def answer(payload: Any, harness: str, options: dict[str, str]) -> tuple[str, st
         return prompt_answer(payload, harness, event, options)
     if event in SESSION_EVENTS:
         try:
-            text = session_context(payload, options.get("project"))
+            text = session_context(payload, options.get("project"), harness)
         except Exception as exc:  # context is advice: say what failed, never block a start
             text = (
                 f"automaton-rules could not read this project's workflow ({_message(exc)}). "

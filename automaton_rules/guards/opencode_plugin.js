@@ -17,6 +17,15 @@ async function ask($, event) {
   return await $`sh -c ${LOOKUP} automaton-hook --harness opencode < ${input}`.nothrow().quiet();
 }
 
+// The adapter's JSON answer, or {} when it printed none.
+function parsed(text) {
+  try {
+    return JSON.parse(text) || {};
+  } catch {
+    return {};
+  }
+}
+
 // The user's own words in a message: its text parts, leaving out those opencode added.
 function typed(parts) {
   return parts
@@ -57,6 +66,10 @@ export const AutomatonGuard = async ({ $, directory, client }) => {
         const reason = result.stderr.toString().trim();
         throw new Error(reason || "automaton-rules denied this action");
       }
+      // A shell command to run inside the phase's sandbox: changed in place, since opencode
+      // runs the very object it handed to this hook.
+      const rewrite = parsed(result.stdout.toString()).rewrite;
+      if (rewrite && output && output.args) Object.assign(output.args, rewrite);
     },
     "chat.message": async (input, output) => {
       const prompt = typed((output && output.parts) || []);

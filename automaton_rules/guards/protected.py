@@ -68,6 +68,23 @@ def _repository(start: Path) -> tuple[Path, Path] | None:
     return None
 
 
+def git_folders(root: Path) -> list[Path]:
+    """The git folder of the repository holding `root`, and for a worktree its common
+    folder too (where the hooks and the shared configuration are); none outside one."""
+    found = _repository(root)
+    if found is None:
+        return []
+    gitdir = found[1].resolve()
+    folders = [gitdir]
+    try:
+        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        common = ""
+    if common:
+        folders.append((gitdir / common).resolve())
+    return folders
+
+
 def hooks_paths(root: Path) -> list[Path]:
     """Every folder git may take hooks from: `.git/hooks` and what `core.hooksPath` names."""
     found = _repository(root)
@@ -115,7 +132,7 @@ def reason(
         return SCRIPT
     if _configuration_file(target, settings) or _searched_configuration(root, target):
         return CONFIGURATION
-    if settings is not None and target in _plugin_files(settings):
+    if settings is not None and target in plugin_files(settings):
         return PLUGIN
     if settings is not None and target == signers_file(project, settings):
         return SIGNERS
@@ -157,7 +174,7 @@ def _searched_configuration(root: Path, target: Path) -> bool:
     return False
 
 
-def _plugin_files(settings: Config) -> list[Path]:
+def plugin_files(settings: Config) -> list[Path]:
     """The `.py` files the configuration loads as plugins: their code runs in every
     command, the user's `--approve` included."""
     base = settings.path.parent if settings.path is not None else None

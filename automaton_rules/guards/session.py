@@ -24,11 +24,13 @@ INTRO = (
 )
 
 
-def context(project: Project, approval: str = "open") -> str:
+def context(project: Project, approval: str = "open", shell: str = "") -> str:
     """The text a new, resumed or compacted session starts with; `approval` is the
-    project's mode, which says how the user approves."""
+    project's mode, which says how the user approves; `shell` says what holds the shell."""
     active = [task for task in task_states(project) if task.state != "complete"]
     lines = [INTRO, f"Project: {printable(str(project.root), None)}"]
+    if shell:
+        lines.append(shell)
     if not active:
         lines.append(
             "No task is active. Before changing code, create one: "

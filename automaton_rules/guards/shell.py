@@ -216,6 +216,77 @@ def _reader(words: list[str]) -> bool:
     return program in READERS
 
 
+# Of those, the programs that run no code but their own, whatever the line gives them: a
+# line of these, read by the pre-scan, needs no sandbox. Test runners, linters and build
+# tools run the project's code or plugins; `rg --pre` and `fd -x` run programs.
+INERT = names(
+    "cat head tail ls ll tree wc grep egrep fgrep pwd echo printf which type whereis file "
+    "stat du df diff cmp cut tr nl column jq realpath readlink basename dirname date whoami "
+    "id uname hostname true false test [ sleep md5sum sha1sum sha256sum sha512sum cksum od "
+    "hexdump strings nproc free ps uptime seq printenv find git"
+)
+_STATUS = re.compile(r"^(?:\S*/)?(?:status\.py|automaton-status)$")
+_PYTHON = re.compile(r"^python(?:3(?:\.\d+)?)?$")  # found on PATH, which the sandbox keeps
+_NOT_A_CALL = frozenset("$`<>|;&(){}\\\n#*?[!=")
+
+
+# Options by which one of those runs a program after all: `git grep -O CMD`, `git diff
+# --ext-diff`, `git -c core.pager=CMD`, `find -exec` (the pre-scan refuses that one).
+_RUNS_A_PROGRAM = (
+    "-O",
+    "--open-files-in-pager",
+    "--ext-diff",
+    "--textconv",
+    "--exec",
+    "-c",
+    "--config-env",
+    "--upload-pack",
+    "--receive-pack",
+    "--pre",
+    "-x",
+    "--extcmd",
+    "--tool",
+)
+
+
+def inert(command: str) -> bool:
+    """A line of plain reads by programs that run no other code: it runs unsandboxed."""
+    if not plain_read(command):
+        return False
+    bare = _HARMLESS_REDIRECT.sub(" ", _QUOTED.sub(_unquote, command))
+    for segment in (segment.split() for segment in _SEPARATORS.split(bare)):
+        if segment[0].rsplit("/", 1)[-1] not in INERT:
+            return False
+        if any(word.startswith(_RUNS_A_PROGRAM) for word in segment[1:]):
+            return False
+    return True
+
+
+def status_calls(command: str) -> tuple[tuple[str, bool], ...] | None:
+    """The status.py programs a line runs when it is nothing but status.py calls with
+    literal words, joined by `&&`, none approving: each as written, and whether a bare
+    `python3` runs it as a script (else the shell finds it on PATH); None for any other
+    line. Whether each is the real one is the caller's question."""
+    import shlex
+
+    if len(command) > 2000 or any(c in command.replace("&&", " ") for c in _NOT_A_CALL):
+        return None
+    programs = []
+    for segment in command.split("&&"):
+        try:
+            words = shlex.split(segment)
+        except ValueError:
+            return None
+        script = bool(words) and _PYTHON.match(words[0]) is not None
+        words = words[1:] if script else words
+        if not words or not _STATUS.match(words[0]):
+            return None
+        if any(word.startswith(("--appr", "--conf")) for word in words[1:]):
+            return None
+        programs.append((words[0], script))
+    return tuple(programs)
+
+
 # ------------------------------------------------------------- apply_patch bodies
 
 _PATCH_FILE = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)

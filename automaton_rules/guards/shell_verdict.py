@@ -16,6 +16,7 @@ from automaton_rules.core import machine
 from automaton_rules.core.config import CONFIG_FILE, load_config
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import Project, find_project, framework_home, inside, task_file
+from automaton_rules.core.record import Record
 from automaton_rules.guards import checks, protected
 from automaton_rules.guards import shell as reader
 
@@ -64,6 +65,18 @@ PYPROJECT = (
 )
 
 
+class Ruling(Record):
+    """A line's answer: the refusal (None: it may run), and whether a sandbox would hold
+    what made the reader refuse it (a write or a program only running decides)."""
+
+    _fields = ("refusal", "held")
+    refusal: str | None
+    held: bool
+
+    def __init__(self, refusal: str | None, held: bool = False) -> None:
+        self._init(refusal, held)
+
+
 def judge(
     command: str,
     cwd: Path | None,
@@ -74,21 +87,33 @@ def judge(
 ) -> str | None:
     """The refusal for one shell line, or None when it may run. `typed`: the harness lets
     the agent type into a shell the line leaves running, and shows no hook what it types."""
+    return rule(command, cwd, finder, task, explicit, typed).refusal
+
+
+def rule(
+    command: str,
+    cwd: Path | None,
+    finder: Callable[[], Project | None],
+    task: str | None,
+    explicit: bool = False,
+    typed: bool = False,
+) -> Ruling:
+    """`judge`'s answer, with whether the refusal is one a sandbox makes unnecessary."""
     if reader.plain_read(command):
-        return None
+        return Ruling(None)
     cwd = cwd or Path.cwd()  # a harness that sends no folder runs the line here
     line = reader.read(command, cwd)
     refusal = _always(line)
     if refusal is not None:
-        return refusal
+        return Ruling(refusal, not line.approves and not line.hooks)
     judged = _Judge(line, cwd, finder, task, explicit)
     if typed and line.interactive:
         refusal = judged.phase(None, TYPED.format(shown=_short(line.interactive[0])))
         if refusal is not None:
-            return refusal
+            return Ruling(refusal, True)
     if not line.writes_files and not line.programs:
-        return None
-    return judged.verdict()
+        return Ruling(None)
+    return Ruling(judged.verdict(), judged.held)
 
 
 def judge_opaque(
@@ -113,16 +138,17 @@ def judge_opaque(
 
 
 def _always(line: ShellLine) -> str | None:
-    """What no phase allows: approving, computed status.py calls or code, hook skips."""
+    """What no phase allows: approving, hook skips, computed status.py calls or code (the
+    last two only outside a sandbox, where status.py cannot reach the records)."""
     if line.approves:
         return PROMPT_HOOK if any(call.hook for call in line.calls) else APPROVAL
+    if line.hooks:
+        return HOOKS.format(shown=_short(line.hooks[0]))
     computed = [call for call in line.calls if call.computed]
     if computed:
         return COMPUTED_CALL.format(shown=_short(" ".join(computed[0].argv)))
     if line.code:
         return COMPUTED_CODE.format(shown=_short(line.code[0]))
-    if line.hooks:
-        return HOOKS.format(shown=_short(line.hooks[0]))
     return None
 
 
@@ -150,6 +176,7 @@ class _Judge:
         self.home = Path.home().resolve()
         self.project = finder()
         self.settings: dict[Path, Config] = {}
+        self.held = False  # the refusal is the phase's, for what only running decides
 
     def config(self, project: Project) -> Config:
         """A project's configuration, read once per line."""
@@ -266,13 +293,15 @@ class _Judge:
         return self.phase(None, suffix, project)
 
     def phase(self, path: Path | None, suffix: str, project: Project | None = None) -> str | None:
-        """The phase decides, as for an edit of `path` (None: a file it cannot name)."""
+        """The phase decides, as for an edit of `path` (None: a file it cannot name, which
+        only running decides: a sandbox would hold it)."""
         project = project or self.project
         if project is None:
             return None
         settings = self.config(project)
         decision = checks.can_edit(project, self.task, path, cwd=self.cwd, first=True)
         decision = checks.edit_rules(decision, project, settings, path, self.cwd)
+        self.held = path is None and decision.code != "edit-rule"  # a team's rule stays
         return None if decision.allowed else decision.text + suffix
 
 

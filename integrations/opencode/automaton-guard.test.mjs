@@ -108,6 +108,15 @@ test("a patch that rewrites automaton.toml throws: only the user changes it", { 
   );
 });
 
+test("a line only running decides is put inside the sandbox, in place", { skip: !PROJECT || !process.env.AUTOMATON_SANDBOXED }, async () => {
+  const guard = await hooks();
+  const output = { args: { command: "python3 -c 'print(1)'", description: "d" } };
+  await guard["tool.execute.before"]({ tool: "bash" }, output);
+  assert.equal(output.args.description, "d");
+  assert.notEqual(output.args.command, "python3 -c 'print(1)'");
+  assert.match(output.args.command, /python3 -c/);
+});
+
 test("reading is allowed", { skip: !PROJECT }, async () => {
   const guard = await hooks();
   await guard["tool.execute.before"]({ tool: "bash" }, { args: { command: "cat src/app.py" } });

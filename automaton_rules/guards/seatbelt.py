@@ -1,0 +1,37 @@
+"""macOS: the write boundary as a `sandbox-exec` profile (Seatbelt's SBPL).
+
+The profile allows everything, then denies every file write, then allows writes below the
+boundary's writable folders, then denies them again for the read-only paths: later rules
+win in SBPL. It cannot run on Linux, so only its text is tested here (tests/test_sandbox.py);
+`docs/sandbox.md` says so.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from automaton_rules.guards.boundary import Boundary
+
+NAME = "seatbelt"
+PROGRAM = "/usr/bin/sandbox-exec"
+
+
+def _quoted(path: str) -> str:
+    """A path as an SBPL string literal."""
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def profile(boundary: Boundary) -> str:
+    """The SBPL profile of `boundary`."""
+    lines = ["(version 1)", "(allow default)", "(deny file-write*)"]
+    lines += [f"(allow file-write* (subpath {_quoted(str(root))}))" for root in boundary.writable]
+    for kept in boundary.readonly:
+        lines.append(f"(deny file-write* (subpath {_quoted(str(kept))}))")
+    return "\n".join(lines) + "\n"
+
+
+def argv(boundary: Boundary, command: Sequence[str]) -> list[str]:
+    """The sandbox-exec command line that runs `command` inside `boundary`."""
+    return [PROGRAM, "-p", profile(boundary), *command]
