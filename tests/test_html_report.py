@@ -308,9 +308,9 @@ def test_each_task_has_its_timeline_and_artifacts(automaton_project: AutomatonPr
     card = detail(page, "login")
     timeline, artifacts = card.find_all("table")[-2:]
     assert [row[:6] for row in timeline.rows()] == [
-        ["2026-03-02 09:00:00Z", "—", "→ new", "root", "", ""],
-        ["2026-03-02 09:00:00Z", "new", "→ research", "root", "", ""],
-        ["2026-03-02 11:00:00Z", "research", "→ research:awaiting_approval", "root", "", ""],
+        ["2026-03-02 09:00:00Z", "—", "→ new", "user", "", ""],
+        ["2026-03-02 09:00:00Z", "new", "→ research", "user", "", ""],
+        ["2026-03-02 11:00:00Z", "research", "→ research:awaiting_approval", "user", "", ""],
         [
             "2026-03-02 11:00:00Z",
             "research:awaiting_approval",

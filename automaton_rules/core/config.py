@@ -26,6 +26,10 @@ PLUGIN_TIMEOUT_SECONDS = 60.0
 # agent's chat (or confirmed in a terminal), or signed with a key the signers file names.
 APPROVAL_MODES = ("open", "prompt", "signed")
 DEFAULT_SIGNERS = ".automaton/allowed_signers"
+# How long the Stop hook keeps an agent whose task awaits approval, waiting for the
+# person's decision, before it lets the agent stop (guards/stop.py).
+STOP_WAIT_SECONDS = 600.0
+MAX_STOP_WAIT_SECONDS = 3000
 
 
 class Config(Record):
@@ -49,6 +53,7 @@ class Config(Record):
         "jobs",
         "approval",
         "allowed_signers",
+        "stop_wait_seconds",
     )
     path: Path | None
     plugins: tuple[str, ...]
@@ -67,6 +72,7 @@ class Config(Record):
     jobs: int | None
     approval: str
     allowed_signers: str
+    stop_wait_seconds: float
 
     def __init__(
         self,
@@ -87,6 +93,7 @@ class Config(Record):
         jobs: int | None = None,
         approval: str = "open",
         allowed_signers: str = DEFAULT_SIGNERS,
+        stop_wait_seconds: float = STOP_WAIT_SECONDS,
     ) -> None:
         self._init(
             path,
@@ -106,6 +113,7 @@ class Config(Record):
             jobs,
             approval,
             allowed_signers,
+            stop_wait_seconds,
         )
 
     def is_source(self, path: str) -> bool:
@@ -163,6 +171,14 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "allowed-signers": (
         lambda v: isinstance(v, str) and v.strip() != "",
         "the path of an OpenSSH allowed-signers file",
+    ),
+    "stop-wait-seconds": (
+        lambda v: (
+            isinstance(v, (int, float))
+            and not isinstance(v, bool)
+            and 0 <= v <= MAX_STOP_WAIT_SECONDS
+        ),
+        f"a number of seconds from 0 (do not wait) to {MAX_STOP_WAIT_SECONDS}",
     ),
     "jobs": (
         lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 64,

@@ -61,6 +61,9 @@ SESSION_EVENTS = frozenset({"SessionStart", "SubagentStart", "sessionStart"})
 # `UserPromptSubmit` (opencode's plugin sends its `chat.message` under this name too),
 # Gemini CLI `BeforeAgent`, Cursor `beforeSubmitPrompt`.
 PROMPT_EVENTS = frozenset({"UserPromptSubmit", "BeforeAgent", "beforeSubmitPrompt"})
+# Events of an agent that ends its turn: Claude Code and Codex `Stop` (opencode's plugin
+# sends its `session.idle` under this name too), Gemini CLI `AfterAgent`, Cursor `stop`.
+STOP_EVENTS = frozenset({"Stop", "AfterAgent", "stop"})
 
 
 class Action(Record):
@@ -370,15 +373,60 @@ def prompt_answer(
             if prompt.asked(str(payload.get("prompt") or ""))[0]
             else None
         )
+    if text is None and harness != "cursor":  # Cursor's prompt hook has no context channel
+        requested = requests_context(payload, options.get("project"))
+        if requested:
+            return render_context(harness, event, requested)
     return render_prompt(harness, event, text)
 
 
+def requests_context(payload: dict[str, Any], project: str | None) -> str:
+    """The changes the user asked for on tasks at their gates, for the agent's context;
+    empty when there are none, outside a project, or when they cannot be read."""
+    from automaton_rules.guards import session
+
+    try:
+        found = find_project(Path(project) if project else None, cwd=_where(payload))
+        return session.requests_text(guard.task_states(found))
+    except Exception:  # context is advice: the prompt goes on untouched
+        return ""
+
+
+def render_stop(harness: str, text: str | None) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) when the agent ends its turn: let it stop (None), or
+    make it carry on with `text` as its next instruction, in the harness's own words."""
+    if text is None:
+        return ("" if harness in ("claude", "codex") else "{}"), "", 0
+    if harness == "gemini":  # AfterAgent: deny the response, `reason` is the next prompt
+        return json.dumps({"decision": "deny", "reason": text}), "", 0
+    if harness == "cursor":  # stop: submitted as the next user message
+        return json.dumps({"followup_message": text}), "", 0
+    return json.dumps({"decision": "block", "reason": text}), "", 0
+
+
+def stop_answer(
+    payload: dict[str, Any], harness: str, options: dict[str, str]
+) -> tuple[str, str, int]:
+    """The agent ends its turn: wait for a decision on a task at its gate (guards/stop.py).
+    It fails open: whatever goes wrong, the agent stops as it would have."""
+    from automaton_rules.guards import stop
+
+    try:
+        text = stop.answer(payload, options.get("project"), _where(payload))
+    except Exception:
+        text = None
+    return render_stop(harness, text)
+
+
 def answer(payload: Any, harness: str, options: dict[str, str]) -> tuple[str, str, int]:
-    """Dispatch on the event: session start gets context, a user's prompt may approve,
-    anything else (a tool about to run) a verdict."""
+    """Dispatch on the event: session start gets context, a user's prompt may approve, an
+    agent ending its turn may wait for a decision, anything else (a tool about to run) a
+    verdict."""
     event = str(payload.get("hook_event_name") or "") if isinstance(payload, dict) else ""
     if event in PROMPT_EVENTS and isinstance(payload, dict):
         return prompt_answer(payload, harness, event, options)
+    if event in STOP_EVENTS and isinstance(payload, dict):
+        return stop_answer(payload, harness, options)
     if event in SESSION_EVENTS:
         try:
             text = session_context(payload, options.get("project"))
@@ -410,9 +458,7 @@ Example (what Claude Code runs before each tool call):
 
 See docs/harness-integration.md and docs/approvals.md.
 """
-SCRIPT = Script(
-    "automaton-hook", USAGE, valued=("--harness", "--project", "--task"), positionals=0
-)
+SCRIPT = Script("automaton-hook", USAGE, valued=("--harness", "--project", "--task"), positionals=0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
