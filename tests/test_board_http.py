@@ -157,7 +157,7 @@ def test_the_printed_address_opens_a_session_and_drops_the_secret(board: Board) 
     cookie = answer.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie
     assert board.board.guard.secret not in cookie
-    assert answer.headers["referrer-policy"] == "no-referrer"
+    assert answer.headers["referrer-policy"] == "same-origin"
 
 
 @pytest.mark.parametrize(

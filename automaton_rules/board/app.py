@@ -34,7 +34,7 @@ HEADERS = {
     ),
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",  # no-referrer would make form POSTs say Origin: null
     "Cache-Control": "no-store",
 }
 
@@ -70,7 +70,7 @@ class Board:
 
     def generation(self) -> str:
         """Every project's generation: a page compares it to know it is current."""
-        return ".".join(str(w.generation) for w in self.projects.values())
+        return self.hub.generation()
 
 
 def _page(board: Board, request: Request, session: str, title: str, main: str) -> Response:
@@ -201,6 +201,7 @@ async def approve(board: Board, request: Request) -> Response:
     watched = board.watched(request.path_params["pid"])
     name = fields.get("task") or ""
     await run_in_threadpool(actions.approve, watched, name)
+    _touched(watched, name)
     default = f"/p/{watched.pid}/task?name={name}"
     return RedirectResponse(_back(fields, default), status_code=303)
 
@@ -221,7 +222,14 @@ async def changes(board: Board, request: Request) -> Response:
         fields.get("artifact") or None,
         int(line) if line else None,
     )
+    _touched(watched, name)
     return RedirectResponse(f"/p/{watched.pid}/task?name={name}", status_code=303)
+
+
+def _touched(watched: Watched, name: str) -> None:
+    """The board changed a task itself: the page it shows next is current, whether or not
+    the watcher has told it yet."""
+    watched.changed([str(watched.project.task_dir(name) / ".state")])
 
 
 def events(board: Board, request: Request) -> Response:

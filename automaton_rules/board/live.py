@@ -33,6 +33,10 @@ class Hub:
         self.stop: asyncio.Event | None = None
         self.closed = False
 
+    def generation(self) -> str:
+        """Every project's generation, as a page records the one it shows."""
+        return ".".join(str(watched.generation) for watched in self.projects)
+
     def subscribe(self) -> asyncio.Queue[str | None]:
         """A queue for one open page."""
         queue: asyncio.Queue[str | None] = asyncio.Queue(QUEUE_SIZE)
@@ -99,7 +103,8 @@ class Hub:
         """One page's events, with a comment now and then to keep the connection."""
         queue = self.subscribe()
         try:
-            yield "retry: 1000\nevent: hello\ndata: {}\n\n"
+            hello = json.dumps({"generation": self.generation()})
+            yield f"retry: 1000\nevent: hello\ndata: {hello}\n\n"
             while not self.closed:
                 try:
                     payload = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)

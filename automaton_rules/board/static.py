@@ -67,7 +67,12 @@ SCRIPT = r"""
 
   function connect() {
     const events = new EventSource("/events");
-    events.addEventListener("hello", () => { live.textContent = "live"; });
+    events.addEventListener("hello", (e) => {
+      live.textContent = "live";
+      let hello = {};
+      try { hello = JSON.parse(e.data); } catch (err) { hello = {}; }
+      if (hello.generation && hello.generation !== main().dataset.generation) refresh(null);
+    });
     events.addEventListener("change", (e) => {
       let change = null;
       try { change = JSON.parse(e.data); } catch (err) { change = null; }

@@ -46,6 +46,19 @@ def _cursor(**extra: Any) -> dict[str, Any]:
     return {"command": hook_command(HOOK, "--harness", "cursor"), **extra}
 
 
+# The agent ends its turn: the hook may wait for the person's decision on a task at its
+# gate (guards/stop.py), up to `stop-wait-seconds` (3000 at most), within this limit.
+STOP_TIMEOUT = 3600
+# A Stop hook that cannot run must let the agent stop: on this event an exit 2 (the
+# portable command's answer when automaton-hook is not installed) would make it go on.
+_LETS_STOP = " || true"
+
+
+def _stop(harness: str, timeout: int, **extra: str) -> dict[str, Any]:
+    hook = _hook(harness, timeout, **extra)
+    return {**hook, "command": hook["command"] + _LETS_STOP}
+
+
 # The configuration each harness reads, as integrations/ ships it.
 HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "claude": (
@@ -61,6 +74,7 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
                 "SessionStart": [{"matcher": SESSION_SOURCES, "hooks": [_hook("claude", 10)]}],
                 # No matcher: this event takes none. `approve TASK` typed by the user.
                 "UserPromptSubmit": [{"hooks": [_hook("claude", 30)]}],
+                "Stop": [{"hooks": [_stop("claude", STOP_TIMEOUT)]}],
             }
         },
     ),
@@ -71,6 +85,7 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
                 "PreToolUse": [{"matcher": "*", "hooks": [_hook("codex", 10)]}],
                 "SessionStart": [{"matcher": SESSION_SOURCES, "hooks": [_hook("codex", 10)]}],
                 "UserPromptSubmit": [{"hooks": [_hook("codex", 30)]}],
+                "Stop": [{"hooks": [_stop("codex", STOP_TIMEOUT)]}],
             }
         },
     ),
@@ -89,6 +104,9 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
                 # Gemini matches lifecycle events by exact name: no matcher, every start.
                 "SessionStart": [{"hooks": [_hook("gemini", 10000, name="automaton-context")]}],
                 "BeforeAgent": [{"hooks": [_hook("gemini", 30000, name="automaton-approval")]}],
+                "AfterAgent": [
+                    {"hooks": [_stop("gemini", STOP_TIMEOUT * 1000, name="automaton-decision")]}
+                ],
             },
         },
     ),
@@ -103,6 +121,8 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
                 "sessionStart": [_cursor()],
                 # Not failClosed: a prompt hook that fails lets the message through.
                 "beforeSubmitPrompt": [_cursor()],
+                # Not failClosed either: a stop hook that fails lets the agent stop.
+                "stop": [{**_cursor(), "command": _cursor()["command"] + _LETS_STOP}],
             },
         },
     ),
