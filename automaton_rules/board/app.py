@@ -298,6 +298,8 @@ def _lifespan(board: Board) -> Any:
         import asyncio
 
         watcher = asyncio.create_task(board.hub.watch())
+        for watched in board.projects.values():  # every card read once, before the first page
+            await run_in_threadpool(watched.current)
         try:
             yield
         finally:

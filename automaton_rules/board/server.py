@@ -226,3 +226,7 @@ def _server(config: Any, board: Any) -> Any:
             super().handle_exit(sig, frame)
 
     return Server(config)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
