@@ -448,3 +448,81 @@ def test_requested_changes_reach_the_agent_at_its_next_hook(tmp_path: Path) -> N
     from automaton_rules.guards import harness
 
     assert harness.answer(event, "claude", {}) == ("", "", 0)
+
+
+def test_an_approved_artifact_changed_since_shows_the_diff(tmp_path: Path) -> None:
+    made = AutomatonProject(tmp_path / "p")
+    made.root.mkdir()
+    made.task("login", "research")
+    (made.task_dir("login") / "SPEC.md").write_text("# Spec\nadmins log in\n")
+    made.advance("login", ["research:awaiting_approval", "research:approved"])
+    (made.task_dir("login") / "SPEC.md").write_text("# Spec\neveryone logs in\n")
+    served = Board([made.root])
+    try:
+        task = served.get("/p/0/task?name=login").text
+        page = served.get("/p/0/artifact?task=login&file=SPEC.md").text
+    finally:
+        served.stop()
+    assert "changed since its approval" in task
+    assert "Changed since its approval" in page
+    assert '<span class="d-del">-admins log in</span>' in page
+    assert '<span class="d-add">+everyone logs in</span>' in page
+
+
+def test_ctrl_c_stops_the_server_cleanly_and_the_secret_is_only_printed(
+    project: AutomatonProject,
+) -> None:
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "automaton_rules.board.server",
+            "--project",
+            str(project.root),
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=status_env(),
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        address = proc.stdout.readline()
+        assert "read-only" in first  # started with no terminal
+        found = re.search(r"Open http://127\.0\.0\.1:(\d+)/\?token=(\S+)", address)
+        assert found is not None, address
+        secret = found.group(2)
+        for name in ("cmdline", "environ"):
+            assert secret.encode() not in Path(f"/proc/{proc.pid}/{name}").read_bytes()
+        port = found.group(1)
+        login = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
+        login.sendall(f"GET /?token={secret} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        answer = login.recv(4096).decode()
+        login.close()
+        cookie = re.search(r"set-cookie: ([^;]+)", answer, re.IGNORECASE)
+        assert cookie is not None, answer
+        stream = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
+        stream.sendall(
+            f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie.group(1)}"
+            "\r\n\r\n".encode()
+        )
+        read_event(stream, "hello", 10)  # a page is open while the server stops
+        os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+        stream.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "Board stopped." in out
+    assert secret not in out + err  # printed once, at start, and never again
+    assert "Traceback" not in err
