@@ -33,6 +33,16 @@ FLAGS = [
 ]
 
 
+NOTIFICATIONS = """
+window.__notes = [];
+window.Notification = class {
+  constructor(title, options) { window.__notes.push([title, options && options.body]); }
+  static get permission() { return "granted"; }
+  static requestPermission() { return Promise.resolve("granted"); }
+};
+"""
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> AutomatonProject:
     root = tmp_path_factory.mktemp("browser") / "proj"
@@ -60,6 +70,8 @@ def page(board: Board) -> Any:
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=FLAGS)
         context = browser.new_context()
+        # A stand-in for the browser's notifications, granted, that records each one.
+        context.add_init_script(NOTIFICATIONS)
         opened = context.new_page()
         opened.errors = []  # console errors and uncaught exceptions, for the last test
         opened.on(
@@ -108,6 +120,8 @@ def test_2_a_transition_made_by_status_py_appears_without_a_reload(
     assert proc.returncode == 0, proc.stderr
     page.wait_for_selector('[data-awaiting="login"]', timeout=10000)
     assert page.evaluate("window.notReloaded") is True
+    # The task started waiting for approval: the open board says so in a notification.
+    assert ["Awaiting approval", "login"] in page.evaluate("window.__notes")
 
 
 def test_3_a_task_is_approved_from_the_board_in_prompt_mode(
