@@ -45,6 +45,11 @@ def sandbox() -> int:
     return _run("automaton_rules.guards.sandbox", "automaton-sandbox")
 
 
+def board() -> int:
+    """`automaton-board`, the dashboard."""
+    return _run("automaton_rules.board.server", "automaton-board")
+
+
 def install() -> int:
     """`automaton-install`."""
     return _run("automaton_rules.cli.install", "automaton-install")

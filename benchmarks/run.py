@@ -1,7 +1,7 @@
 """Measure status.py's speed as paired ratios, and print a Markdown table.
 
 Usage: python benchmarks/run.py [--tasks 10000] [--commits 20000] [--files 1000] [--runs 7]
-                                [--only hooks|late-adopted|sandbox]
+                                [--only hooks|late-adopted|sandbox|board]
 
 Builds three projects with benchmarks/generate.py: the clean shape (N tasks and C commits,
 then 2N and 2C) and the late-adopted shape (N tasks made by hand and C commits naming them,
@@ -11,7 +11,7 @@ against `git log --name-only` plus `python -c pass`, all in rounds (each command
 round, in turn). Medians of --runs runs; peak memory from rusage, and status.py's own peak
 without its git child. `--only hooks` builds one project and times only the edit-time
 hooks, in a few seconds; `--only late-adopted` builds and times only the late-adopted
-shape.
+shape. `--only board` times the dashboard on the clean shape (benchmarks/board.py).
 """
 
 from __future__ import annotations
@@ -223,9 +223,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument(
         "--only",
-        choices=("hooks", "late-adopted", "sandbox"),
-        help="time only the edit-time hooks, only the late-adopted project's audit, or only "
-        "what the shell sandbox costs a command",
+        choices=("hooks", "late-adopted", "sandbox", "board"),
+        help="time only the edit-time hooks, the late-adopted project's audit, what the "
+        "shell sandbox costs a command, or the board",
     )
     args = parser.parse_args()
     warm_bytecode()
@@ -233,6 +233,8 @@ def main() -> int:
         return hooks_only(args.tasks, args.commits, args.files, args.runs)
     if args.only == "sandbox":
         return sandbox_only(args.runs)
+    if args.only == "board":
+        return board_only(args.tasks, args.commits, args.files, args.runs)
     with tempfile.TemporaryDirectory(prefix="automaton-bench-") as tmp:
         started = time.perf_counter()
         late = build(Path(tmp) / "late", args.tasks, args.commits, args.files, "late-adopted")
@@ -374,6 +376,21 @@ def hooks_only(tasks: int, commits: int, files: int, runs: int) -> int:
         ratio = seconds / base
         met = "" if name == "python -c pass" else ("yes" if ratio <= 2.0 else "NO")
         print(f"| {name} | {seconds:.3f} | {ratio:.2f} | {met} |")
+    return 0
+
+
+def board_only(tasks: int, commits: int, files: int, runs: int) -> int:
+    """The dashboard on the clean shape: served, live, memory (benchmarks/board.py)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import board
+
+    with tempfile.TemporaryDirectory(prefix="automaton-bench-") as tmp:
+        project = build(Path(tmp) / "n", tasks, commits, files)
+        rows = board.measure(project, runs)
+    print(f"Dashboard on a project of {tasks} tasks; {runs} runs.\n")
+    print("| measure | value |\n| --- | --- |")
+    for name, value in rows:
+        print(f"| {name} | {value} |")
     return 0
 
 

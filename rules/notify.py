@@ -9,6 +9,11 @@ Turn it on by listing this file in `plugins` (automaton.toml) and setting
 
     export AUTOMATON_NOTIFY_COMMAND='notify-send "Approval needed"'
 
+For a chat channel, point it at a script that posts to the channel's incoming webhook
+(docs/board.md shows one for Slack, Mattermost and Discord):
+
+    export AUTOMATON_NOTIFY_COMMAND=~/bin/notify-chat CHAT_WEBHOOK_URL=https://...
+
 The value is split into words the way a shell splits them (`shlex.split`) but never run
 by a shell: the command gets the task's name and its state appended as two arguments,
 and `AUTOMATON_TASK`, `AUTOMATON_STATE` and `AUTOMATON_PROJECT` in its environment, so a

@@ -160,6 +160,9 @@ def test_each_harness_blocks_a_failed_hook_where_it_has_a_setting() -> None:
     decides; Codex and Gemini CLI have no such setting, and rely on the command's exit 2."""
     claude = install.HARNESS_CONFIGS["claude"][1]["hooks"]
     for event, entries in claude.items():
+        if event == "Stop":  # a Stop hook that cannot run lets the agent stop, as before
+            assert all("onFailure" not in h for e in entries for h in e["hooks"])
+            continue
         assert all(h["onFailure"] == "block" for e in entries for h in e["hooks"]), event
     cursor = install.HARNESS_CONFIGS["cursor"][1]["hooks"]
     for event in ("beforeShellExecution", "beforeMCPExecution", "preToolUse"):

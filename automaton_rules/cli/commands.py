@@ -216,10 +216,13 @@ def approve(
     workflow.infer_untracked(proj, task, settings.untracked)
     policy = _policy(proj, settings)
     engine = _engine(settings)
+    # `--approver` not given ("user") names the person git knows, except where a signature
+    # must name a principal of the signers file.
+    named = None if approver == "user" and policy.mode != "signed" else approver
     change = workflow.approve(
         proj,
         task,
-        approver=approver,
+        approver=named,
         engine=engine,
         claims=_claims(proj, settings, agent),
         policy=policy,
@@ -408,6 +411,7 @@ def audit(
         known=compared.known if compared else [],
         gone=compared.gone if compared else [],
         since=(since, commit) if since is not None and commit is not None else None,
+        approval=settings.approval,
     )
     fmt = "json" if as_json and output_format in (None, "text") else output_format or "text"
     failed = _audited(report, engine, settings)

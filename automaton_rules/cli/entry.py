@@ -442,6 +442,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args
     command = _command_name(args)
+    if "--serve" in args:  # the dashboard reads its own options (--project repeats)
+        from automaton_rules.board.server import main as serve
+
+        return serve([arg for arg in args if arg != "--serve"])
     if any(arg in _HOOK_FLAGS for arg in args):
         from automaton_rules.guards import flags
 

@@ -54,6 +54,21 @@ def _cursor(**extra: Any) -> dict[str, Any]:
     return {"command": hook_command(HOOK, "--harness", "cursor"), **extra}
 
 
+# The agent ends its turn: the hook may wait for the person's decision on a task at its
+# gate (guards/stop.py), up to `stop-wait-seconds` (3000 at most), within this limit.
+STOP_TIMEOUT = 3600
+# A Stop hook that cannot run must let the agent stop: on this event an exit 2 (the
+# portable command's answer when automaton-hook is not installed) would make it go on.
+_LETS_STOP = " || true"
+
+
+def _stop(harness: str, timeout: int, **extra: str) -> dict[str, Any]:
+    """A Stop hook: no `onFailure` (one that cannot run lets the agent stop), and a
+    command that ends in exit 0 whatever it met."""
+    hook = _hook(harness, timeout, **extra)
+    return {**hook, "command": hook["command"] + _LETS_STOP}
+
+
 # The configuration each harness reads, as integrations/ ships it. Session events have no
 # matcher: every start (a fork, a compaction, whatever comes next) gets the workflow.
 HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -68,6 +83,7 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
                 "ConfigChange": [{"hooks": [_claude()]}],
                 # No matcher: this event takes none. `approve TASK` typed by the user.
                 "UserPromptSubmit": [{"hooks": [_claude(PROMPT_TIMEOUT)]}],
+                "Stop": [{"hooks": [_stop("claude", STOP_TIMEOUT)]}],
             }
         },
     ),
@@ -79,6 +95,7 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
                 "SessionStart": [{"hooks": [_hook("codex", HOOK_TIMEOUT)]}],
                 "SubagentStart": [{"hooks": [_hook("codex", HOOK_TIMEOUT)]}],
                 "UserPromptSubmit": [{"hooks": [_hook("codex", PROMPT_TIMEOUT)]}],
+                "Stop": [{"hooks": [_stop("codex", STOP_TIMEOUT)]}],
             }
         },
     ),
@@ -101,6 +118,9 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
                 "BeforeAgent": [
                     {"hooks": [_hook("gemini", PROMPT_TIMEOUT * 1000, name="automaton-approval")]}
                 ],
+                "AfterAgent": [
+                    {"hooks": [_stop("gemini", STOP_TIMEOUT * 1000, name="automaton-decision")]}
+                ],
             },
         },
     ),
@@ -116,6 +136,8 @@ HARNESS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
                 "sessionStart": [_cursor()],
                 # As Cursor's own cookbook has it: a prompt hook that fails holds the message.
                 "beforeSubmitPrompt": [_cursor(failClosed=True)],
+                # Not failClosed: a stop hook that fails lets the agent stop.
+                "stop": [{**_cursor(), "command": _cursor()["command"] + _LETS_STOP}],
             },
         },
     ),

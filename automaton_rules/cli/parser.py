@@ -29,6 +29,7 @@ Examples:
   status.py --audit --baseline .automaton/baseline.json --since origin/main
   status.py --graph --task add-user-auth      # Mermaid; --format dot for Graphviz
   status.py --stats --json
+  status.py --serve --project .   # the live dashboard (pip install 'automaton-rules[board]')
 
 Exit codes: 0 done or clean, 1 refused by the workflow or violations found, 2 error.
 """

@@ -29,6 +29,10 @@ DEFAULT_SIGNERS = ".automaton/allowed_signers"
 # Where no OS sandbox can hold the agent's shell: refuse its commands, fall back to reading
 # them (and say so), or read them only.
 SANDBOX_MODES = ("required", "auto", "off")
+# How long the Stop hook keeps an agent whose task awaits approval, waiting for the
+# person's decision, before it lets the agent stop (guards/stop.py).
+STOP_WAIT_SECONDS = 600.0
+MAX_STOP_WAIT_SECONDS = 3000
 
 
 class Config(Record):
@@ -54,6 +58,7 @@ class Config(Record):
         "allowed_signers",
         "sandbox",
         "sandbox_writable",
+        "stop_wait_seconds",
     )
     path: Path | None
     plugins: tuple[str, ...]
@@ -74,6 +79,7 @@ class Config(Record):
     allowed_signers: str
     sandbox: str
     sandbox_writable: tuple[str, ...]
+    stop_wait_seconds: float
 
     def __init__(
         self,
@@ -96,6 +102,7 @@ class Config(Record):
         allowed_signers: str = DEFAULT_SIGNERS,
         sandbox: str = "auto",
         sandbox_writable: tuple[str, ...] = (),
+        stop_wait_seconds: float = STOP_WAIT_SECONDS,
     ) -> None:
         self._init(
             path,
@@ -117,6 +124,7 @@ class Config(Record):
             allowed_signers,
             sandbox,
             sandbox_writable,
+            stop_wait_seconds,
         )
 
     def is_source(self, path: str) -> bool:
@@ -181,6 +189,14 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "allowed-signers": (
         lambda v: isinstance(v, str) and v.strip() != "",
         "the path of an OpenSSH allowed-signers file",
+    ),
+    "stop-wait-seconds": (
+        lambda v: (
+            isinstance(v, (int, float))
+            and not isinstance(v, bool)
+            and 0 <= v <= MAX_STOP_WAIT_SECONDS
+        ),
+        f"a number of seconds from 0 (do not wait) to {MAX_STOP_WAIT_SECONDS}",
     ),
     "jobs": (
         lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 64,

@@ -19,8 +19,8 @@ from automaton_rules.core.record import Record
 
 # The ways each mode accepts; `signed` is also the strongest way in the other modes.
 ACCEPTED = {
-    "open": ("cli", "terminal", "prompt", "signed"),
-    "prompt": ("terminal", "prompt", "signed"),
+    "open": ("cli", "terminal", "prompt", "signed", "board"),
+    "prompt": ("terminal", "prompt", "signed", "board"),
     "signed": ("signed",),
 }
 NO_SIGNERS = "no-signers-file"

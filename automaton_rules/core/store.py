@@ -31,6 +31,8 @@ APPROVALS = ".state.approvals"
 HISTORY = ".state.history"
 CLAIM = ".state.lock"
 MUTEX = ".state.mutex"
+REVIEWS = ".state.reviews"
+APPROVED_COPY = ".state.approved."  # + the artifact's name: its text as last approved
 
 MAX_STATE_BYTES = 4096
 LOCK_TIMEOUT = 30.0
@@ -173,8 +175,9 @@ def _read_lines(path: Path) -> list[str]:
 
 
 # How an approval was given: `--approve` on a command line, confirmed by a person at a
-# terminal, typed by the user in the agent's chat, or signed with an SSH key.
-VIAS = ("cli", "terminal", "prompt", "signed")
+# terminal, typed by the user in the agent's chat, signed with an SSH key, or clicked on
+# the dashboard by the person who started it.
+VIAS = ("cli", "terminal", "prompt", "signed", "board")
 
 
 class Approval(Record):
@@ -289,6 +292,38 @@ def parse_history(lines: Iterable[str]) -> list[dict[str, Any]]:
                 entry = {}
         entries.append(entry if isinstance(entry, dict) else {})
     return entries
+
+
+def append_review(task_dir: Path, entry: Mapping[str, Any]) -> None:
+    """Record a request for changes (`.state.reviews`, one JSON object a line, append-only)."""
+    import json
+
+    append_line(task_dir / REVIEWS, json.dumps(dict(entry), separators=(",", ":")))
+
+
+def read_reviews(task_dir: Path) -> list[dict[str, Any]]:
+    """Every request for changes recorded; a line that is not a JSON object reads as {}."""
+    return parse_history(_read_lines(task_dir / REVIEWS))
+
+
+def write_approved_copy(task_dir: Path, artifact: str, data: bytes) -> None:
+    """Keep the text an approval covers, so a later change to it can be shown as a diff;
+    replaced atomically, like `.state`, at each approval of that artifact."""
+    if "/" in artifact or artifact.startswith("."):
+        raise ValueError(f"not an artifact's name: {artifact!r}")
+    tmp = task_dir / f"{APPROVED_COPY}{artifact}.tmp"
+    _write_file(tmp, data)
+    os.replace(tmp, task_dir / f"{APPROVED_COPY}{artifact}")
+
+
+def read_approved_copy(task_dir: Path, artifact: str) -> bytes | None:
+    """The text of `artifact` as last approved, or None when no copy was kept."""
+    try:
+        return read_bytes(task_dir / f"{APPROVED_COPY}{artifact}")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _unreadable(task_dir / f"{APPROVED_COPY}{artifact}", exc) from None
 
 
 def history_lines(task_dir: Path) -> list[str]:

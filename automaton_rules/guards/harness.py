@@ -53,6 +53,10 @@ SESSION_EVENTS = frozenset({"SessionStart", "SubagentStart", "sessionStart", "su
 PROMPT_EVENTS = frozenset({"UserPromptSubmit", "BeforeAgent", "beforeSubmitPrompt"})
 # A settings file changed during a session (Claude Code's `ConfigChange`).
 CONFIG_EVENTS = frozenset({"ConfigChange"})
+# Events of an agent that ends its turn: Claude Code and Codex `Stop` (opencode's plugin
+# sends its `session.idle` under this name too), Gemini CLI `AfterAgent`, Cursor `stop`.
+STOP_EVENTS = frozenset({"Stop", "AfterAgent", "stop"})
+
 
 
 class Verdict(Record):
@@ -343,7 +347,50 @@ def prompt_answer(
             if prompt.asked(str(payload.get("prompt") or ""))[0]
             else None
         )
+    if text is None and harness != "cursor":  # Cursor's prompt hook has no context channel
+        requested = requests_context(payload, options.get("project"))
+        if requested:
+            return render_context(harness, event, requested)
     return render_prompt(harness, event, text)
+
+
+def requests_context(payload: dict[str, Any], project: str | None) -> str:
+    """The changes the user asked for on tasks at their gates, for the agent's context;
+    empty when there are none, outside a project, or when they cannot be read."""
+    from automaton_rules.guards import session
+
+    try:
+        found = find_project(Path(project) if project else None, cwd=where(payload))
+        return session.requests_text(guard.task_states(found))
+    except Exception:  # context is advice: the prompt goes on untouched
+        return ""
+
+
+def render_stop(harness: str, text: str | None) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) when the agent ends its turn: let it stop (None), or
+    make it carry on with `text` as its next instruction, in the harness's own words."""
+    if text is None:
+        return ("" if harness in ("claude", "codex") else "{}"), "", 0
+    if harness == "gemini":  # AfterAgent: deny the response, `reason` is the next prompt
+        return json.dumps({"decision": "deny", "reason": text}), "", 0
+    if harness == "cursor":  # stop: submitted as the next user message
+        return json.dumps({"followup_message": text}), "", 0
+    return json.dumps({"decision": "block", "reason": text}), "", 0
+
+
+def stop_answer(
+    payload: dict[str, Any], harness: str, options: dict[str, str]
+) -> tuple[str, str, int]:
+    """The agent ends its turn: wait for a decision on a task at its gate (guards/stop.py).
+    It fails open: whatever goes wrong, the agent stops as it would have."""
+    from automaton_rules.guards import stop
+
+    _arm(0)  # its wait is bounded by stop-wait-seconds, below the harness's timeout
+    try:
+        text = stop.answer(payload, options.get("project"), where(payload))
+    except Exception:
+        text = None
+    return render_stop(harness, text)
 
 
 def render_block(harness: str, reason: str | None) -> tuple[str, str, int]:
@@ -365,6 +412,8 @@ def answer(payload: Any, harness: str, options: dict[str, str]) -> tuple[str, st
     event = name or ""
     if event in PROMPT_EVENTS:
         return prompt_answer(payload, harness, event, options)
+    if event in STOP_EVENTS and isinstance(payload, dict):
+        return stop_answer(payload, harness, options)
     if event in SESSION_EVENTS:
         try:
             text = session_context(payload, options.get("project"), harness)

@@ -1,6 +1,8 @@
 // opencode plugin: ask automaton-rules before every tool call and refuse what it denies;
 // give the model the workflow's state with every request and in every compaction summary;
-// record `approve TASK`, typed by the user as a whole message, as the user's approval.
+// record `approve TASK`, typed by the user as a whole message, as the user's approval;
+// when the agent goes idle while a task awaits approval, wait for the person's decision
+// and send it on as the next message (automaton-hook's Stop event).
 // Install with `automaton-install --project DIR --harness opencode`, which writes this file
 // to .opencode/plugin/ as it is: it names no path of one machine, so a team commits it.
 // It runs automaton-hook as the other harnesses' configurations do, through `sh`: the one
@@ -53,7 +55,27 @@ export const AutomatonGuard = async ({ $, directory, client }) => {
       return "";
     }
   };
+  const continued = new Set(); // sessions this plugin made carry on after going idle
   return {
+    event: async ({ event }) => {
+      if (!event || event.type !== "session.idle") return;
+      const id = event.properties && event.properties.sessionID;
+      if (!id || (await childSession(client, id))) return;
+      const again = continued.delete(id);
+      let answer;
+      try {
+        const stop = { hook_event_name: "Stop", session_id: id, cwd: directory, stop_hook_active: again };
+        answer = JSON.parse((await ask($, stop)).stdout.toString());
+      } catch {
+        return; // no decision, or the hook failed: the agent stays stopped
+      }
+      if (answer.decision !== "block" || !answer.reason) return;
+      continued.add(id);
+      await client.session.prompt({
+        path: { id },
+        body: { parts: [{ type: "text", text: answer.reason }] },
+      });
+    },
     "tool.execute.before": async (input, output) => {
       const event = {
         hook_event_name: "PreToolUse",

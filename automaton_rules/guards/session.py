@@ -43,7 +43,20 @@ def context(project: Project, approval: str = "open", shell: str = "") -> str:
     if len(active) > MAX_TASKS:
         lines.append(f"... and {len(active) - MAX_TASKS} more ({STATUS_SCRIPT} --list).")
     lines.append(f"Full status of a task: {STATUS_SCRIPT} --task NAME")
+    requested = requests_text(active)
+    if requested:
+        lines.append(requested)
     return "\n".join(lines)
+
+
+def requests_text(tasks: list[Task]) -> str:
+    """What the user asked to revise on the tasks at their gates (workflow/reviews.py)."""
+    waiting = [task for task in tasks if machine.is_awaiting(task.state or "")]
+    if not waiting:
+        return ""
+    from automaton_rules.guards.stop import requested_changes
+
+    return requested_changes(waiting)
 
 
 def task_lines(task: Task, approval: str = "open") -> list[str]:

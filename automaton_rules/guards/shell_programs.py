@@ -33,9 +33,11 @@ if TYPE_CHECKING:
 
 STATUS_NAMES = frozenset({"status.py", "automaton-status"})
 # The harness adapter: fed a user-prompt event, it approves as the user would, so an
-# agent never runs it (`python -m automaton_rules.guards...` is the same program).
-HOOK_NAMES = frozenset({"automaton-hook"})
+# agent never runs it (`python -m automaton_rules.guards...` is the same program). Nor the
+# dashboard: it approves for whoever holds the address it prints.
+HOOK_NAMES = frozenset({"automaton-hook", "automaton-board"})
 HOOK_MODULES = "automaton_rules.guards"
+BOARD_MODULES = "automaton_rules.board"
 STDIN_PATHS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 SCRATCH = ("/tmp/", "/var/tmp/", "/dev/shm/", "/run/user/")
 # Where installed programs live: run by their path, they are no agent's code.
@@ -584,7 +586,7 @@ def _module(reading: Reading, module: Word, rest: list[Word], where: Where) -> N
     name = module.value
     if module.computed or COMPUTED in name:
         reading.program(f"python -m {module.raw}")
-    elif name == HOOK_MODULES or name.startswith(HOOK_MODULES + "."):
+    elif any(name == m or name.startswith(m + ".") for m in (HOOK_MODULES, BOARD_MODULES)):
         reading.call([module, *rest], False, hook=True)
     elif name == "automaton_rules" or name.startswith("automaton_rules."):
         reading.call([module, *rest], False)

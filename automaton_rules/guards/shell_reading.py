@@ -21,7 +21,12 @@ MAX_MENTIONS = 100  # paths named in one piece of code that are looked at
 _TOKEN = re.compile(r"[\w.~/*?\[\]@+-]+")
 # Code that names the harness adapter (`automaton-hook`, `automaton_rules.guards...`) can
 # feed it a prompt of its own making, which approves in prompt mode.
-_ADAPTER_TEXT = re.compile(r"automaton[-_]hook|automaton_rules\W+(?:import\W+)?guards\b")
+# status.py's flags that approve: `--serve` starts the dashboard, which approves for
+# whoever holds the address it prints.
+APPROVING_FLAGS = ("--approve", "--serve")
+_ADAPTER_TEXT = re.compile(
+    r"automaton[-_](?:hook|board)|automaton_rules\W+(?:import\W+)?(?:guards|board)\b"
+)
 _HOOK_ENV = re.compile(r"^GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$")
 # Variables whose value a shell runs as code when it starts: an exported function
 # (`BASH_FUNC_f%%=() {...}`), the start-up file of a non-interactive bash or a POSIX sh.
@@ -160,7 +165,7 @@ class Reading:
         if hook:  # the harness adapter: fed a made-up prompt, it approves
             self.calls.append(Call(tuple(w.raw for w in argv), False, True, hook=True))
             return
-        approves = any(not w.computed and w.value == "--approve" for w in argv)
+        approves = any(not w.computed and w.value in APPROVING_FLAGS for w in argv)
         unknown = computed or any(w.computed or COMPUTED in w.value or w.glob for w in argv[1:])
         self.calls.append(Call(tuple(w.raw for w in argv), unknown, approves))
 

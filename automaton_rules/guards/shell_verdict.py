@@ -32,8 +32,9 @@ APPROVAL = (
     "agents never run status.py --approve."
 )
 PROMPT_HOOK = (
-    "DENIED: automaton-hook answers the harness for the user's own prompts; run by an agent "
-    "it could approve in the user's name. Ask the user to approve (in prompt mode they "
+    "DENIED: automaton-hook answers the harness for the user's own prompts, and "
+    "automaton-board approves for whoever opens the address it prints; run by an agent "
+    "either could approve in the user's name. Ask the user to approve (in prompt mode they "
     "type `approve TASK` in the chat)."
 )
 COMPUTED_CALL = (

@@ -44,6 +44,8 @@ class AuditReport:
     known: list[Finding] = field(default_factory=list)
     gone: list[tuple[Fingerprint, int]] = field(default_factory=list)
     since: tuple[str, str] | None = None
+    # The project's `approval` mode, which says how a task awaiting approval is approved.
+    approval: str = "open"
     findings: list[Finding] = field(init=False, repr=False)  # what the report counts
     _known: set[int] = field(init=False, repr=False)
     _files: dict[str, str | None] = field(default_factory=dict, repr=False)

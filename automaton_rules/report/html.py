@@ -20,6 +20,7 @@ from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.engine.findings import Finding
 from automaton_rules.report import AuditReport, plural
 from automaton_rules.report.graph import Edge, Graph, workflow_graph
+from automaton_rules.report.stats import duration
 from automaton_rules.report.text import failed_rules
 
 TYPE_CHECKING = False
@@ -42,7 +43,8 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: 
 h1 { font-size: 1.5rem; margin: .2rem 0; } h2 { font-size: 1.2rem; margin: 2rem 0 .6rem;
   border-bottom: 1px solid var(--line); padding-bottom: .2rem; } h3 { font-size: 1rem; margin: 0; }
 code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
-  font-size: .9em; overflow-wrap: anywhere; }
+  font-size: .9em; }
+code { overflow-wrap: anywhere; }
 .topbar { position: sticky; top: 0; background: #fff; border-bottom: 1px solid var(--line);
   padding: .4rem 0; z-index: 1; }
 .topbar a { margin-right: 1rem; }
@@ -61,7 +63,7 @@ a { color: var(--note); }
 .badge.note { color: var(--note); } .badge.known { color: var(--muted); }
 .badge.gate { color: #5c4300; background: #fff3cd; border-color: var(--gate); }
 .badge.ok { color: var(--ok); }
-.board { display: grid; grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr));
+.board { display: grid; grid-template-columns: repeat(auto-fill, minmax(15rem, 1fr));
   gap: .75rem; align-items: start; }
 .column { background: var(--card); border: 1px solid var(--line); border-radius: .5rem;
   padding: .5rem; }
@@ -70,7 +72,7 @@ a { color: var(--note); }
 .card { background: #fff; border: 1px solid var(--line); border-left: 4px solid var(--line);
   border-radius: .4rem; padding: .4rem .5rem; margin-bottom: .4rem; break-inside: avoid; }
 .card.awaiting { border-left-color: var(--gate); }
-.card a { font-weight: 600; text-decoration: none; color: var(--ink); overflow-wrap: anywhere; }
+.card a { font-weight: 600; text-decoration: none; color: var(--ink); }
 .card .state { display: block; color: var(--muted); font-size: .85em; }
 .empty { color: var(--muted); font-style: italic; font-size: .85em; }
 .waiting { border: 1px solid var(--gate); border-left-width: 4px; border-radius: .5rem;
@@ -80,7 +82,8 @@ a { color: var(--note); }
   padding: 0; }
 .waiting li { background: #fff; border: 1px solid var(--gate); border-radius: .4rem;
   padding: .2rem .5rem; }
-.waiting a { font-weight: 600; color: var(--ink); overflow-wrap: anywhere; }
+.waiting a { font-weight: 600; color: var(--ink); }
+.waited { font-weight: 600; color: var(--warning); }
 .diagram { overflow-x: auto; border: 1px solid var(--line); border-radius: .5rem;
   padding: .5rem; }
 .diagram svg { display: block; max-width: 100%; height: auto; }
@@ -123,7 +126,7 @@ def _anchor(index: int) -> str:
 
 def render(report: AuditReport) -> str:
     """The whole page."""
-    anchors = {task.name: _anchor(i) for i, task in enumerate(report.tasks)}
+    anchors = {task.name: f"#{_anchor(i)}" for i, task in enumerate(report.tasks)}
     by_task: dict[str | None, list[Finding]] = {}
     for finding in report.result.findings:
         by_task.setdefault(finding.task, []).append(finding)
@@ -198,8 +201,9 @@ def _summary(report: AuditReport) -> str:
 
 
 def columns(tasks: Iterable[Task]) -> list[tuple[str, list[Task]]]:
-    """The board's columns in workflow order, each phase's tasks awaiting approval first;
-    folders without a known state in columns of their own, after the workflow's."""
+    """The board's columns in workflow order, only for the phases that hold a task, each
+    phase's tasks awaiting approval first; folders without a known state in columns of
+    their own, after the workflow's."""
     found: dict[str, list[Task]] = {phase: [] for phase in machine.PHASES}
     for task in tasks:
         phase = task.phase or (UNTRACKED if task.state is None else UNKNOWN)
@@ -207,38 +211,75 @@ def columns(tasks: Iterable[Task]) -> list[tuple[str, list[Task]]]:
     return [
         (phase, sorted(held, key=lambda t: not machine.is_awaiting(t.state or "")))
         for phase, held in found.items()
-        if held or phase in machine.PHASES
+        if held
     ]
 
 
 def _board(
     report: AuditReport, anchors: dict[str, str], by_task: dict[str | None, list[Finding]]
 ) -> str:
-    """The tasks awaiting approval first, all of them; then a column per phase, a card per
-    task, each linking to the task's timeline and artifacts."""
+    """The tasks awaiting approval first, all of them, with how long each has waited and
+    how to approve it; then a column per phase that holds a task, a card per task, each
+    linking to its timeline and artifacts; the empty phases named on one line."""
     out = []
     board = columns(report.tasks)
     for phase, tasks in board:
         cards = "".join(_card(report, t, anchors[t.name], by_task.get(t.name, [])) for t in tasks)
-        listed = f"<ol>{cards}</ol>" if cards else '<p class="empty">no task</p>'
         out.append(
             f'<div class="column" data-phase="{_text(phase)}">'
-            f"<h3><span>{_text(phase)}</span><span>{len(tasks)}</span></h3>{listed}</div>"
+            f"<h3><span>{_breakable(phase)}</span><span>{len(tasks)}</span></h3>"
+            f"<ol>{cards}</ol></div>"
         )
+    held = {phase for phase, _ in board}
+    empty = [phase for phase in machine.PHASES if phase not in held]
+    empty_line = (
+        f'<p class="muted" id="empty-phases">No task in: {", ".join(empty)}</p>' if empty else ""
+    )
     waiting = [t for _, tasks in board for t in tasks if machine.is_awaiting(t.state or "")]
     return (
-        f'<section id="board"><h2>Board</h2>{_waiting(waiting, anchors)}<p class="muted">'
-        f"{plural(len(report.tasks), 'task')} by phase</p>"
-        f'<div class="board">{"".join(out)}</div></section>'
+        f'<section id="board"><h2>Board</h2>{_waiting(report, waiting, anchors)}'
+        f'<p class="muted">{plural(len(report.tasks), "task")} by phase</p>'
+        f'<div class="board">{"".join(out)}</div>{empty_line}</section>'
     )
 
 
-def _waiting(tasks: list[Task], anchors: dict[str, str]) -> str:
+def _breakable(value: object) -> str:
+    """A name or state that wraps only after `:`, `_`, `-` or `/`, never inside a word."""
+    shown = _text(value)
+    for mark in (":", "_", "-", "/"):
+        shown = shown.replace(mark, f"{mark}<wbr>")
+    return shown
+
+
+def _waited(task: Task, now: float) -> str:
+    """How long the task has waited at its gate, up to the report's moment."""
+    entries = task.entries
+    entered = next((e for e in reversed(entries) if e.target == task.state), None)
+    if entered is None:
+        return "waiting since an unknown time"
+    return f"waiting {duration(max(0, int(now - entered.time.timestamp())))}"
+
+
+def approve_how(report: AuditReport, name: str) -> str:
+    """How a task awaiting approval is approved under the project's `approval` mode."""
+    command = report.project.command("--task", name, "--approve", "--project", report.project.root)
+    if report.approval == "signed":
+        return f"the approver signs in a terminal: <code>{_text(command)} --approver ID</code>"
+    typed = f"type <code>approve {_text(name)}</code> in the agent's chat"
+    if report.approval == "prompt":
+        return f"{typed}, or run <code>{_text(command)}</code> in a terminal"
+    return f"run <code>{_text(command)}</code>, or {typed}"
+
+
+def _waiting(report: AuditReport, tasks: list[Task], anchors: dict[str, str]) -> str:
     """Every task awaiting approval, in the workflow's order, above the columns: what a
-    person supervising agents has to act on."""
+    person supervising agents has to act on, how long it has waited, how to approve."""
+    now = clock.now()
     items = "".join(
-        f'<li data-awaiting="{_text(t.name)}"><a href="#{anchors[t.name]}">{_text(t.name)}</a> '
-        f'<span class="mono muted">{_text(t.state)}</span></li>'
+        f'<li data-awaiting="{_text(t.name)}"><a href="{anchors[t.name]}">{_breakable(t.name)}'
+        f'</a> <span class="mono muted">{_breakable(t.state)}</span> '
+        f'<span class="waited">{_waited(t, now)}</span> '
+        f'<span class="how">{approve_how(report, t.name)}</span></li>'
         for t in tasks
     )
     listed = f"<ol>{items}</ol>" if items else '<p class="empty">no task awaits approval</p>'
@@ -252,10 +293,10 @@ def _card(report: AuditReport, task: Task, anchor: str, findings: list[Finding])
     """One task on the board: its name, its state, a gate mark, its findings' count."""
     awaiting = machine.is_awaiting(task.state or "")
     gate = ' <span class="badge gate">awaiting approval</span>' if awaiting else ""
-    state = _text(task.state) if task.state is not None else "no .state"
+    state = _breakable(task.state) if task.state is not None else "no .state"
     return (
         f'<li class="card{" awaiting" if awaiting else ""}" data-task="{_text(task.name)}">'
-        f'<a href="#{anchor}">{_text(task.name)}</a>{gate}'
+        f'<a href="{anchor}">{_breakable(task.name)}</a>{gate}'
         f'<span class="state mono">{state}</span>{_badges(report, findings)}</li>'
     )
 
@@ -278,6 +319,12 @@ def _diagram(report: AuditReport) -> str:
         "to a gate once an approved artifact has changed dotted.</p>"
         f'<div class="diagram">{svg(workflow_graph(), held)}</div></section>'
     )
+
+
+def findings_section(report: AuditReport, links: dict[str, str]) -> str:
+    """The findings by category, each task linking where `links` says: a place on this
+    page, or the dashboard's page of the task."""
+    return _findings(report, links)
 
 
 def _findings(report: AuditReport, anchors: dict[str, str]) -> str:
@@ -346,7 +393,7 @@ def _task_link(name: str | None, anchors: dict[str, str]) -> str:
         return '<span class="muted">(project)</span>'
     anchor = anchors.get(name)
     shown = _text(name)
-    return f'<a href="#{anchor}">{shown}</a>' if anchor else shown
+    return f'<a href="{anchor}">{shown}</a>' if anchor else shown
 
 
 def _errors(report: AuditReport) -> str:
@@ -364,7 +411,7 @@ def _details(
 ) -> str:
     """Every task's card: its findings, its timeline, its artifacts."""
     cards = [
-        _detail(report, task, anchors[task.name], by_task.get(task.name, []))
+        _detail(report, task, anchors[task.name][1:], by_task.get(task.name, []))
         for task in report.tasks
     ]
     return f'<section id="tasks"><h2>Tasks</h2>{"".join(cards)}</section>'
@@ -425,18 +472,21 @@ def _entry_row(entry: HistoryEntry) -> str:
 
 
 def roles(task: Task) -> list[tuple[str, str, str]]:
-    """(file, what it is to the task's state, css class) for each file in the task folder,
-    then each artifact the state expects that is missing. Every artifact is worded alike:
-    `artifact of <phase>: expected` (or `optional`, `this phase's deliverable`, …)."""
+    """(file, what it is to the task's state, css class) for each file in the task folder
+    but its records (`.state*`), then each artifact the state expects that is missing.
+    Every artifact is worded alike: `artifact of <phase>: expected` (or `optional`,
+    `this phase's deliverable`, …)."""
     state = task.state if task.state is not None and machine.is_state(task.state) else None
     wanted = presumed_artifacts(task) if state else ()
     out = []
-    for name in sorted(task.files, key=lambda n: (n.startswith("."), n)):
+    for name in sorted(task.files):
+        if name.startswith(".state"):
+            continue  # the records every task has: the timeline shows what they say
         if machine.is_artifact(name):
             role, css = _artifact_role(name, state, wanted)
             out.append((name, f"artifact of {machine.ARTIFACT_PHASE[name]}{role}", css))
         else:
-            out.append((name, "record" if name.startswith(".state") else "other file", "muted"))
+            out.append((name, "other file", "muted"))
     missing = [name for name in wanted if name not in task.files]
     out += [
         (name, f"artifact of {machine.ARTIFACT_PHASE[name]}: expected, missing", "missing")
@@ -474,15 +524,24 @@ def _artifacts(task: Task) -> str:
 
 
 # The diagram's grid: a row per phase, a column per sub-state (phase, gate, approved).
-NODE_W, NODE_H, COL_GAP, ROW_GAP, MARGIN = 214, 30, 40, 22, 130
+# Edges run only in the gaps between the boxes (channels between rows and between
+# columns), so none crosses a box; each edge has its own lane in a channel.
+NODE_W, NODE_H, COL_GAP, ROW_GAP, MARGIN, TOP = 236, 30, 64, 46, 64, 20
 ROW = NODE_H + ROW_GAP
+LANE = 5.0  # distance between two edges' lanes in a channel
+LANES = 7
 
 
 def _place(state: str) -> tuple[float, float]:
     """Where a state's box stands: its phase's row, its sub-state's column."""
+    row, col = _cell(state)
+    return MARGIN + col * (NODE_W + COL_GAP), TOP + row * ROW
+
+
+def _cell(state: str) -> tuple[int, int]:
     row = machine.PHASES.index(machine.base_phase(state))
     col = 1 if machine.is_awaiting(state) else 2 if machine.is_approved(state) else 0
-    return MARGIN + col * (NODE_W + COL_GAP), 16 + row * ROW
+    return row, col
 
 
 def _node(state: str, css: str, count: int) -> str:
@@ -491,7 +550,7 @@ def _node(state: str, css: str, count: int) -> str:
     css += " held" if count else ""
     label = f"{state} ({count})" if count else state
     return (
-        f'<g class="{css}"><title>{_text(label)}</title>'
+        f'<g class="{css}" data-state="{_text(state)}"><title>{_text(label)}</title>'
         f'<rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6"/>'
         f'<text x="{x + NODE_W / 2}" y="{y + NODE_H / 2 + 4}">{_text(label)}</text></g>'
     )
@@ -507,28 +566,50 @@ def _start() -> str:
     )
 
 
-def _edge(edge: Edge) -> str:
-    """An arrow between two boxes: straight along a row or down to the next one, curved
-    through the margins otherwise (forward on the right, back on the left)."""
+def _below(row: int) -> float:
+    """The channel between a row and the next one."""
+    return TOP + row * ROW + NODE_H + ROW_GAP / 2
+
+
+def _between(col: int) -> float:
+    """The channel between a column and the next one (-1: left of the first)."""
+    return MARGIN + col * (NODE_W + COL_GAP) + NODE_W + COL_GAP / 2
+
+
+def route(source: str, target: str, lane: int) -> list[tuple[float, float]]:
+    """The points of an edge's line, every segment in a gap between boxes: straight to a
+    neighbour, else out of the source's bottom (top, going up) into the channel between
+    rows, along it, down (up) a channel between columns, and into the target."""
+    (r1, c1), (r2, c2) = _cell(source), _cell(target)
+    (x1, y1), (x2, y2) = _place(source), _place(target)
+    shift = (lane % LANES - LANES // 2) * LANE
+    if r1 == r2 and c2 == c1 + 1:
+        y = y1 + NODE_H / 2
+        return [(x1 + NODE_W, y), (x2, y)]
+    if c1 == c2 and r2 == r1 + 1:
+        x = x1 + NODE_W / 2
+        return [(x, y1 + NODE_H), (x, y2)]
+    sx, tx = x1 + NODE_W / 2 + shift * 2, x2 + NODE_W / 2 + shift * 2
+    down = r2 >= r1
+    leave = (y1 + NODE_H, _below(r1) + shift) if down else (y1, _below(r1 - 1) + shift)
+    enter = (y2, _below(r2 - 1) + shift) if r2 > r1 else (y2 + NODE_H, _below(r2) + shift)
+    points = [(sx, leave[0]), (sx, leave[1])]
+    if leave[1] != enter[1]:
+        col = max(c1, c2) if down else min(c1, c2) - 1
+        vx = _between(col) + shift
+        points += [(vx, leave[1]), (vx, enter[1])]
+    return [*points, (tx, enter[1]), (tx, enter[0])]
+
+
+def _edge(edge: Edge, lane: int, taken: bool) -> str:
+    """An arrow between two boxes, along `route`."""
     if edge.source is None or edge.target is None:
         return _start() if edge.source is None else ""
-    (x1, y1), (x2, y2) = _place(edge.source), _place(edge.target)
-    if y1 == y2 and x2 < x1:  # back along a row (a re-approval): under the boxes
-        sx, tx, y, dip = x1 + NODE_W / 3, x2 + NODE_W * 2 / 3, y1 + NODE_H, ROW_GAP * 0.8
-        path = f"M{sx},{y} C{sx},{y + dip} {tx},{y + dip} {tx},{y}"
-    elif y1 == y2:
-        path = f"M{x1 + NODE_W},{y1 + NODE_H / 2} L{x2},{y2 + NODE_H / 2}"
-    elif y2 - y1 == ROW and x1 == x2:
-        path = f"M{x1 + NODE_W / 2},{y1 + NODE_H} L{x2 + NODE_W / 2},{y2}"
-    else:
-        back = y2 < y1
-        bend = min(MARGIN * 1.2, 30 + 14 * abs(y2 - y1) / ROW)
-        sx, tx = (x1, x2) if back else (x1 + NODE_W, x2 + NODE_W)
-        cx = min(sx, tx) - bend if back else max(sx, tx) + bend
-        sy, ty = y1 + NODE_H / 2, y2 + NODE_H / 2
-        path = f"M{sx},{sy} C{cx},{sy} {cx},{ty} {tx},{ty}"
+    points = route(edge.source, edge.target, lane)
+    path = "M" + " L".join(f"{x:g},{y:g}" for x, y in points)
+    css = f"edge {_text(edge.kind)}" + (" taken" if taken else "")
     return (
-        f'<path class="edge {_text(edge.kind)}" d="{path}" marker-end="url(#arrow)">'
+        f'<path class="{css}" d="{path}" marker-end="url(#arrow)">'
         f"<title>{_text(edge.source)} → {_text(edge.target)} ({_text(edge.kind)})</title></path>"
     )
 
@@ -542,6 +623,10 @@ SVG_STYLE = (
     ".edge{fill:none;stroke:#57606a;stroke-width:1.2}"
     ".edge.approve{stroke:#b8860b;stroke-dasharray:5 3}"
     ".edge.re-approval{stroke:#b8860b;stroke-dasharray:2 3}"
+    ".edge.taken{stroke:#1f5fbf;stroke-width:2.5}"
+    ".node.visited rect{fill:#dbe9ff;stroke:#1f5fbf}"
+    ".node.current rect{fill:#2e7d32;stroke:#1b5e20;stroke-width:3}"
+    ".node.current text{fill:#fff}"
     "circle{fill:#1b1f24}"
     "#arrow path{fill:#57606a}"
 )
@@ -561,13 +646,21 @@ def _kind(graph: Graph, state: str) -> str:
 
 def svg(graph: Graph, held: Counter[str]) -> str:
     """The workflow's states, moves and gates, from `workflow_graph`; `held` counts the
-    tasks in each state."""
+    tasks in each state. With a task's graph, its path is drawn in blue and its current
+    state in green."""
     width = MARGIN * 2 + 3 * NODE_W + 2 * COL_GAP
-    height = 32 + len(machine.PHASES) * ROW
-    parts = [_edge(edge) for edge in graph.edges]
-    parts += [_node(s, _kind(graph, s), held.get(s, 0)) for s in graph.states]
+    height = TOP * 2 + len(machine.PHASES) * ROW
+    parts = [_edge(edge, i, bool(graph.steps(edge))) for i, edge in enumerate(graph.edges)]
+    visited = set(graph.visited)
+    for state in graph.states:
+        css = _kind(graph, state)
+        if state == graph.current:
+            css += " current"
+        elif state in visited:
+            css += " visited"
+        parts.append(_node(state, css, held.get(state, 0)))
     return (
         f'<svg viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
         f'aria-label="The workflow: states and moves"><style>{SVG_STYLE}</style>{ARROW}'
-        f'{"".join(parts)}</svg>'
+        f"{''.join(parts)}</svg>"
     )

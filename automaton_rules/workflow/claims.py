@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from automaton_rules.core import clock, store
 from automaton_rules.core.errors import AutomatonError, Refusal
 from automaton_rules.core.output import printable
+from automaton_rules.core.person import PATTERN
 from automaton_rules.core.project import Project, Task, load_tracked
 from automaton_rules.workflow.changes import ClaimChanged
 
-# Approvers and agents alike: `user`, or an id a log line and a claim can hold.
-APPROVER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+# Approvers and agents alike: `user`, a person's e-mail, or an id a log line and a claim
+# can hold.
+APPROVER_PATTERN = PATTERN
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ def _valid_agent(agent: str) -> str:
     if not APPROVER_PATTERN.fullmatch(agent):
         raise AutomatonError(
             "invalid-agent",
-            f"Invalid agent id '{printable(agent)}' (letters, digits, '.', '_', '@', '-').",
+            f"Invalid agent id '{printable(agent)}' (letters, digits, '.', '_', '@', '+', '-').",
         )
     return agent
 

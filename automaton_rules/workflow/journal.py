@@ -3,7 +3,7 @@ command left half done is finished by the next command, and only a real move is.
 
 from __future__ import annotations
 
-import getpass
+from pathlib import Path
 from typing import Any
 
 from automaton_rules.core import clock, machine, store
@@ -14,12 +14,12 @@ from automaton_rules.workflow.gates import refuse_illegal
 ROLL_FORWARD_SLACK = 1.0
 
 
-def default_actor() -> str:
-    """Who ran the command, for the history: the login name when there is one."""
-    try:
-        return getpass.getuser()
-    except Exception:
-        return "unknown"
+def default_actor(root: Path | None = None) -> str:
+    """Who ran the command, for the history: the person git names in the project's folder
+    (core/person.py), never the OS login, which a team's machines often share."""
+    from automaton_rules.core import person
+
+    return person.identity(root)
 
 
 def entry(before: str | None, after: str, actor: str, command: str, **extra: Any) -> dict[str, Any]:

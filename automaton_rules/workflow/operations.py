@@ -53,7 +53,7 @@ def create_task(project: Project, name: str, *, actor: str | None = None) -> Cre
     """Make a task folder with `.state` = new; sub-tasks only under a decomposed parent."""
     parent, sub = split_name(name)
     final = project.task_dir(name)
-    line = entry(None, "new", actor or default_actor(), "--create-task")
+    line = entry(None, "new", actor or default_actor(project.root), "--create-task")
     made = Created(name, "new", line["actor"], line["time"])
     if sub is None:
         store.create_task_dir(final, name, "new", line, project.tasks_label)
@@ -100,7 +100,13 @@ def follow_up(project: Project, name: str, new_name: str | None = None) -> Follo
     verdict_file = machine.ARTIFACTS["referee"]
     files[f"ORIGIN_{verdict_file}"] = (origin.path / verdict_file).read_bytes()
     line = entry(
-        None, start, default_actor(), "--follow-up", origin=name, verdict=verdict, kind=kind
+        None,
+        start,
+        default_actor(project.root),
+        "--follow-up",
+        origin=name,
+        verdict=verdict,
+        kind=kind,
     )
     if "/" in target:
         raise AutomatonError("invalid-task-name", "A follow-up task is a top-level task.")
@@ -152,7 +158,7 @@ def transition(
         refuse_changed_approval(project, task, target)
         refuse_failed_verdict(project, task, target)
         consult_rules(engine, project, task, target)
-        line = entry(current, target, actor or claims.agent or default_actor(), command)
+        line = entry(current, target, actor or claims.agent or default_actor(project.root), command)
         store.commit(task_dir, line, target)
         follow_claim(task_dir, target)
     return Moved(name, current, target, actor=line["actor"], time=line["time"])
@@ -162,8 +168,8 @@ def _valid_approver(approver: str) -> str:
     if not APPROVER_PATTERN.fullmatch(approver):
         raise AutomatonError(
             "invalid-approver",
-            f"Invalid approver '{printable(approver)}'. Use 'user' or an agent id "
-            "(letters, digits, '.', '_', '@', '-').",
+            f"Invalid approver '{printable(approver)}'. Use 'user', a person's e-mail or an "
+            "agent id (letters, digits, '.', '_', '@', '+', '-').",
         )
     return approver
 
@@ -203,13 +209,16 @@ def approve(
     project: Project,
     name: str,
     *,
-    approver: str = "user",
+    approver: str | None = None,
     engine: Engine | None = None,
     claims: Claims = SINGLE_AGENT,
     policy: Policy = OPEN,
     given: Given = BY_COMMAND_LINE,
 ) -> Moved:
-    """Open an approval gate: record who approved what, how, with the artifact's digest."""
+    """Open an approval gate: record who approved what, how, with the artifact's digest;
+    the approver named by none is the person git names (core/person.py)."""
+    if approver is None:
+        approver = default_actor(project.root)
     if claims.enabled and claims.agent is not None and given.via == "cli":
         approver = claims.agent  # the approving agent is recorded by its id
     _valid_approver(approver)
@@ -229,10 +238,11 @@ def approve(
         if engine is not None:
             consult_rules(engine, project, task, target, required=False)
         now = clock.utc_now()
+        approved = store.read_bytes(task.path / artifact)
         fields = {
             "approver": approver,
             "artifact": artifact,
-            "artifact_sha256": store.file_digest(task.path / artifact),
+            "artifact_sha256": store.bytes_digest(approved),
             "via": given.via,
             **given.details,
         }
@@ -243,6 +253,7 @@ def approve(
         if not pending_approval(task_dir, target):
             line = store.Approval(target, now, approver, given.via)
         store.commit(task_dir, record, target, approval=line)
+        store.write_approved_copy(task_dir, artifact, approved)  # for a diff, once changed
     return Moved(name, current, target, approver=approver, via=given.via, actor=approver, time=now)
 
 
@@ -309,7 +320,7 @@ def infer_untracked(project: Project, name: str, mode: str) -> Adopted | None:
     if mode != "infer" or not task_dir.is_dir() or store.read_state(task_dir) is not None:
         return None
     with store.locked(task_dir):
-        return _adopt(project.load(name, strict=False), default_actor())
+        return _adopt(project.load(name, strict=False), default_actor(project.root))
 
 
 def upgrade(project: Project, *, actor: str | None = None) -> tuple[list[Adopted], list[str]]:
@@ -317,13 +328,14 @@ def upgrade(project: Project, *, actor: str | None = None) -> tuple[list[Adopted
     garbled or edited by hand; idempotent, task by task."""
     changes: list[Adopted] = []
     errors: list[str] = []
+    actor = actor or default_actor(project.root)
     for name in project.names():
         try:
             task = project.load(name, strict=False)
             if _vouched_for(task):
                 continue
             with store.locked(task.path):
-                change = _adopt(project.load(name, strict=False), actor or default_actor())
+                change = _adopt(project.load(name, strict=False), actor)
         except AutomatonError as exc:
             errors.append(f"task {name}: {exc.message}")
             continue

@@ -1,0 +1,341 @@
+"""The board as a Starlette application: its routes, each behind the board's guard.
+
+Every request must name this machine as its host (`security.Guard.check_host`, applied to
+each one before any route); every page needs the session opened with the printed secret;
+every change is a POST with the session's CSRF token and the board's own `Origin`. Pages
+are read in a worker thread, so the event streams of open pages never wait on a page.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from automaton_rules.board import actions, pages, static, task_pages
+from automaton_rules.board.live import Hub
+from automaton_rules.board.projects import Watched
+from automaton_rules.board.security import Guard, Refused
+from automaton_rules.core.errors import AutomatonError, Refusal
+from automaton_rules.core.project import Task
+
+MAX_BODY = 64 * 1024
+HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data:; "
+        "style-src 'self' 'unsafe-inline'; form-action 'self'; base-uri 'none'; "
+        "frame-ancestors 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",  # no-referrer would make form POSTs say Origin: null
+    "Cache-Control": "no-store",
+}
+
+
+class Board:
+    """What the server holds: the projects, the guard, the live hub, the options."""
+
+    def __init__(
+        self,
+        projects: list[Watched],
+        guard: Guard,
+        *,
+        approving: bool = True,
+        stale_minutes: float = 30,
+    ) -> None:
+        self.projects = {watched.pid: watched for watched in projects}
+        self.guard = guard
+        self.hub = Hub(projects)
+        self.approving = approving
+        self.stale_minutes = stale_minutes
+
+    def frame(self, session: str) -> pages.Frame:
+        """The frame of this session's pages."""
+        person = next(iter(self.projects.values())).person
+        return pages.Frame(person, self.guard.csrf(session), self.stale_minutes, self.approving)
+
+    def watched(self, pid: str) -> Watched:
+        """A project by its number on the board."""
+        found = self.projects.get(pid)
+        if found is None:
+            raise Refused(404, "The board serves no such project.")
+        return found
+
+    def generation(self) -> str:
+        """Every project's generation: a page compares it to know it is current."""
+        return self.hub.generation()
+
+
+def _page(board: Board, request: Request, session: str, title: str, main: str) -> Response:
+    """A whole page, or only its main part when the page's script asks to refresh it."""
+    headers = {"X-Board-Generation": board.generation()}
+    if request.headers.get("x-board-fragment") == "1":
+        return HTMLResponse(main, headers=headers)
+    frame = board.frame(session)
+    return HTMLResponse(frame.page(title, main, board.generation()), headers=headers)
+
+
+def _refusal(status: int, reason: str) -> Response:
+    return HTMLResponse(pages.message("Refused", reason, status), status_code=status)
+
+
+def _session(board: Board, request: Request) -> str:
+    return board.guard.check_session(request.cookies.get(board.guard.cookie))
+
+
+def _task(watched: Watched, name: str | None) -> Task:
+    """A task named in a request: a valid name of a task folder inside the project."""
+    if not name:
+        raise Refused(400, "Which task? The request names none.")
+    try:
+        return watched.project.load(name, strict=False)
+    except AutomatonError as exc:
+        raise Refused(404, exc.message) from None
+
+
+def home(board: Board, request: Request) -> Response:
+    """The board; the printed address (with `?token=`) opens a session first."""
+    token = request.query_params.get("token")
+    if token is not None:
+        session = board.guard.open_session(token)
+        answer = RedirectResponse("/", status_code=303)
+        answer.set_cookie(board.guard.cookie, session, httponly=True, samesite="strict", path="/")
+        return answer
+    session = _session(board, request)
+    now = time.time()
+    shown = [(w, w.current(), w.settings().approval) for w in board.projects.values()]
+    main = pages.board(board.frame(session), shown, now)
+    return _page(board, request, session, "automaton-rules board", main)
+
+
+def task(board: Board, request: Request) -> Response:
+    """One task's page."""
+    session = _session(board, request)
+    watched = board.watched(request.path_params["pid"])
+    found = _task(watched, request.query_params.get("name"))
+    mode = watched.settings().approval
+    main = task_pages.task_page(board.frame(session), watched, found, mode, time.time())
+    return _page(board, request, session, found.name, main)
+
+
+def artifact(board: Board, request: Request) -> Response:
+    """An artifact of a task, rendered; only a file in the task's own folder."""
+    session = _session(board, request)
+    watched = board.watched(request.path_params["pid"])
+    found = _task(watched, request.query_params.get("task"))
+    name = request.query_params.get("file") or ""
+    if "/" in name or "\\" in name or name.startswith(".") or name not in found.files:
+        raise Refused(404, f"Task '{found.name}' has no such file.")
+    main = task_pages.artifact_page(board.frame(session), watched, found, name)
+    return _page(board, request, session, f"{found.name}: {name}", main)
+
+
+def workflow(board: Board, request: Request) -> Response:
+    """The workflow diagram, with a task's path when one is named."""
+    from automaton_rules.board.diagram import draw
+    from automaton_rules.report.graph import workflow_graph
+
+    session = _session(board, request)
+    watched = board.watched(request.path_params["pid"])
+    name = request.query_params.get("task")
+    found = _task(watched, name) if name else None
+    drawing, engine = watched.cached(("workflow", name), lambda: draw(workflow_graph(found)))
+    main = task_pages.workflow_page(watched, drawing, found, engine)
+    return _page(board, request, session, "workflow", main)
+
+
+def audit(board: Board, request: Request) -> Response:
+    """The audit's findings by category: run on request, kept until the files change."""
+    session = _session(board, request)
+    watched = board.watched(request.path_params["pid"])
+    if request.query_params.get("run") == "1":
+        actions.run_audit(watched)
+    current = watched.audit is not None and watched.audit[0] == watched.generation
+    section, ran = actions.audit_section(watched) if current else ("", None)
+    main = task_pages.audit_page(watched, section, ran)
+    return _page(board, request, session, "audit", main)
+
+
+async def _form(board: Board, request: Request) -> tuple[str, dict[str, str]]:
+    """A change's session and form fields, once every check has passed."""
+    session = _session(board, request)
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    if kind != "application/x-www-form-urlencoded":
+        raise Refused(415, "A change is sent as a form (application/x-www-form-urlencoded).")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise Refused(413, "The form is too large.")
+    try:
+        fields = {k: v[0] for k, v in parse_qs(body.decode("utf-8"), max_num_fields=20).items()}
+    except (UnicodeDecodeError, ValueError):
+        raise Refused(400, "The form cannot be read.") from None
+    board.guard.check_change(session, request.headers.get("origin"), fields.get("csrf"))
+    if not board.approving:
+        raise Refused(
+            403,
+            "This board is read-only: it was not started at a terminal, so "
+            "it cannot tell a person from an agent. Approve in the agent's chat "
+            "or at a terminal.",
+        )
+    return session, fields
+
+
+def _back(fields: dict[str, str], default: str) -> str:
+    """Where to go after a change: a path of the board, never another site."""
+    back = fields.get("back") or default
+    return back if back.startswith("/") and not back.startswith("//") else default
+
+
+async def approve(board: Board, request: Request) -> Response:
+    """Approve a task at its gate, in `open` or `prompt` mode, as the board's person."""
+    _session_id, fields = await _form(board, request)
+    watched = board.watched(request.path_params["pid"])
+    name = fields.get("task") or ""
+    await run_in_threadpool(actions.approve, watched, name)
+    _touched(watched, name)
+    default = f"/p/{watched.pid}/task?name={name}"
+    return RedirectResponse(_back(fields, default), status_code=303)
+
+
+async def changes(board: Board, request: Request) -> Response:
+    """Ask for changes to a task's artifact, or to one of its lines."""
+    _session_id, fields = await _form(board, request)
+    watched = board.watched(request.path_params["pid"])
+    name = fields.get("task") or ""
+    line = fields.get("line") or ""
+    if line and not line.isdigit():
+        raise Refused(400, "A line is a number.")
+    await run_in_threadpool(
+        actions.request_changes,
+        watched,
+        name,
+        fields.get("comment") or "",
+        fields.get("artifact") or None,
+        int(line) if line else None,
+    )
+    _touched(watched, name)
+    return RedirectResponse(f"/p/{watched.pid}/task?name={name}", status_code=303)
+
+
+def _touched(watched: Watched, name: str) -> None:
+    """The board changed a task itself: the page it shows next is current, whether or not
+    the watcher has told it yet."""
+    watched.changed([str(watched.project.task_dir(name) / ".state")])
+
+
+def events(board: Board, request: Request) -> Response:
+    """The open page's stream of changes."""
+    _session(board, request)
+    return StreamingResponse(
+        board.hub.stream(),
+        media_type="text/event-stream",
+        headers={"X-Accel-Buffering": "no"},
+    )
+
+
+def script(board: Board, request: Request) -> Response:
+    """The board's one script."""
+    return Response(static.SCRIPT, media_type="text/javascript")
+
+
+def style(board: Board, request: Request) -> Response:
+    """The board's style sheet."""
+    return Response(static.STYLE, media_type="text/css")
+
+
+def _handler(board: Board, view: Any, asynchronous: bool = False) -> Any:
+    """A route's endpoint: the view, its refusals and the workflow's as pages."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            if asynchronous:
+                return await view(board, request)
+            if view in (events, script, style):
+                return view(board, request)
+            return await run_in_threadpool(view, board, request)
+        except Refused as exc:
+            return _refusal(exc.status, exc.reason)
+        except Refusal as exc:
+            return _refusal(409, exc.message)
+        except AutomatonError as exc:
+            return _refusal(400, exc.message)
+
+    return endpoint
+
+
+def build(board: Board) -> Any:
+    """The application, wrapped in the guard that checks every request's host."""
+    routes = [
+        Route("/", _handler(board, home)),
+        Route("/events", _handler(board, events)),
+        Route("/board.js", _handler(board, script)),
+        Route("/board.css", _handler(board, style)),
+        Route("/p/{pid}/task", _handler(board, task)),
+        Route("/p/{pid}/artifact", _handler(board, artifact)),
+        Route("/p/{pid}/workflow", _handler(board, workflow)),
+        Route("/p/{pid}/audit", _handler(board, audit)),
+        Route("/p/{pid}/approve", _handler(board, approve, True), methods=["POST"]),
+        Route("/p/{pid}/changes", _handler(board, changes, True), methods=["POST"]),
+    ]
+    app = Starlette(routes=routes, lifespan=_lifespan(board))
+    return Secured(app, board.guard)
+
+
+def _lifespan(board: Board) -> Any:
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> Any:
+        import asyncio
+
+        watcher = asyncio.create_task(board.hub.watch())
+        for watched in board.projects.values():  # every card read once, before the first page
+            await run_in_threadpool(watched.current)
+        try:
+            yield
+        finally:
+            board.hub.close()
+            watcher.cancel()
+
+    return lifespan
+
+
+class Secured:
+    """ASGI middleware: every HTTP request names this machine, and every answer carries
+    the headers that keep the board's pages to themselves."""
+
+    def __init__(self, app: Any, guard: Guard) -> None:
+        self.app = app
+        self.guard = guard
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+        try:
+            self.guard.check_host(host)
+        except Refused as exc:
+            await _refusal(exc.status, exc.reason)(scope, receive, _with_headers(send))
+            return
+        await self.app(scope, receive, _with_headers(send))
+
+
+def _with_headers(send: Any) -> Any:
+    extra = [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()]
+
+    async def sending(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return sending

@@ -1,0 +1,77 @@
+"""Artifacts as HTML: Markdown rendered with raw HTML escaped, and diffs since approval.
+
+An artifact is written by an agent, so it is untrusted text. markdown-it-py renders it
+as CommonMark (with tables and strikethrough) with `html` off: a `<script>` in SPEC.md is
+shown as text, never run, and links keep markdown-it's own check that refuses
+`javascript:`, `vbscript:`, `file:` and `data:` (but images') URLs. Each top-level block
+carries the number of the line it starts on, so a comment can be made on a line.
+"""
+
+from __future__ import annotations
+
+import difflib
+from html import escape
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+_parser: MarkdownIt | None = None
+
+
+def _markdown() -> MarkdownIt:
+    global _parser
+    if _parser is None:
+        from markdown_it import MarkdownIt
+
+        _parser = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    return _parser
+
+
+def render(text: str) -> str:
+    """The artifact as HTML; each top-level block names its first line (`data-line`)."""
+    parser = _markdown()
+    tokens = parser.parse(text)
+    for token in tokens:
+        if token.level == 0 and token.nesting >= 0 and token.map and token.block:
+            line = token.map[0] + 1
+            token.attrSet("data-line", str(line))
+            token.attrSet("id", f"L{line}")
+    return str(parser.renderer.render(tokens, parser.options, {}))
+
+
+def diff(before: str, after: str, name: str) -> list[tuple[str, str]]:
+    """The lines of a unified diff from the approved text to the current one, each with
+    its kind (`add`, `del`, `hunk`, `head`, `same`)."""
+    lines = difflib.unified_diff(
+        before.splitlines(),
+        after.splitlines(),
+        f"{name} (approved)",
+        f"{name} (now)",
+        lineterm="",
+    )
+    out = []
+    for line in lines:
+        if line.startswith(("---", "+++")):
+            kind = "head"
+        elif line.startswith("@@"):
+            kind = "hunk"
+        elif line.startswith("+"):
+            kind = "add"
+        elif line.startswith("-"):
+            kind = "del"
+        else:
+            kind = "same"
+        out.append((kind, line))
+    return out
+
+
+def diff_html(rows: list[tuple[str, str]]) -> str:
+    """A diff as a preformatted block, every line escaped."""
+    body = "".join(f'<span class="d-{kind}">{escape(line)}</span>\n' for kind, line in rows)
+    return f'<pre class="diff">{body}</pre>'
+
+
+def numbered(text: str) -> list[tuple[int, str]]:
+    """The artifact's lines with their numbers, for the source view."""
+    return list(enumerate(text.splitlines() or [""], 1))

@@ -1,0 +1,218 @@
+"""The board's pages as HTML: the frame every page shares, and the board itself.
+
+Every untrusted string (task names, states, messages, people) goes through `text`, which
+escapes markup and shows control characters; the page loads one script and one style
+sheet from the board itself (the Content-Security-Policy allows nothing else). The
+board lists every project: its tasks awaiting approval first, with how long each has
+waited and how to approve it, then a column per phase that holds a task (the empty
+phases named on one line), each card with its findings as badges.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from html import escape
+
+from automaton_rules.board.projects import Card, Watched
+from automaton_rules.core import machine
+from automaton_rules.core.output import printable
+from automaton_rules.core.project import STATUS_SCRIPT
+from automaton_rules.core.severity import SEVERITIES
+from automaton_rules.report import plural
+from automaton_rules.report.stats import duration
+
+
+def text(value: object) -> str:
+    """Untrusted text as HTML: markup escaped, control characters shown escaped."""
+    return escape(printable(str(value), None), quote=True)
+
+
+def breakable(value: object) -> str:
+    """A name or state that may wrap only after `:`, `_`, `-` or `/`, never mid-word."""
+    shown = text(value)
+    for mark in (":", "_", "-", "/"):
+        shown = shown.replace(mark, f"{mark}<wbr>")
+    return shown
+
+
+def link(pid: str, page: str, **query: str) -> str:
+    """A URL of the board, its query escaped."""
+    from urllib.parse import urlencode
+
+    return escape(f"/p/{pid}/{page}?{urlencode(query)}" if query else f"/p/{pid}/{page}")
+
+
+class Frame:
+    """What every page of one session shares: who is signed in, the CSRF token, the
+    notification settings."""
+
+    def __init__(self, person: str, csrf: str, stale_minutes: float, approving: bool) -> None:
+        self.person = person
+        self.csrf = csrf
+        self.stale_minutes = stale_minutes
+        self.approving = approving
+
+    def page(self, title: str, main: str, generation: str, kind: str = "board") -> str:
+        """A whole page around its main part."""
+        return (
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<meta name="csrf" content="{escape(self.csrf)}">'
+            f'<meta name="stale-minutes" content="{self.stale_minutes:g}">'
+            '<link rel="icon" href="data:,"><link rel="stylesheet" href="/board.css">'
+            f"<title>{text(title)}</title></head>"
+            f'<body data-page="{kind}"><header class="topbar"><a href="/">Board</a>'
+            f'<span class="muted">signed in as <b>{text(self.person)}</b></span>'
+            '<button type="button" id="notify" hidden>Enable notifications</button>'
+            '<span id="live" class="muted">connecting…</span></header>'
+            f'<main data-generation="{escape(generation)}">{main}</main>'
+            '<script src="/board.js"></script></body></html>\n'
+        )
+
+    def form(self, action: str, fields: dict[str, str], button: str, css: str = "") -> str:
+        """A POST form with its CSRF token and hidden fields."""
+        hidden = "".join(
+            f'<input type="hidden" name="{escape(k)}" value="{text(v)}">' for k, v in fields.items()
+        )
+        return (
+            f'<form method="post" action="{action}" class="inline {css}">'
+            f'<input type="hidden" name="csrf" value="{escape(self.csrf)}">{hidden}'
+            f'<button type="submit">{text(button)}</button></form>'
+        )
+
+
+def how_to_approve(frame: Frame, watched: Watched, name: str, mode: str) -> str:
+    """How the task at its gate is approved: a button where the board may approve, else
+    the command or the words the person uses."""
+    root = str(watched.root)
+    quoted = f"--task {name} --approve --project {root}"
+    if mode == "signed":
+        return (
+            '<span class="how">signed mode: run <code>'
+            f"{text(STATUS_SCRIPT)} {text(quoted)} --approver ID</code> in a terminal</span>"
+        )
+    typed = f"type <code>approve {text(name)}</code> in the agent's chat"
+    also = f" or {typed}"
+    if not frame.approving:
+        return (
+            f'<span class="how">this board is read-only (not started at a terminal): {typed}</span>'
+        )
+    button = frame.form(
+        link(watched.pid, "approve"), {"task": name, "back": "/"}, "Approve", "approve"
+    )
+    return f'{button}<span class="how muted">{also}</span>'
+
+
+def board(frame: Frame, projects: list[tuple[Watched, list[Card], str]], now: float) -> str:
+    """Every project's board."""
+    parts = [project_board(frame, watched, cards, mode, now) for watched, cards, mode in projects]
+    return "".join(parts)
+
+
+def project_board(frame: Frame, watched: Watched, cards: list[Card], mode: str, now: float) -> str:
+    """One project: the tasks awaiting approval, then the phases that hold a task."""
+    badges = finding_counts(watched)
+    waiting = sorted((c for c in cards if c.awaiting), key=lambda c: c.waiting_since or 0)
+    lane = "".join(_waiting_item(frame, watched, c, mode, now) for c in waiting)
+    lane = f"<ol>{lane}</ol>" if lane else '<p class="empty">no task awaits approval</p>'
+    columns = _columns(cards)
+    empty = [phase for phase in machine.PHASES if phase not in columns]
+    shown = "".join(_column(watched, phase, held, badges, now) for phase, held in columns.items())
+    audit = _audit_line(watched)
+    return (
+        f'<section class="project" data-project="{watched.pid}">'
+        f"<h2><code>{text(watched.root)}</code></h2>"
+        f'<p class="muted">{plural(len(cards), "task")} · approval = "{text(mode)}" · '
+        f'<a href="{link(watched.pid, "workflow")}">workflow</a> · {audit}</p>'
+        f'<div class="waiting" data-lane="{watched.pid}"><h3>Awaiting approval '
+        f"({len(waiting)})</h3>{lane}</div>"
+        f'<div class="board">{shown}</div>'
+        + (f'<p class="muted empty-phases">No task in: {", ".join(empty)}</p>' if empty else "")
+        + "</section>"
+    )
+
+
+def _audit_line(watched: Watched) -> str:
+    where = link(watched.pid, "audit")
+    if watched.audit is None or watched.audit[0] != watched.generation:
+        return f'<a href="{where}">audit</a> (findings show once it has run)'
+    report = watched.audit[1]
+    return f'<a href="{where}">audit</a>: {plural(len(report.findings), "finding")}'
+
+
+def finding_counts(watched: Watched) -> dict[str, Counter[str]]:
+    """Each task's findings by severity, from the audit if it ran on today's files."""
+    if watched.audit is None or watched.audit[0] != watched.generation:
+        return {}
+    counts: dict[str, Counter[str]] = {}
+    for finding in watched.audit[1].findings:
+        if finding.task is not None:
+            counts.setdefault(finding.task, Counter())[str(finding.severity)] += 1
+    return counts
+
+
+def _columns(cards: list[Card]) -> dict[str, list[Card]]:
+    """The phases that hold a task, in workflow order, then columns for the folders the
+    workflow cannot place."""
+    found: dict[str, list[Card]] = {}
+    for card in cards:
+        found.setdefault(card.phase, []).append(card)
+    order = [*machine.PHASES, *sorted(set(found) - set(machine.PHASES))]
+    return {phase: found[phase] for phase in order if phase in found}
+
+
+def _column(
+    watched: Watched, phase: str, cards: list[Card], badges: dict[str, Counter[str]], now: float
+) -> str:
+    items = "".join(card(watched, c, badges.get(c.name), now) for c in cards)
+    folded = "" if phase == "complete" and len(cards) > 20 else " open"
+    return (
+        f'<details class="column" data-phase="{text(phase)}"{folded}><summary>'
+        f"<span>{breakable(phase)}</span><span>{len(cards)}</span></summary>"
+        f"<ol>{items}</ol></details>"
+    )
+
+
+def card(watched: Watched, task: Card, counts: Counter[str] | None, now: float) -> str:
+    """One task on the board."""
+    gate = ' <span class="badge gate">awaiting approval</span>' if task.awaiting else ""
+    state = breakable(task.state) if task.state is not None else "no .state"
+    problem = f'<span class="missing">{text(task.problem)}</span>' if task.problem else ""
+    badges = "".join(
+        f' <span class="badge {s}">{plural(counts[s], s)}</span>'
+        for s in SEVERITIES
+        if counts and counts[s]
+    )
+    activity = f' data-activity="{task.activity:.0f}"' if task.activity else ""
+    return (
+        f'<li class="card{" awaiting" if task.awaiting else ""}" data-task="{text(task.name)}"'
+        f' data-state="{text(task.state or "")}"{activity}>'
+        f'<a href="{link(watched.pid, "task", name=task.name)}">{breakable(task.name)}</a>'
+        f'{gate}<span class="state mono">{state}</span>{badges}{problem}</li>'
+    )
+
+
+def _waiting_item(frame: Frame, watched: Watched, task: Card, mode: str, now: float) -> str:
+    waited = (
+        f"waiting {duration(max(0, int(now - task.waiting_since)))}"
+        if task.waiting_since is not None
+        else "waiting since an unknown time"
+    )
+    return (
+        f'<li data-awaiting="{text(task.name)}">'
+        f'<a href="{link(watched.pid, "task", name=task.name)}">{breakable(task.name)}</a> '
+        f'<span class="mono muted">{breakable(task.state)}</span> '
+        f'<span class="waited">{waited}</span> '
+        f"{how_to_approve(frame, watched, task.name, mode)}</li>"
+    )
+
+
+def message(title: str, body: str, status: int) -> str:
+    """A page for a refusal or an error, with no session needed."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<link rel="icon" href="data:,"><link rel="stylesheet" href="/board.css">'
+        f"<title>{text(title)}</title></head><body><main><h1>{text(title)}</h1>"
+        f'<p class="refusal" data-status="{status}">{text(body)}</p>'
+        '<p><a href="/">Back to the board</a></p></main></body></html>\n'
+    )

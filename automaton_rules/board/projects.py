@@ -1,0 +1,204 @@
+"""The projects a board serves, each fixed at start, and what it knows of their tasks.
+
+Each project's root is resolved once, when the server starts ("Dashboard handlers use
+stored project_root instead of re-detecting from CWD", v2.0): no request ever looks at
+the current folder. For each project the board keeps a card per task (its state, since
+when it waits at a gate, its last activity), read in full once and then only for the
+tasks the file watcher reports changed, so a change to one task of 10,000 costs the
+reading of one task. A generation number counts the changes, and the audit run on
+request is kept until the next one.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from automaton_rules.core import clock, machine, store
+from automaton_rules.core.config import Config, find_config, load_config
+from automaton_rules.core.errors import AutomatonError
+from automaton_rules.core.project import Project, Task, split_name
+from automaton_rules.core.record import Record
+
+
+class Card(Record):
+    """One task on the board: its state, since when it waits at its gate (None away from
+    a gate), when anything of it last changed, and what is wrong with it, if anything."""
+
+    _fields = ("name", "state", "waiting_since", "activity", "problem")
+    name: str
+    state: str | None
+    waiting_since: float | None
+    activity: float
+    problem: str | None
+
+    def __init__(
+        self,
+        name: str,
+        state: str | None,
+        waiting_since: float | None = None,
+        activity: float = 0.0,
+        problem: str | None = None,
+    ) -> None:
+        self._init(name, state, waiting_since, activity, problem)
+
+    @property
+    def phase(self) -> str:
+        """Its column: the base phase of a known state, else why it has none."""
+        if self.problem is not None:
+            return "unreadable"
+        if self.state is None:
+            return "no .state"
+        return machine.base_phase(self.state) if machine.is_state(self.state) else "unknown state"
+
+    @property
+    def awaiting(self) -> bool:
+        """Waiting at an approval gate."""
+        return machine.is_awaiting(self.state or "")
+
+
+def card_of(task: Task) -> Card:
+    """A task's card, from its folder: the history's last line and the files' times."""
+    waiting = None
+    if machine.is_awaiting(task.state or ""):
+        tail = store.parse_history(store.history_tail(task.path, 1))
+        waiting = clock.timestamp(tail[-1].get("time")) if tail else None
+    active = (task.state or "") not in ("complete", "")
+    return Card(task.name, task.state, waiting, _activity(task) if active else 0.0)
+
+
+def _activity(task: Task) -> float:
+    """When the task last changed: its history or any of its artifacts."""
+    latest = 0.0
+    for name in (store.HISTORY, *task.artifacts):
+        try:
+            latest = max(latest, os.stat(task.path / name).st_mtime)
+        except OSError:
+            continue
+    return latest
+
+
+class Watched:
+    """One project the board serves: its root, fixed at start, and its cards."""
+
+    def __init__(self, pid: str, project: Project) -> None:
+        self.pid = pid
+        self.project = project
+        self.generation = 0
+        self.cards: dict[str, Card] = {}
+        self._stale: set[str] | None = None  # None: read every task again
+        self._lock = threading.Lock()
+        self.audit: tuple[int, Any, str] | None = None  # (generation, AuditReport, when)
+        self.cache: dict[Any, tuple[int, Any]] = {}
+        self.config_path = find_config(project.root)
+        self.person = "user"
+
+    @property
+    def root(self) -> Path:
+        """The project's folder, as resolved when the server started."""
+        return self.project.root
+
+    def settings(self) -> Config:
+        """The project's configuration, read again for each decision (it may change)."""
+        return load_config(self.project.root)
+
+    def watched_paths(self) -> list[Path]:
+        """What the file watcher follows: the tasks folder, and the configuration file."""
+        paths = [self.project.tasks_dir]
+        if self.config_path is not None:
+            paths.append(self.config_path)
+        return paths
+
+    def changed(self, paths: list[str]) -> set[str]:
+        """Take note of changed paths; the names of the tasks they touch (all: '*')."""
+        names: set[str] = set()
+        base = str(self.project.tasks_dir)
+        with self._lock:
+            self.generation += 1
+            for path in paths:
+                name = _task_of(base, path)
+                if name is None:
+                    self._stale = None
+                    names.add("*")
+                elif self._stale is not None:
+                    self._stale.add(name)
+                    names.add(name)
+                else:
+                    names.add(name)
+        return names
+
+    def current(self) -> list[Card]:
+        """Every task's card, up to date, in the order `--list` shows them."""
+        with self._lock:
+            stale, self._stale = self._stale, set()
+            if stale is None:
+                self.cards = {name: _card(name, found) for name, found in self.project.load_all()}
+            else:
+                for name in stale:
+                    self._reload(name)
+            return [self.cards[name] for name in sorted(self.cards, key=lambda n: n.split("/"))]
+
+    def _reload(self, name: str) -> None:
+        try:
+            folder = self.project.task_dir(name)
+        except AutomatonError:
+            return
+        if not folder.is_dir():
+            self.cards.pop(name, None)
+            return
+        try:
+            self.cards[name] = card_of(self.project.load(name))
+        except AutomatonError as exc:
+            self.cards[name] = Card(name, None, problem=exc.message)
+
+    def cached(self, key: Any, make: Any) -> Any:
+        """A value computed once per generation of the files (a page's parts, a diagram)."""
+        found = self.cache.get(key)
+        if found is not None and found[0] == self.generation:
+            return found[1]
+        value = make()
+        self.cache[key] = (self.generation, value)
+        return value
+
+
+def _card(name: str, loaded: Task | AutomatonError) -> Card:
+    if isinstance(loaded, AutomatonError):
+        return Card(name, None, problem=loaded.message)
+    return card_of(loaded)
+
+
+def _valid_segment(segment: str) -> bool:
+    try:
+        split_name(segment)
+    except AutomatonError:
+        return False
+    return "/" not in segment
+
+
+def _task_of(base: str, path: str) -> str | None:
+    """The task a changed path belongs to; None when it changes the list of tasks (a task
+    folder appeared or went) or lies outside any task."""
+    if not path.startswith(base + os.sep):
+        return None  # the configuration file: every card may read otherwise
+    parts = path[len(base) + 1 :].split(os.sep)
+    if len(parts) < 2 or not _valid_segment(parts[0]):
+        return None
+    if parts[1] != machine.SUBTASKS_DIR:
+        return parts[0]
+    if len(parts) < 4 or not _valid_segment(parts[2]):
+        return None
+    return f"{parts[0]}/{parts[2]}"
+
+
+def open_projects(roots: list[Path | None]) -> list[Watched]:
+    """Each project named, found once, now; none named is the one above the current
+    folder at start, and never again."""
+    from automaton_rules.core.project import find_project
+
+    found = [find_project(root) for root in (roots or [None])]
+    seen: dict[Path, Project] = {}
+    for project in found:
+        seen.setdefault(project.root.resolve(), project)
+    return [Watched(str(index), project) for index, project in enumerate(seen.values())]

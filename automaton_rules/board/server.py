@@ -1,0 +1,232 @@
+"""`automaton-board` and `status.py --serve`: start the dashboard on this machine.
+
+The projects are found once, at start (`--project`, as many as wanted; none: the one
+above the current folder), and never again. The server listens on 127.0.0.1 unless told
+otherwise, prints its address with the session's secret once, and stops cleanly on
+Ctrl-C. Approving and asking for changes need the server to have been started at a
+terminal: an agent's shell tool has none, so a board an agent starts only shows.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from automaton_rules.core.console import Script, UsageError
+from automaton_rules.core.errors import AutomatonError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+DEFAULT_PORT = 8765
+USAGE = """\
+usage: automaton-board [--project DIR]... [--port N] [--host ADDR] [--stale-minutes M] [--read-only]
+
+Serves a live dashboard of one or many projects' tasks on this machine: tasks by phase,
+those awaiting approval with how long they have waited, each task's timeline and
+artifacts, the workflow diagram and the audit. Approve or request changes from the page
+(approval = "open" or "prompt"; signed mode shows the command to run). It prints the
+address to open, with a secret that only the person at this terminal sees.
+
+  --project DIR      a project to serve (repeat for more); default: the one above here
+  --port N           the port (default 8765; 0 picks a free one)
+  --host ADDR        where to listen (default 127.0.0.1, this machine only)
+  --stale-minutes M  notify when an active task shows no activity for M minutes
+                     (default 30; 0: never)
+  --read-only        show only: approving and requesting changes are refused
+
+Also started as `status.py --serve`. Needs pip install 'automaton-rules[board]'.
+See docs/board.md.
+"""
+SCRIPT = Script(
+    "automaton-board",
+    USAGE,
+    valued=("--port", "--host", "--stale-minutes"),
+    switches=("--read-only",),
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console script `automaton-board`."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        projects, rest = _projects(args)
+    except UsageError as exc:
+        sys.stderr.write(f"ERROR: automaton-board: {exc}\n{USAGE.splitlines()[0]}\n")
+        return 2
+    return SCRIPT.run(rest, lambda options, _words: _start(options, projects))
+
+
+def _projects(args: list[str]) -> tuple[list[Path | None], list[str]]:
+    """Every `--project DIR` (they repeat), and the other arguments."""
+    projects: list[Path | None] = []
+    rest: list[str] = []
+    items = list(args)
+    while items:
+        item = items.pop(0)
+        if item == "--project":
+            if not items:
+                raise UsageError("--project needs a value")
+            projects.append(Path(items.pop(0)))
+        elif item.startswith("--project="):
+            projects.append(Path(item.partition("=")[2]))
+        else:
+            rest.append(item)
+    return projects, rest
+
+
+def _number(options: dict[str, Any], key: str, default: float, whole: bool = False) -> float:
+    raw = options.get(key)
+    if raw is None:
+        return default
+    try:
+        value = int(str(raw)) if whole else float(str(raw))
+    except ValueError:
+        raise AutomatonError("usage", f"--{key} must be a number, not {raw!r}") from None
+    if value < 0 or (whole and value > 65535):
+        raise AutomatonError("usage", f"--{key} is out of range: {raw!r}")
+    return value
+
+
+def _start(options: dict[str, Any], roots: list[Path | None]) -> int:
+    """Check everything, then serve until Ctrl-C; errors are one ERROR line, exit 2."""
+    try:
+        port = int(_number(options, "port", DEFAULT_PORT, whole=True))
+        stale = _number(options, "stale-minutes", 30)
+        host = str(options.get("host") or "127.0.0.1")
+        _need_libraries()
+        from automaton_rules.board.projects import open_projects
+
+        projects = open_projects(roots)
+        approving = not options.get("read-only") and _at_terminal()
+        return serve(projects, port=port, host=host, approving=approving, stale_minutes=stale)
+    except AutomatonError as exc:
+        sys.stderr.write(f"ERROR: {exc.message}\n")
+        return 2
+
+
+def _need_libraries() -> None:
+    import importlib.util
+
+    missing = [
+        name
+        for name in ("starlette", "uvicorn", "watchfiles", "markdown_it")
+        if importlib.util.find_spec(name) is None
+    ]
+    if missing:
+        raise AutomatonError(
+            "board-not-installed",
+            f"The dashboard needs {', '.join(missing)}: pip install 'automaton-rules[board]'",
+        )
+
+
+def _at_terminal() -> bool:
+    """A person started this: both ends of it are a terminal."""
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def bind(host: str, port: int) -> Any:
+    """The listening socket, bound now, so the printed address names the real port."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise AutomatonError(
+            "port-unavailable",
+            f"Cannot listen on {host}:{port}: {exc.strerror or exc}. Pass --port N "
+            "(0 picks a free port).",
+        ) from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def make_server(
+    projects: list[Any],
+    *,
+    port: int = DEFAULT_PORT,
+    host: str = "127.0.0.1",
+    approving: bool = True,
+    stale_minutes: float = 30,
+) -> tuple[Any, Any, Any, str]:
+    """(uvicorn server, its bound socket, the board, the address with the secret)."""
+    import uvicorn
+
+    from automaton_rules.board.app import Board, build
+    from automaton_rules.board.security import Guard
+    from automaton_rules.core.person import identity
+
+    sock = bind(host, port)
+    guard = Guard(sock.getsockname()[1], host)
+    for watched in projects:
+        watched.person = identity(watched.root)
+    board = Board(projects, guard, approving=approving, stale_minutes=stale_minutes)
+    config = uvicorn.Config(
+        build(board),
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+        h11_max_incomplete_event_size=64 * 1024,
+    )
+    shown = "127.0.0.1" if host in ("127.0.0.1", "0.0.0.0") else host
+    return _server(config, board), sock, board, guard.url(shown)
+
+
+def serve(
+    projects: list[Any],
+    *,
+    port: int = DEFAULT_PORT,
+    host: str = "127.0.0.1",
+    approving: bool = True,
+    stale_minutes: float = 30,
+) -> int:
+    """Serve the board until interrupted, having printed its address once."""
+    server, sock, board, url = make_server(
+        projects, port=port, host=host, approving=approving, stale_minutes=stale_minutes
+    )
+    _print_address(board, url)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    sys.stdout.write("Board stopped.\n")
+    return 0
+
+
+def _print_address(board: Any, url: str) -> None:
+    names = ", ".join(str(w.root) for w in board.projects.values())
+    mode = "" if board.approving else " (read-only: not started at a terminal)"
+    sys.stdout.write(
+        f"automaton-rules board{mode} of {names}\nOpen {url}\n"
+        "The address carries this board's secret: do not share it. Ctrl-C stops.\n"
+    )
+    sys.stdout.flush()
+
+
+def _server(config: Any, board: Any) -> Any:
+    """uvicorn's server, ending the open pages' event streams as soon as it is told to
+    stop, so Ctrl-C does not wait on them."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            board.hub.close()
+            super().handle_exit(sig, frame)
+
+    return Server(config)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

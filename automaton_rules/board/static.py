@@ -1,0 +1,138 @@
+"""The board's one script and one style sheet, served from the board itself.
+
+The script keeps a page live: it listens to `/events`, and on a change fetches the page's
+own main part again and puts it in place (keeping what the person was typing). It raises
+a browser notification when a task starts waiting for approval, and when an active task
+has shown no activity for the board's set time (checked in the browser once a minute:
+the server does nothing for it). It uses no inline code, so the Content-Security-Policy
+can forbid every script but this one.
+"""
+
+from __future__ import annotations
+
+from automaton_rules.report.html import CSS as REPORT_CSS
+
+SCRIPT = r"""
+"use strict";
+(() => {
+  const main = () => document.querySelector("main");
+  const live = document.getElementById("live");
+  const staleMinutes = Number(document.querySelector('meta[name="stale-minutes"]')?.content || 0);
+  const awaiting = () => new Set([...document.querySelectorAll("[data-awaiting]")]
+    .map((e) => e.closest("[data-project]")?.dataset.project + "/" + e.dataset.awaiting));
+  let known = awaiting();
+  const told = new Set();
+
+  function notify(title, body) {
+    if (!("Notification" in window) || Notification.permission !== "granted") return;
+    try { new Notification(title, { body }); } catch (e) { /* a closed page */ }
+  }
+
+  const button = document.getElementById("notify");
+  if (button && "Notification" in window && Notification.permission === "default") {
+    button.hidden = false;
+    button.addEventListener("click", async () => {
+      await Notification.requestPermission();
+      button.hidden = Notification.permission !== "default";
+    });
+  }
+
+  async function refresh(change) {
+    const kept = {};
+    document.querySelectorAll("[data-keep]").forEach((e) => { kept[e.id] = e.value; });
+    const focused = document.activeElement && document.activeElement.id;
+    const answer = await fetch(location.href, {
+      headers: { "X-Board-Fragment": "1" }, credentials: "same-origin", cache: "no-store",
+    });
+    if (!answer.ok) return;
+    const html = await answer.text();
+    const target = main();
+    target.innerHTML = html;
+    target.dataset.generation = answer.headers.get("X-Board-Generation") || "";
+    Object.entries(kept).forEach(([id, value]) => {
+      const e = document.getElementById(id);
+      if (e) e.value = value;
+    });
+    if (focused) document.getElementById(focused)?.focus();
+    const now = awaiting();
+    const fresh = new Set();
+    for (const name of now) if (!known.has(name)) fresh.add(name.split("/").slice(1).join("/"));
+    if (!document.querySelector("[data-lane]")) {
+      (change?.awaiting || []).forEach((t) => fresh.add(t));
+    }
+    fresh.forEach((task) => notify("Awaiting approval", task));
+    known = now;
+    document.dispatchEvent(new CustomEvent("board:updated", { detail: change }));
+  }
+
+  function connect() {
+    const events = new EventSource("/events");
+    events.addEventListener("hello", (e) => {
+      live.textContent = "live";
+      let hello = {};
+      try { hello = JSON.parse(e.data); } catch (err) { hello = {}; }
+      if (hello.generation && hello.generation !== main().dataset.generation) refresh(null);
+    });
+    events.addEventListener("change", (e) => {
+      let change = null;
+      try { change = JSON.parse(e.data); } catch (err) { change = null; }
+      refresh(change).catch(() => { live.textContent = "reload the page"; });
+    });
+    events.onerror = () => { live.textContent = "reconnecting…"; };
+  }
+
+  function checkStale() {
+    if (!staleMinutes) return;
+    const limit = Date.now() / 1000 - staleMinutes * 60;
+    document.querySelectorAll("[data-activity]").forEach((card) => {
+      const key = card.dataset.task + "@" + card.dataset.activity;
+      const idle = Number(card.dataset.activity) < limit && card.dataset.state !== "complete";
+      if (idle && !told.has(key)) {
+        told.add(key);
+        const what = `${card.dataset.task} (${card.dataset.state})`;
+        notify("No activity", `${what} for ${staleMinutes} minutes`);
+      }
+    });
+  }
+
+  document.addEventListener("click", (e) => {
+    const block = e.target.closest(".markdown [data-line]");
+    const field = document.getElementById("line");
+    if (block && field) {
+      field.value = block.dataset.line;
+      document.getElementById("comment")?.focus();
+    }
+  });
+
+  connect();
+  setInterval(checkStale, 60000);
+})();
+"""
+
+STYLE = (
+    REPORT_CSS
+    + """
+main { display: block; }
+.topbar { display: flex; gap: 1rem; align-items: center; }
+.project { margin-bottom: 2rem; }
+.column { background: var(--card); border: 1px solid var(--line); border-radius: .5rem;
+  padding: .5rem; }
+.column summary { display: flex; justify-content: space-between; font-weight: 600;
+  cursor: pointer; }
+.card a, .waiting a { overflow-wrap: normal; word-break: normal; }
+.card .state, .mono { overflow-wrap: normal; word-break: normal; }
+.waiting li { display: flex; flex-wrap: wrap; gap: .4rem; align-items: baseline; }
+.waited { font-weight: 600; color: var(--warning); }
+form.inline { display: inline; }
+form.changes { display: grid; gap: .4rem; max-width: 40rem; margin: .6rem 0; }
+form.changes textarea { width: 100%; font: inherit; }
+.markdown { border: 1px solid var(--line); border-radius: .5rem; padding: .4rem 1rem; }
+.markdown [data-line] { cursor: pointer; }
+.markdown [data-line]:hover { background: #fffbeb; }
+pre.diff .d-add { color: var(--ok); } pre.diff .d-del { color: var(--error); }
+pre.diff .d-hunk { color: var(--note); } pre.diff .d-head { color: var(--muted); }
+.requests li.open { border-left: 3px solid var(--error); padding-left: .4rem; }
+.requests li.answered { border-left: 3px solid var(--ok); padding-left: .4rem; }
+.refusal { color: var(--error); font-weight: 600; }
+"""
+)

@@ -1,0 +1,142 @@
+"""The agent ends its turn while a task awaits approval: wait a while for the decision.
+
+Harnesses run a hook when the agent stops (Claude Code and Codex `Stop`, Gemini CLI
+`AfterAgent`, Cursor `stop`, opencode's `session.idle` through the plugin). Without a
+task at a gate the agent stops at once, as before. With one, the hook watches the gates
+for up to `stop-wait-seconds`: an approval (from the dashboard, the chat or a terminal)
+tells the agent to continue with its next step; a request for changes tells it what to
+revise; no decision in time lets it stop, as it would have. Loaded only for this event,
+never on the edit-time path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from automaton_rules.core import machine, store
+from automaton_rules.core.output import printable
+from automaton_rules.core.project import Project, Task
+from automaton_rules.guards.checks import task_states
+from automaton_rules.guards.session import next_step
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+POLL_SECONDS = 0.25
+
+
+class Gate:
+    """One task at its gate when the wait began: its state and how many requests it had."""
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.state = task.state or ""
+        self.requests = len(store.read_reviews(task.path))
+
+
+def waiting_tasks(project: Project) -> list[Task]:
+    """The tasks awaiting approval, read cheaply."""
+    return [task for task in task_states(project) if machine.is_awaiting(task.state or "")]
+
+
+def decide(
+    project: Project,
+    wait_seconds: float,
+    *,
+    first: bool = True,
+    approval: str = "open",
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
+) -> str | None:
+    """What the agent is told to do instead of stopping, or None to let it stop.
+
+    `first` is False when the agent already carries on because of this hook: requests it
+    was told of then are not told again, only new decisions are waited for.
+    """
+    import time
+
+    sleep = sleep or time.sleep
+    clock = clock or time.monotonic
+    gates = [Gate(project.load(task.name)) for task in waiting_tasks(project)]
+    if not gates:
+        return None
+    if first:
+        told = _open_requests(gates)
+        if told:
+            return told
+    deadline = clock() + wait_seconds
+    while clock() < deadline:
+        sleep(min(POLL_SECONDS, max(0.0, deadline - clock())))
+        decided = _decision(project, gates, approval)
+        if decided is not None:
+            return decided
+    return None
+
+
+def _open_requests(gates: list[Gate]) -> str | None:
+    """Requests for changes made before the agent stopped, which it has not answered."""
+    return requested_changes([gate.task for gate in gates]) or None
+
+
+def requested_changes(tasks: list[Task]) -> str:
+    """The open requests for changes of tasks at their gates, as the agent reads them."""
+    from automaton_rules.workflow import reviews
+
+    texts = []
+    for task in tasks:
+        found = reviews.open_requests(task)
+        if found:
+            texts.append(reviews.as_context(task, found))
+    return "\n\n".join(texts)
+
+
+def _decision(project: Project, gates: list[Gate], approval: str) -> str | None:
+    """An approval, or new requests for changes, on any of the gates; else None."""
+    from automaton_rules.workflow import reviews
+
+    for gate in gates:
+        state = store.read_state(gate.task.path)
+        if state is not None and state == machine.approval_target(gate.state):
+            return _approved(project, gate.task.name, state, approval)
+        entries = store.read_reviews(gate.task.path)
+        if len(entries) > gate.requests and state == gate.state:
+            parsed = (reviews.Review.parse(entry) for entry in entries[gate.requests :])
+            new = [r for r in parsed if r is not None and r.state == gate.state]
+            if new:
+                return reviews.as_context(project.load(gate.task.name), new)
+    return None
+
+
+def _approved(project: Project, name: str, state: str, approval: str) -> str:
+    """The agent carries on: who approved, and the next step."""
+    history = store.read_history(project.task_dir(name))
+    last = history[-1] if history else {}
+    who = printable(str(last.get("approver") or "the user"), None)
+    via = printable(str(last.get("via") or "cli"), None)
+    task = project.load(name)
+    info = machine.guidance(state, subtask=task.parent is not None)
+    return (
+        f"{who} approved task '{name}' while you waited ({state}, via {via}). Continue: "
+        f"{next_step(name, info, approval)}."
+    )
+
+
+def answer(payload: dict[str, Any], explicit: str | None, where: Path | None) -> str | None:
+    """The hook's decision for one stop event: the text to continue with, or None."""
+    from automaton_rules.core.config import load_config
+    from automaton_rules.core.errors import AutomatonError
+    from automaton_rules.core.project import find_project
+
+    if payload.get("status") in ("aborted", "error"):  # Cursor: the user stopped it
+        return None
+    try:
+        project = find_project(Path(explicit) if explicit else None, cwd=where)
+    except AutomatonError as exc:
+        if explicit is None and exc.code == "no-project":
+            return None
+        raise
+    settings = load_config(project.root)
+    again = bool(payload.get("stop_hook_active")) or bool(payload.get("loop_count"))
+    return decide(project, settings.stop_wait_seconds, first=not again, approval=settings.approval)

@@ -1,0 +1,185 @@
+"""Requests for changes: the person reviewing a task at its gate says what to revise.
+
+A task waiting at `X:awaiting_approval` can be approved, or sent back with a comment on
+its artifact, or on one line of it. The comment is recorded in `.state.reviews` (one
+JSON object a line, append-only, beside the history) and the task stays at its gate: the
+workflow has no move back from a gate, and the artifact is its phase's, which the agent
+may edit there. A request is open while the task is still at the gate it was made at and
+the artifact is byte for byte the one commented on; once the agent revises the artifact
+it is answered, and the person approves or asks again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from automaton_rules.core import clock, machine, store
+from automaton_rules.core.errors import AutomatonError, Refusal
+from automaton_rules.core.output import printable
+from automaton_rules.core.project import Project, Task, load_tracked
+from automaton_rules.core.record import Record
+
+MAX_COMMENT = 20_000
+
+
+class Review(Record):
+    """One request for changes, as recorded: when, at which gate, on which artifact (and
+    line, from 1), its digest then, the comment, who asked and how (`via`)."""
+
+    _fields = ("time", "state", "artifact", "sha256", "line", "comment", "by", "via")
+    time: str
+    state: str
+    artifact: str
+    sha256: str | None
+    line: int | None
+    comment: str
+    by: str
+    via: str
+
+    def __init__(
+        self,
+        time: str,
+        state: str,
+        artifact: str,
+        sha256: str | None,
+        line: int | None,
+        comment: str,
+        by: str,
+        via: str = "board",
+    ) -> None:
+        self._init(time, state, artifact, sha256, line, comment, by, via)
+
+    @classmethod
+    def parse(cls, entry: dict[str, Any]) -> Review | None:
+        """The request a line records; None for a line that is not one."""
+        text = {k: entry.get(k) for k in ("time", "state", "artifact", "comment", "by")}
+        if not all(isinstance(value, str) for value in text.values()):
+            return None
+        line = entry.get("line")
+        digest = entry.get("artifact_sha256")
+        return cls(
+            str(text["time"]),
+            str(text["state"]),
+            str(text["artifact"]),
+            digest if isinstance(digest, str) else None,
+            line if isinstance(line, int) and not isinstance(line, bool) else None,
+            str(text["comment"]),
+            str(text["by"]),
+            str(entry.get("via") or "board"),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The recorded line."""
+        return {
+            "time": self.time,
+            "state": self.state,
+            "artifact": self.artifact,
+            "artifact_sha256": self.sha256,
+            "line": self.line,
+            "comment": self.comment,
+            "by": self.by,
+            "via": self.via,
+        }
+
+    def where(self) -> str:
+        """`DESIGN.md` or `DESIGN.md, line 12`, as messages name it."""
+        return self.artifact if self.line is None else f"{self.artifact}, line {self.line}"
+
+
+def reviews(task: Task) -> list[Review]:
+    """Every request recorded for the task, oldest first."""
+    parsed = (Review.parse(entry) for entry in store.read_reviews(task.path))
+    return [review for review in parsed if review is not None]
+
+
+def gate_entered(task: Task) -> str | None:
+    """When the task last entered the gate it waits at, as the history records it."""
+    state = task.state or ""
+    for entry in reversed(store.read_history(task.path)):
+        if entry.get("to") == state and isinstance(entry.get("time"), str):
+            return str(entry["time"])
+    return None
+
+
+def this_visit(task: Task) -> list[Review]:
+    """The requests made since the task last came to its gate (none away from a gate)."""
+    if not machine.is_awaiting(task.state or ""):
+        return []
+    since = gate_entered(task) or ""
+    return [r for r in reviews(task) if r.state == task.state and r.time >= since]
+
+
+def is_open(task: Task, review: Review) -> bool:
+    """Not answered yet: the artifact is still the one commented on."""
+    return review.sha256 is not None and task.digest(review.artifact) == review.sha256
+
+
+def open_requests(task: Task) -> list[Review]:
+    """What the agent must still revise before asking again."""
+    return [review for review in this_visit(task) if is_open(task, review)]
+
+
+def request_changes(
+    project: Project,
+    name: str,
+    comment: str,
+    *,
+    by: str,
+    artifact: str | None = None,
+    line: int | None = None,
+    via: str = "board",
+) -> Review:
+    """Record a request for changes on a task at its gate; the task stays there."""
+    text = comment.strip()
+    if not text:
+        raise AutomatonError("empty-comment", "A request for changes needs a comment.")
+    if len(text) > MAX_COMMENT:
+        raise AutomatonError(
+            "comment-too-long", f"A comment holds at most {MAX_COMMENT} characters."
+        )
+    task_dir = load_tracked(project, name).path
+    with store.locked(task_dir):
+        task = load_tracked(project, name)
+        state = task.state or ""
+        if not machine.is_awaiting(state):
+            raise Refusal(
+                "not-awaiting-approval",
+                f"Task '{name}' is in '{state}': changes are requested of a task awaiting "
+                "approval.",
+            )
+        chosen = artifact or machine.required_artifact(state) or ""
+        _check_target(task, chosen, line)
+        review = Review(clock.utc_now(), state, chosen, task.digest(chosen), line, text, by, via)
+        store.append_review(task_dir, review.as_dict())
+    return review
+
+
+def _check_target(task: Task, artifact: str, line: int | None) -> None:
+    """The comment is on an artifact of the task, and on a line it has."""
+    if not machine.is_artifact(artifact) or artifact not in task.files:
+        raise AutomatonError(
+            "unknown-artifact",
+            f"Task '{task.name}' has no artifact '{printable(artifact)}' to comment on.",
+        )
+    if line is None:
+        return
+    lines = (task.read(artifact) or "").count("\n") + 1
+    if not 1 <= line <= lines:
+        raise AutomatonError(
+            "unknown-line", f"{artifact} of task '{task.name}' has no line {line}."
+        )
+
+
+def as_context(task: Task, requests: list[Review]) -> str:
+    """The requests as the agent reads them: what to revise, and what to do next."""
+    name = printable(task.name, None)
+    parts = [f"The user requested changes to task '{name}' ({task.state}) and has not approved it:"]
+    for review in requests:
+        comment = printable(review.comment, None)
+        parts.append(f"- on {review.where()} ({printable(review.by, None)}): {comment}")
+    artifact = requests[0].artifact if requests else machine.required_artifact(task.state or "")
+    parts.append(
+        f"Revise {artifact} accordingly; the task stays at its gate, and the user approves "
+        "or asks again once it has changed."
+    )
+    return "\n".join(parts)
