@@ -324,7 +324,7 @@ def test_unknown_fail_on_value(warned: AutomatonProject) -> None:
 
 def test_broken_task_is_an_error_and_the_rest_is_still_audited(warned: AutomatonProject) -> None:
     (warned.task_dir("add-user-auth") / ".state").write_text("implemnt\n")
-    audit = warned.audit()
+    audit = warned.audit(expect_errors=True)
     assert audit.exit_code == 2
     assert any("add-user-auth" in e and "implemnt" in e for e in audit.errors)
     assert audit.codes == ["AR101", "AR202"]

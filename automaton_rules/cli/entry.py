@@ -14,7 +14,12 @@ from pathlib import Path
 
 from automaton_rules import __version__
 from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import envelope, error_body, json_text, printable
+from automaton_rules.core.output import (
+    envelope,
+    error_body,
+    json_text,
+    message_lines,
+)
 from automaton_rules.core.project import STATUS_SCRIPT, framework_home
 from automaton_rules.core.record import Record
 
@@ -325,10 +330,11 @@ def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
         _print(json_text(body), sys.stdout)
     else:
         _print(_in_colour(outcome), sys.stdout)
+    if outcome.raw or not as_json:  # a report in any format: its errors reach the log too
         for error in outcome.errors:
-            _print(f"ERROR: {printable(error, None)}", sys.stderr)
+            _print("\n".join(message_lines(error)), sys.stderr)
     for warning in outcome.warnings:  # in every format: stdout stays the answer
-        _print(f"WARNING: {printable(warning, None)}", sys.stderr)
+        _print("\n".join(message_lines(warning, "WARNING: ")), sys.stderr)
     return outcome.exit_code
 
 

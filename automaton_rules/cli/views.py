@@ -27,8 +27,10 @@ _LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
 @dataclass
 class Outcome:
     """What a command prints: the text, the JSON payload, the exit code; `warnings` go to
-    stderr as `WARNING:` lines and change no exit code. `painter` gives the same text in a
-    terminal's colours, for the printing step to use when the stream takes colour."""
+    stderr as `WARNING:` lines and change no exit code, `errors` as `ERROR:` lines (beside
+    a raw report too, so a report sent to a file leaves them in the log). `painter` gives
+    the same text in a terminal's colours, for the printing step to use when the stream
+    takes colour."""
 
     exit_code: int
     text: str

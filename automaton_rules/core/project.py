@@ -16,6 +16,7 @@ from automaton_rules.core.record import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
+    from datetime import datetime
     from typing import Any
 
     from automaton_rules.core.history import Claim, HistoryEntry
@@ -215,6 +216,31 @@ class Task(TaskFiles):
                 moments.append((moment, state))
         return tuple(sorted(moments, key=lambda item: item[0]))
 
+    def state_at(self, moment: datetime | float) -> str | None:
+        """The state the task was in at `moment` (a timezone-aware datetime, or POSIX
+        seconds), as its history dates it: in a second in which it changed state, the last
+        state of that second. None before its first history line, or without a history."""
+        held = self.states_during(moment, moment)
+        return held[-1] if held else None
+
+    def states_during(
+        self, start: datetime | float, end: datetime | float
+    ) -> tuple[str, ...]:
+        """Every state the task held from `start` to `end`, oldest first. Times are whole
+        seconds, so a second in which the task changed state counts whole: both the state
+        it left and the one it entered then were held in it (what AR301 judges a change
+        made in that second against)."""
+        import bisect
+
+        first, last = _second(start), _second(end)
+        if last < first:
+            raise ValueError("states_during: end comes before start")
+        timeline = self.entered
+        starts = [moment for moment, _ in timeline]
+        before = bisect.bisect_left(starts, first) - 1  # the state held as `start` began
+        until = bisect.bisect_right(starts, last)
+        return tuple(state for _, state in timeline[max(before, 0) : until])
+
     def release(self) -> None:
         """Forget the records read so far, keeping only `entered`: an audit of thousands
         of tasks holds every task, and their parsed histories would not fit its budget."""
@@ -234,6 +260,19 @@ class Task(TaskFiles):
     def relpath(self, filename: str) -> str:
         """A file of the task as a path relative to the project root, as findings report it."""
         return f"{self.rel}/{filename}" if self.rel else filename
+
+
+def _second(moment: datetime | float) -> float:
+    """A moment as the whole POSIX second the task files would date it; a naive datetime
+    is refused, as Python refuses to compare one with the history's UTC times."""
+    if isinstance(moment, (int, float)):
+        return float(moment // 1)
+    if moment.tzinfo is None:
+        raise ValueError(
+            "a naive datetime has no time zone: use an aware one, such as "
+            "automaton_rules.now() or datetime(..., tzinfo=timezone.utc)"
+        )
+    return float(moment.timestamp() // 1)
 
 
 def presumed_artifacts(task: Task) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ import json
 import os
 
 from automaton_rules.core import machine, store
-from automaton_rules.core.output import printable
+from automaton_rules.core.output import message_lines, printable
 from automaton_rules.core.project import Task
 from automaton_rules.engine.findings import (
     GUARD_CHANGES,
@@ -214,5 +214,6 @@ def render(report: AuditReport) -> str:
     out += summary(report)
     out += gone_lines(report)
     if report.errors:
-        out += ["", "=== Errors ===", *(f"ERROR: {printable(e, None)}" for e in report.errors)]
+        out += ["", "=== Errors ==="]
+        out += [line for error in report.errors for line in message_lines(error)]
     return "\n".join(out)
