@@ -242,7 +242,7 @@ def test_a_follow_up_is_an_event_of_the_new_task(project: Project) -> None:
         "login-fix",
         "bug_find",
     )
-    assert event["details"] == {"origin": "login", "verdict": "FAIL"}
+    assert event["details"] == {"origin": "login", "verdict": "FAIL", "kind": "fix"}
 
 
 def test_an_upgrade_tells_one_event_per_adopted_task(project: Project) -> None:

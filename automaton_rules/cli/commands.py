@@ -8,7 +8,7 @@ from automaton_rules import workflow
 from automaton_rules.cli import consent, views
 from automaton_rules.cli.views import Outcome
 from automaton_rules.core import store
-from automaton_rules.core.config import Config, load_config, multi_agent
+from automaton_rules.core.config import Config, claim_timeout, load_config, multi_agent
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.output import printable
 from automaton_rules.core.project import (
@@ -177,7 +177,7 @@ def _claims(proj: Project, settings: Config, agent: str | None) -> workflow.Clai
     return workflow.Claims(
         enabled=multi_agent(proj.root, settings),
         agent=agent,
-        timeout_minutes=settings.claim_timeout_minutes,
+        timeout_minutes=claim_timeout(proj.root, settings),
     )
 
 

@@ -122,7 +122,7 @@ ACTIONS = (
     Action(
         "claim",
         "--claim",
-        "Multi-agent mode: claim --task for --agent (30 minutes).",
+        "Multi-agent mode: claim --task for --agent (30 minutes unless configured).",
         task=NEEDS_TASK,
     ),
     Action(

@@ -282,9 +282,11 @@ def _relatives(
     """The lines of --task about the tasks this one comes from or is made of."""
     lines = []
     if origin is not None:
+        said = printable(str(origin.get("verdict")))
+        said += " with tie-breaks" if origin.get("kind") == "tiebreak" else ""
         lines.append(
             f"Follow-up of: {printable(str(origin.get('origin')))} "
-            f"(VERDICT.md said {printable(str(origin.get('verdict')))}; see ORIGIN_VERDICT.md)"
+            f"(VERDICT.md said {said}; see ORIGIN_VERDICT.md)"
         )
     if parent is not None:
         lines.append(
@@ -608,9 +610,10 @@ def moved_view(project: Project, change: Moved) -> Outcome:
 
 def follow_up_view(project: Project, change: FollowedUp) -> Outcome:
     """Confirmation of --follow-up: what was created, from what, starting where."""
+    said = f"{change.verdict} with tie-breaks" if change.kind == "tiebreak" else change.verdict
     text = (
         f"Created task '{change.task}' in state '{change.state}' from task "
-        f"'{change.origin}' (VERDICT.md says {change.verdict}). "
+        f"'{change.origin}' (VERDICT.md says {said}). "
         f"Next: {next_step(change.state)}"
     )
     payload = {
@@ -618,6 +621,7 @@ def follow_up_view(project: Project, change: FollowedUp) -> Outcome:
         "state": change.state,
         "origin": change.origin,
         "verdict": change.verdict,
+        "kind": change.kind,
         "next_step": next_step(change.state),
     }
     return Outcome(0, text, payload)

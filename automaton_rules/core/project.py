@@ -334,10 +334,13 @@ class Project(Record):
         return Project(self.root, self.tasks_dir, invoked_as)
 
     def command(self, *args: str | Path) -> str:
-        """A status.py command line an agent can paste, with every argument quoted."""
+        """A status.py command line an agent can paste, with every argument quoted; it
+        names the project (`--project`, added when not given), so it runs as pasted from
+        any folder."""
         import shlex
 
-        return " ".join([self.invoked_as, *(shlex.quote(str(arg)) for arg in args)])
+        named = args if "--project" in args else (*args, "--project", self.root)
+        return " ".join([self.invoked_as, *(shlex.quote(str(arg)) for arg in named)])
 
     @property
     def tasks_label(self) -> str:
@@ -566,9 +569,17 @@ def unknown_phase_error(project: Project, state: str, history: bool) -> Automato
 
 
 def untracked_error(project: Project, task: Task) -> AutomatonError:
-    """A folder with no `.state` is not guessed at: the user adopts it with --upgrade."""
-    phase = machine.infer_phase(task.artifacts)
+    """A folder with no `.state` is not guessed at: the user adopts it with --upgrade. With
+    no artifact either, its phase is "unknown", as the specification reports it."""
     command = project.command("--upgrade", "--project", project.root)
+    if not task.artifacts:
+        return AutomatonError(
+            "untracked-task",
+            f"Task '{task.name}' is untracked (no .state file) and has no artifacts: its "
+            f"phase is unknown. Run '{command}' to adopt it in phase 'new'.",
+            next_steps={"phase": "unknown", "inferred_phase": None, "command": command},
+        )
+    phase = machine.infer_phase(task.artifacts)
     return AutomatonError(
         "untracked-task",
         f"Task '{task.name}' is untracked (no .state file). Its artifacts suggest phase "

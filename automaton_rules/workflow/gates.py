@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from automaton_rules.core import machine
 from automaton_rules.core.errors import AutomatonError, Refusal
 from automaton_rules.core.output import printable
+from automaton_rules.core.phases import follow_up_cause
 from automaton_rules.core.phases import verdict_of as verdict_of  # also the workflow's
 from automaton_rules.core.policy import approval_entry
 from automaton_rules.core.project import Project, Task, refuse_hand_edit
@@ -220,24 +221,31 @@ def refuse_changed_approval(project: Project, task: Task, target: str) -> None:
 
 
 def refuse_failed_verdict(project: Project, task: Task, target: str) -> None:
-    """From `referee`, only a PASS completes the task: FAIL or NEEDS_REVIEW pauses the
-    autopilot for the user (v2.0 rule 5), who decides in human_intervention, and a
-    VERDICT.md that names no verdict decides nothing (the gate fails closed)."""
+    """From `referee`, only a PASS completes the task: FAIL, NEEDS_REVIEW or tie-breaks
+    pause the autopilot for the user (v2.0 rule 5), who decides in human_intervention,
+    and a VERDICT.md that names no verdict decides nothing (the gate fails closed)."""
     if task.state != "referee" or target != "complete":
         return
     if not task.has_content(machine.ARTIFACTS["referee"]):
         return  # the required-artifact check names it missing, in the specification's words
-    verdict = verdict_of(task.read(machine.ARTIFACTS["referee"]) or "")
-    if verdict == "PASS":
+    text = task.read(machine.ARTIFACTS["referee"]) or ""
+    verdict, cause = verdict_of(text), follow_up_cause(text)
+    if verdict == "PASS" and cause is None:
         return
     root = project.root
     pause = project.command(
         "--task", task.name, "--transition", "human_intervention", "--project", root
     )
     follow = project.command("--task", task.name, "--follow-up", "--project", root)
-    if verdict in machine.FOLLOW_UPS:
+    if cause == machine.TIE_BREAKS:
+        said = (
+            "VERDICT.md says PASS but names tie-breaks: the task does not complete on "
+            "points the user has not settled"
+        )
+        then = f"; {follow} creates the {machine.FOLLOW_UPS[cause][0]} task"
+    elif cause is not None:
         said = f"VERDICT.md says {verdict}: the task does not complete on it"
-        then = f"; {follow} creates the {machine.FOLLOW_UPS[verdict][0]} task"
+        then = f"; {follow} creates the {machine.FOLLOW_UPS[cause][0]} task"
     else:
         said = "VERDICT.md names no verdict (PASS, FAIL or NEEDS_REVIEW)"
         then = ", or the referee writes `Verdict: PASS`"
@@ -247,6 +255,7 @@ def refuse_failed_verdict(project: Project, task: Task, target: str) -> None:
         f"the user. Move it to human_intervention ({pause}), where the user decides{then}.",
         next_steps={
             "verdict": verdict,
+            "tie_breaks": cause == machine.TIE_BREAKS,
             "transition": "human_intervention",
             "command": pause,
             "follow_up": follow,
