@@ -128,7 +128,7 @@ def test_third_party_rules_in_the_text_report(
     assert section(proc.stdout, "=== Category 7: Local Checks ===") == [
         "[WARN] login: SPEC.md is not signed"
     ]
-    assert "1 violations found" in lines
+    assert "1 violation found" in lines
     assert proc.stderr == ""
 
 

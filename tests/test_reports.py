@@ -162,7 +162,7 @@ def test_spec_example_without_git_skips_category_3(automaton_project: AutomatonP
     lines = audit.text.splitlines()
     heading = lines.index("=== Category 3: Unauthorized Modifications ===")
     assert lines[heading + 1 : heading + 3] == ["Skipped: not a git repository", ""]
-    assert "1 violations found" in lines
+    assert "1 violation found" in lines
     assert audit.report["summary"]["skipped"] == {
         "Unauthorized Modifications": "not a git repository",
         "Changes to the Guard": "not a git repository",
@@ -241,7 +241,7 @@ def test_severity_override_shows_in_every_format(warned: AutomatonProject) -> No
     assert any(
         line.startswith("[FAIL] fix-login-bug: .state says") for line in audit.text.splitlines()
     )
-    assert "1 violations found" in audit.text.splitlines()
+    assert "1 violation found" in audit.text.splitlines()
     sarif = json.loads(warned.run("--audit", "--format", "sarif").out)
     assert [r["level"] for r in sarif["runs"][0]["results"]] == ["error"]
     github = warned.run("--audit", "--format", "github").out

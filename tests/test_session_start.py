@@ -76,7 +76,7 @@ def test_a_session_start_yields_the_tasks_phase(guarded: Project, name: str) -> 
     assert "  Allowed now: Read project files; Ask clarifying questions; Write SPEC.md" in text
     assert "  Forbidden now: Edit code;" in text
     assert (
-        "  Next step: write SPEC.md, then move on with python ~/.automaton/scripts/status.py "
+        "  Next step: write SPEC.md, then move on with python3 ~/.automaton/scripts/status.py "
         "--task guarded --transition research:awaiting_approval" in text
     )
 

@@ -38,7 +38,8 @@ from automaton_rules.cli import entry as cli
 
 ROOT = Path(__file__).resolve().parent.parent
 STATUS_PY = ROOT / "status.py"
-SCRIPT = "python ~/.automaton/scripts/status.py"
+SCRIPT = "python3 ~/.automaton/scripts/status.py"
+SPEC_SCRIPT = "python ~/.automaton/scripts/status.py"  # the specification's own sentence
 
 APPROVAL_LINE = re.compile(
     r"^(?P<state>[a-z_]+:approved)\|(?P<time>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\|(?P<who>.+)$"
@@ -661,7 +662,7 @@ def test_validate_folder_flags_task_folders_without_state_as_manually_created(pr
         "Task: fix-broken-thing",
         "Phase: unknown (no .state file found)",
         "Folder validation: FAIL — task was created manually (no .state file). Use "
-        f"'{SCRIPT} --create-task' to create tasks properly.",
+        f"'{SPEC_SCRIPT} --create-task' to create tasks properly.",
         f"To adopt the folder as it is: {SCRIPT} --upgrade --project {project.root.resolve()}",
     ]
     assert not (folder / ".state").exists()  # the evidence is not erased

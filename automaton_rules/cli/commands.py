@@ -495,13 +495,13 @@ def _written(report: AuditReport, path: Path, fmt: str) -> Outcome:
     """`--write-baseline FILE`: every finding recorded, unless the audit met an error (an
     incomplete baseline would hide what it missed)."""
     from automaton_rules.report import baseline as baselines
-    from automaton_rules.report import written
+    from automaton_rules.report import plural, written
 
     if report.errors:
         raise AutomatonError(
             "audit-failed",
             f"Baseline {printable(str(path), None)} not written: the audit met "
-            f"{len(report.errors)} error(s): {printable(report.errors[0], None)}",
+            f"{plural(len(report.errors), 'error')}: {printable(report.errors[0], None)}",
         )
     entries = baselines.write(path, report.result.findings)
     return Outcome(0, written(fmt, report, str(path), entries), raw=True)

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 from automaton_rules.core import clock, machine, store
 from automaton_rules.core.output import printable
-from automaton_rules.core.project import STATUS_SCRIPT, Project, Task
+from automaton_rules.core.project import SPEC_SCRIPT, Project, Task
 from automaton_rules.engine.findings import INCONSISTENCY, OUT_OF_ORDER, Finding
 from automaton_rules.engine.result import RunResult
 from automaton_rules.workflow import Adopted, ClaimChanged, Created, FollowedUp, Moved
@@ -479,7 +479,7 @@ def validate_block(project: Project, task: Task, findings: Sequence[Finding]) ->
         lines += [
             "Phase: unknown (no .state file found)",
             "Folder validation: FAIL — task was created manually (no .state file). Use "
-            f"'{STATUS_SCRIPT} --create-task' to create tasks properly.",
+            f"'{SPEC_SCRIPT} --create-task' to create tasks properly.",
             f"To adopt the folder as it is: {project.command('--upgrade')}",
         ]
         return lines
@@ -549,7 +549,8 @@ def validate_view(
         or any(t.state is None for t in tasks if t.name == name)
     ]
     if whole_project:
-        blocks.append(f"Validated {len(blocks)} task folder(s): {len(failed)} failed")
+        counted = f"{len(blocks)} task folder" + ("" if len(blocks) == 1 else "s")
+        blocks.append(f"Validated {counted}: {len(failed)} failed")
     all_errors = [*errors, *(str(e) for e in result.errors)]
     exit_code = 2 if all_errors else (1 if failed else 0)
     payload = {

@@ -27,8 +27,11 @@ MAX_NAME_LENGTH = 64
 BOM = "\ufeff"
 SMALL_FILE = 1 << 20  # artifacts up to this size are read once per task and kept until released
 FRAMEWORK_HOME = ".automaton"
-# How the specification's agents call the tool; the texts it gives word for word use it.
-STATUS_SCRIPT = "python ~/.automaton/scripts/status.py"
+# How agents call the tool: `python3`, which Debian, Ubuntu and macOS all have (many have
+# no `python`); the installed script runs this installation whichever Python runs it.
+STATUS_SCRIPT = "python3 ~/.automaton/scripts/status.py"
+# The specification's own spelling, in the one sentence it gives word for word.
+SPEC_SCRIPT = "python ~/.automaton/scripts/status.py"
 
 
 def split_name(name: str) -> tuple[str, str | None]:
@@ -656,7 +659,14 @@ def project_at(root: Path, home: Path | None = None) -> Project:
     return Project(root, root / FRAMEWORK_HOME / "tasks")
 
 
-def _no_project(where: str) -> AutomatonError:
+def _no_project(where: str, explicit: bool = False) -> AutomatonError:
+    """No project here: where to look (a walk up), or how to make one (a named folder)."""
+    if explicit:
+        return AutomatonError(
+            "no-project",
+            f"No .automaton/tasks/ folder found in {where}: it is not a project yet. Run "
+            f"automaton-install --project {where} there, or create a task with --create-task.",
+        )
     return AutomatonError(
         "no-project",
         f"No .automaton/tasks/ folder found in {where}. "
@@ -678,8 +688,12 @@ def find_project(
             problem = "is not a folder" if root.exists() else "does not exist"
             raise AutomatonError("project-not-found", f"Project folder '{explicit}' {problem}.")
         project = project_at(root, home)
-        if not create and not project.tasks_dir.is_dir():
-            raise _no_project(str(project.root))
+        # A project adopted before its first task: its `.automaton/` is there (the
+        # installer's .gitignore, committed), its empty tasks folder may not be (git keeps
+        # no empty folder), and it has no task to report.
+        adopted = project.tasks_dir.parent.is_dir()
+        if not create and not project.tasks_dir.is_dir() and not adopted:
+            raise _no_project(str(project.root), explicit=True)
         return project
     here = (cwd or Path.cwd()).resolve()
     fw = framework_home(home).resolve()

@@ -170,8 +170,8 @@ def summary(report: AuditReport) -> list[str]:
     out = [
         "",
         "=== Summary ===",
-        f"{len(report.tasks)} tasks audited",
-        f"{len(report.violations)} violations found",
+        f"{plural(len(report.tasks), 'task')} audited",
+        f"{plural(len(report.violations), 'violation')} found",
         *(summary_line(f) for f in report.violations),
     ]
     for severity, found in report.below().items():
