@@ -189,6 +189,8 @@ BUILTIN_CODES = (
     "AR210",
     "AR301",
     "AR302",
+    "AR211",  # registration order: builtin/work_done.py loads after builtin/unauthorized.py
+    "AR303",
     "AR401",
     "AR402",
     "AR501",

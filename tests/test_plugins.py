@@ -33,8 +33,11 @@ from automaton_rules.testing import AutomatonProject
 BUILTIN_PLUGIN = {
     "AR101": "automaton_rules.builtin.out_of_order",
     **{f"AR20{n}": "automaton_rules.builtin.inconsistency" for n in range(1, 10)},
+    "AR210": "automaton_rules.builtin.approvals",
+    "AR211": "automaton_rules.builtin.work_done",
     "AR301": "automaton_rules.builtin.unauthorized",
     "AR302": "automaton_rules.builtin.unauthorized",
+    "AR303": "automaton_rules.builtin.work_done",
     "AR401": "automaton_rules.builtin.manual_folders",
     "AR402": "automaton_rules.builtin.manual_folders",
     "AR501": "automaton_rules.builtin.guard_changes",

@@ -28,6 +28,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "automaton_rules.builtin.inconsistency",
     "automaton_rules.builtin.approvals",
     "automaton_rules.builtin.unauthorized",
+    "automaton_rules.builtin.work_done",
     "automaton_rules.builtin.manual_folders",
     "automaton_rules.builtin.guard_changes",
 )

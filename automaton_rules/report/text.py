@@ -102,7 +102,7 @@ def finding_line(finding: Finding, task: Task | None, label: str | None = None) 
 
 def summary_line(finding: Finding) -> str:
     """`  - task: out-of-order artifact (IMPLEMENTATION.md)`."""
-    label = SUMMARY_LABELS.get(finding.category, finding.code)
+    label = str(finding.data.get("label") or SUMMARY_LABELS.get(finding.category, finding.code))
     detail = str(finding.data.get("detail") or finding.artifact or finding.message)
     return (
         f"  - {printable(finding.task or '(project)', None)}: {label} ({printable(detail, None)})"
