@@ -223,10 +223,18 @@ def _usage(message: str) -> AutomatonError:
 
 
 def _build_command() -> Any:
-    """The typer command, built only when a command actually needs parsing."""
-    from automaton_rules.cli.parser import build_command
+    """The typer command, built only when a command actually needs parsing, and once per
+    process: it holds no state of a run (click makes a fresh context for each), so a
+    process that parses many lines (the test fixture, a long-lived host) builds it once."""
+    global _COMMAND
+    if _COMMAND is None:
+        from automaton_rules.cli.parser import build_command
 
-    return build_command()
+        _COMMAND = build_command()
+    return _COMMAND
+
+
+_COMMAND: Any = None
 
 
 def _execute(parsed: Invocation, invoked_as: str) -> int:

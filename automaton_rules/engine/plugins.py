@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import signal
 import sys
 import threading
@@ -205,14 +206,25 @@ OPTED_IN: frozenset[str] | None = None
 
 
 def installed_packages() -> list:
-    """Every installed package's entry point in the `automaton_rules` group, by name."""
-    from importlib import metadata
+    """Every installed package's entry point in the `automaton_rules` group, by name.
 
-    try:
-        found = metadata.entry_points(group=ENTRY_POINT_GROUP)
-    except TypeError:  # Python 3.9: entry_points() takes no selection
-        found = metadata.entry_points().get(ENTRY_POINT_GROUP, [])  # type: ignore[arg-type]
-    return sorted(found, key=lambda ep: ep.name)
+    Reading them scans every installed distribution; a process that builds many plugin
+    managers (the test fixture, a long-lived host) reads them once per `sys.path`.
+    """
+    key = tuple(sys.path)
+    if key not in _INSTALLED:
+        from importlib import metadata
+
+        try:
+            found = metadata.entry_points(group=ENTRY_POINT_GROUP)
+        except TypeError:  # Python 3.9: entry_points() takes no selection
+            found = metadata.entry_points().get(ENTRY_POINT_GROUP, [])  # type: ignore[arg-type]
+        _INSTALLED.clear()
+        _INSTALLED[key] = sorted(found, key=lambda ep: ep.name)
+    return list(_INSTALLED[key])
+
+
+_INSTALLED: dict[tuple[str, ...], list] = {}
 
 
 def canonical_name(name: str) -> str:
@@ -294,7 +306,11 @@ class PluginManager(pluggy.PluginManager):
         self.warnings: list[str] = []
 
     def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
-        """The marker's options, else the defaults for a plain function with a hook's name."""
+        """The marker's options, else the defaults for a plain function with a hook's name.
+        A module's attribute that is no routine (a class, a rule, a constant: most of them)
+        is passed over at once, as pluggy would after a costlier look."""
+        if isinstance(plugin, ModuleType) and not inspect.isroutine(vars(plugin).get(name)):
+            return None
         opts = super().parse_hookimpl_opts(plugin, name)
         if opts is not None or not isinstance(plugin, ModuleType) or name not in hook_names():
             return opts

@@ -15,14 +15,7 @@ from pathlib import Path
 from automaton_rules.core import machine
 from automaton_rules.core.config import CONFIG_FILE, load_config
 from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.project import (
-    NAME_PATTERN,
-    Project,
-    find_project,
-    framework_home,
-    inside,
-    task_file,
-)
+from automaton_rules.core.project import Project, find_project, framework_home, inside, task_file
 from automaton_rules.guards import checks, protected
 from automaton_rules.guards import shell as reader
 
@@ -35,7 +28,7 @@ if TYPE_CHECKING:
 
 APPROVAL = (
     "DENIED: Approval is the user's decision. Ask the user to approve: to type "
-    "`approve {task}` in the chat, or to run status.py --approve themselves; agents never "
+    "`approve TASK` in the chat, or to run status.py --approve themselves; agents never "
     "run status.py --approve."
 )
 PROMPT_HOOK = (
@@ -91,9 +84,7 @@ def judge(
 def _always(line: ShellLine) -> str | None:
     """What no phase allows: approving, computed status.py calls or code, hook skips."""
     if line.approves:
-        if any(call.hook for call in line.calls):
-            return PROMPT_HOOK
-        return APPROVAL.format(task=_approved_task(line))
+        return PROMPT_HOOK if any(call.hook for call in line.calls) else APPROVAL
     computed = [call for call in line.calls if call.computed]
     if computed:
         return COMPUTED_CALL.format(shown=_short(" ".join(computed[0].argv)))
@@ -102,17 +93,6 @@ def _always(line: ShellLine) -> str | None:
     if line.hooks:
         return HOOKS.format(shown=_short(line.hooks[0]))
     return None
-
-
-def _approved_task(line: ShellLine) -> str:
-    """The task an approving status.py call names with `--task`, for the words the user
-    types; `TASK` when it names none a refusal can quote."""
-    for call in line.calls:
-        if call.approves and "--task" in call.argv[:-1]:
-            name = call.argv[call.argv.index("--task") + 1]
-            if NAME_PATTERN.fullmatch(name.replace("/", "-")):
-                return name
-    return "TASK"
 
 
 def _short(text: str) -> str:
