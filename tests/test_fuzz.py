@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import path_to
+from conftest import path_to, sized
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +30,7 @@ from automaton_rules.core import machine, store
 
 settings.register_profile(
     "ci",
-    max_examples=500,
+    max_examples=sized(150, 500),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
