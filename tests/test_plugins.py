@@ -918,3 +918,38 @@ def test_list_rules_never_reads_the_current_directorys_config(
     else:
         assert result.exit_code == 2
         assert report["error"]["message"]
+
+
+RAISING_TRANSITION_RULE = """
+from automaton_rules import hookimpl, rule
+
+
+@rule("GATE101", summary="reads a setting", category="Gate Checks", when="transition")
+def gate(task, transition):
+    return {"never": "here"}["setting"]
+
+
+@hookimpl
+def register_rules(register):
+    register(gate)
+"""
+
+
+def test_a_transition_rule_that_raises_names_its_line_and_debug_adds_the_traceback(
+    automaton_project: AutomatonProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    automaton_project.task("login", "new")
+    automaton_project.write_plugin(RAISING_TRANSITION_RULE, name="gate_rules")
+    refused = automaton_project.run("--task", "login", "--transition", "research")
+    assert refused.exit_code == 2
+    (line,) = refused.err.splitlines()
+    assert line.startswith("ERROR: plugin ") and line.endswith(
+        "rule GATE101 failed on task 'login' at gate_rules.py:7: KeyError: 'setting'"
+    )
+    monkeypatch.setenv("AUTOMATON_DEBUG", "1")
+    debugged = automaton_project.run("--task", "login", "--transition", "research")
+    first, *trace = debugged.err.splitlines()
+    assert first == line
+    assert trace[0] == "  Traceback (most recent call last):"
+    assert trace[-1] == "  KeyError: 'setting'"
+    assert automaton_project.load("login").state == "new"  # a broken guard fails closed

@@ -16,7 +16,10 @@ from automaton_rules.core.policy import approval_entry
 from automaton_rules.core.project import Project, Task, refuse_hand_edit
 
 if TYPE_CHECKING:  # the engine loads when a move consults the rules, not for `infer`
+    from collections.abc import Sequence
+
     from automaton_rules.engine.findings import Finding
+    from automaton_rules.engine.plugins import PluginError
     from automaton_rules.engine.runner import Engine
 
 
@@ -140,6 +143,20 @@ def transition_problems(
     return problems
 
 
+def plugin_failure(errors: Sequence[PluginError]) -> AutomatonError:
+    """A rule that failed before a move or an edit, as one error naming each failure;
+    with AUTOMATON_DEBUG set, each traceback under it (pluggy's lines as lines)."""
+    import os
+
+    from automaton_rules.core.output import message_lines
+
+    message = printable("; ".join(str(e) for e in errors), None)
+    lines = [f"ERROR: {message}"]
+    if os.environ.get("AUTOMATON_DEBUG"):
+        lines += [line for e in errors if e.trace for line in message_lines(e.trace, "  ")]
+    return AutomatonError("plugin-error", message, text="\n".join(lines))
+
+
 def consult_rules(
     engine: Engine, project: Project, task: Task, target: str, *, required: bool = True
 ) -> None:
@@ -149,9 +166,7 @@ def consult_rules(
     current = task.state or ""
     result = engine.run("transition", project, [task], Transition(current, target))
     if result.errors:
-        raise AutomatonError(
-            "plugin-error", printable("; ".join(str(e) for e in result.errors), None)
-        )
+        raise plugin_failure(result.errors)
     problems = transition_problems(task, target, result.violations, required=required)
     if problems:
         raise Refusal(
