@@ -4,10 +4,10 @@ Everything a rule touches is a public name here (`__all__`), typed (the package 
 `py.typed`) and documented in docs/writing-rules.md: the `@rule` decorator and `hookimpl`,
 `Finding`, the type of every argument a rule can name (`Task`, `Project`, `Transition`,
 `Edit`, `Config`, `GitHistory` with its `Commit`s), a task's records (`HistoryEntry`,
-`Approval`, `Claim`, `Verdict`), the workflow's order (`PHASES`, `Phase`, `reached`) and
-the built-in categories. The public names load on first use, so the edit-time hooks of
-status.py, which import this package, pay for neither the rule engine nor the modules it
-needs.
+`Approval`, `Claim`, `Verdict`), the time rules compare them with (`now`), the workflow's
+order (`PHASES`, `Phase`, `reached`) and the built-in categories. The public names load
+on first use, so the edit-time hooks of status.py, which import this package, pay for
+neither the rule engine nor the modules it needs.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ _LAZY = {
     "Commit": "engine.gitlog",
     "HistoryEntry": "core.history",
     "Claim": "core.history",
+    "now": "core.history",
     "Approval": "core.store",
     # The workflow's order and the referee's verdict.
     "PHASES": "core.phases",
@@ -79,6 +80,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "hookimpl",
+    "now",
     "reached",
     "rule",
     "verdict_of",
@@ -88,7 +90,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from automaton_rules.core.config import Config
     from automaton_rules.core.errors import AutomatonError, Refusal
-    from automaton_rules.core.history import Claim, HistoryEntry
+    from automaton_rules.core.history import Claim, HistoryEntry, now
     from automaton_rules.core.phases import PHASES, Phase, Verdict, reached, verdict_of
     from automaton_rules.core.project import Project, Task
     from automaton_rules.core.store import Approval

@@ -400,11 +400,26 @@ class AutomatonProject(ProjectSetup):
         _write(folder, files if isinstance(files, Mapping) else {f: f"# {f}\n" for f in files})
         return folder
 
-    def audit(self, *args: str) -> Audit:
-        """Run `--audit` as CI does, returning the JSON report and the text report."""
+    def audit(self, *args: str, expect_errors: bool = False) -> Audit:
+        """Run `--audit` as CI does, returning the JSON report and the text report.
+
+        An audit that meets an error (a plugin that fails to load, a rule that raises, a
+        task that cannot be read) fails the test with the errors, unless the test expects
+        them (`expect_errors=True`) to look at them in `Audit.errors`: a crashing rule must
+        never pass a test that asks only for its findings.
+        """
+        __tracebackhide__ = True
         raw = self.run("--audit", "--format", "json", *args)
         text = self.run("--audit", *args)
         report = json.loads(raw.out)
+        errors = report.get("errors", [])
+        if errors and not expect_errors:
+            listed = "\n".join(f"  {error}" for error in errors)
+            pytest.fail(
+                f"the audit met {len(errors)} error(s); pass expect_errors=True to test "
+                f"them:\n{listed}",
+                pytrace=False,
+            )
         return Audit(raw.exit_code, report, text.out, list(report.get("findings", [])))
 
     def _ok(self, *args: str) -> None:
@@ -475,13 +490,21 @@ def _git(root: Path, *args: str, when: int | None = None) -> str:
 
 
 @pytest.fixture
-def automaton_project(tmp_path: Path) -> AutomatonProject:
+def automaton_project(tmp_path: Path) -> Iterator[AutomatonProject]:
     """A temporary project; build tasks with `.task(name, state)` and check them with
     `.audit()`. No installed rule package loads unless named (`.use_packages`), and the
-    clock stands at the second the test started until the test moves it (`.clock`)."""
+    clock stands at the second the test started until the test moves it (`.clock`): the
+    time its commands record, and `automaton_rules.now()` throughout the test."""
+    from automaton_rules.core import clock
+
     root = tmp_path / "project"
     root.mkdir()
-    return AutomatonProject(root, clock=Clock(int(time.time())))
+    project = AutomatonProject(root, clock=Clock(int(time.time())))
+    saved, clock.source = clock.source, project.clock.time
+    try:
+        yield project
+    finally:
+        clock.source = saved
 
 
 __all__: Sequence[str] = (

@@ -10,6 +10,7 @@ skipped a phase and is caught, and a decomposed task with sub-tasks.
 from __future__ import annotations
 
 import argparse
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -50,7 +51,7 @@ class Demo:
         parent, _, sub = task.partition("/")
         folder = self.tasks / parent / "subtasks" / sub if sub else self.tasks / parent
         (folder / artifact).write_text(text)
-        print(f"$ echo '...' > {folder.relative_to(self.project) / artifact}")
+        print(shown_write(text, folder.relative_to(self.project) / artifact))
 
     def walk(self, task: str, steps: list[tuple[str, str | None]]) -> None:
         """Write each phase's artifact, then move on: ('transition', X) or ('approve', None)."""
@@ -76,6 +77,12 @@ class Demo:
         self.git("commit", "-q", "-m", message)
         trailer = f" (Task: {task})" if task else ""
         print(f"$ git commit {path}{trailer}")
+
+
+def shown_write(text: str, path: Path | str) -> str:
+    """The shell line that writes exactly `text` to `path`, as the demo shows each write."""
+    escaped = text.replace("\\", "\\\\").replace("%", "%%").replace("\n", "\\n")
+    return f"$ printf {shlex.quote(escaped)} > {path}"
 
 
 def run(project: Path) -> None:
@@ -144,7 +151,8 @@ def run(project: Path) -> None:
     manual = demo.tasks / "legacy-report"
     manual.mkdir()
     (manual / "SPEC.md").write_text("# Spec\n")
-    print(f"$ mkdir {manual.relative_to(project)} && echo '...' > .../SPEC.md")
+    print(f"$ mkdir {manual.relative_to(project)}")
+    print(shown_write("# Spec\n", manual.relative_to(project) / "SPEC.md"))
     demo.status("--validate-folder", "--task", "legacy-report", expect=1)
     demo.status("--upgrade")
 
@@ -187,7 +195,8 @@ def run(project: Path) -> None:
     hand_made = demo.tasks / "hand-made"
     hand_made.mkdir()
     (hand_made / "SPEC.md").write_text("# Spec\n")
-    print("$ mkdir .automaton/tasks/hand-made && echo '...' > .automaton/tasks/hand-made/SPEC.md")
+    print(f"$ mkdir {hand_made.relative_to(project)}")
+    print(shown_write("# Spec\n", hand_made.relative_to(project) / "SPEC.md"))
 
     demo.say("The audit, as CI runs it: all four categories, then the example rules.")
     demo.status("--audit", expect=1)

@@ -1,11 +1,26 @@
 #!/usr/bin/env bash
-# Set up .venv with the test dependencies, lint, type-check, and run the whole test suite.
+# Set up .venv with the test dependencies, lint, type-check, and run the whole test suite,
+# one test process per CPU (pytest-xdist). Arguments go to pytest: `-n 0` runs in one
+# process; AUTOMATON_TESTS=full runs the sized suites at full size (see README).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test || exit 2
 .venv/bin/ruff check . || exit 1
 .venv/bin/mypy || exit 1
-.venv/bin/python -m pytest "$@"
+parallel=(-n auto --dist worksteal)
+for arg in "$@"; do
+    case "$arg" in
+        -n | -n* | --numprocesses | --numprocesses=* | --dist | --dist=* | no:xdist) parallel=() ;;
+    esac
+done
+# The tests' temporary projects go to memory where the machine has it: status.py fsyncs
+# every record it writes, which on a disk is most of a test's time and proves nothing
+# more (no test can pull the power). TMPDIR set by the caller is kept.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    scratch=$(mktemp -d /dev/shm/automaton-rules-tests.XXXXXX) && export TMPDIR="$scratch"
+    trap 'rm -rf "${scratch:-/nonexistent}"' EXIT
+fi
+.venv/bin/python -m pytest ${parallel[@]+"${parallel[@]}"} "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
     echo "ERROR: pytest collected no tests; the suite is broken." >&2

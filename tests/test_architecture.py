@@ -187,6 +187,20 @@ def test_no_test_module_imports_another() -> None:
     assert {name: found for name, found in borrowing.items() if found} == {}
 
 
+def test_the_long_tests_run_first_are_tests_that_exist() -> None:
+    """conftest.LONG_TESTS orders the suite for parallel workers: a renamed test would
+    silently drop out of it, and the suite would end later."""
+    from conftest import LONG_TESTS
+
+    missing = []
+    for name in LONG_TESTS:
+        module, _, function = name.partition("::")
+        source = (TESTS / module).read_text(encoding="utf-8")
+        if not re.search(rf"^def {re.escape(function)}\(", source, re.MULTILINE):
+            missing.append(name)
+    assert missing == []
+
+
 def test_the_architecture_document_names_every_module() -> None:
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     missing = [

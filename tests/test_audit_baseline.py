@@ -73,7 +73,7 @@ def test_round_trip_only_the_new_violation_fails(legacy: AutomatonProject, tmp_p
     assert after.report["summary"]["violations"] == 1
     summary = section(after.text, "=== Summary ===")
     assert summary[1:5] == [
-        "1 violations found",
+        "1 violation found",
         "  - coder: out-of-order artifact (DESIGN.md)",
         "1 warning",
         "  - coder: state-artifact mismatch (.state says research, DESIGN.md exists)",
@@ -215,7 +215,7 @@ def test_every_format_reports_only_new_findings(legacy: AutomatonProject, tmp_pa
         for line in lines
     )
     assert lines[-1] == (
-        "3 tasks audited, 1 violations found, 1 warning, 3 known from the baseline, 0 errors"
+        "3 tasks audited, 1 violation found, 1 warning, 3 known from the baseline, 0 errors"
     )
 
     as_json = json.loads(legacy.run(*args, "json").out)

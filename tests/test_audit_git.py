@@ -44,7 +44,7 @@ def test_shallow_clone_is_an_error_and_other_categories_still_report(
         capture_output=True,
     )
     assert (clone / ".git" / "shallow").exists()
-    audit = AutomatonProject(clone).audit()
+    audit = AutomatonProject(clone).audit(expect_errors=True)
     assert audit.exit_code == 2, audit.text
     shallow = [e for e in audit.errors if "shallow clone" in e]
     assert len(shallow) == 1, audit.errors

@@ -74,7 +74,7 @@ def test_validate_folder_reports_invalid_folder_names(stray_folders: Project) ->
         assert any(b.startswith(block) for b in blocks), (name, result.out)
     assert "Task: good\nPhase: new (from .state)\n" + OUT_OF_ORDER_PASS in result.out
     assert ".x.creating" not in result.out
-    assert result.out.rstrip().endswith("Validated 6 task folder(s): 4 failed")
+    assert result.out.rstrip().endswith("Validated 6 task folders: 4 failed")
 
 
 def test_audit_reports_invalid_folder_names_under_category_4(stray_folders: Project) -> None:

@@ -85,7 +85,7 @@ def test_notes_are_counted_and_left_in_their_categories(
     audit = automaton_project.audit()
     summary = section(audit.text, "=== Summary ===")
     assert summary[1:] == [
-        "1 violations found",
+        "1 violation found",
         "  - skipper: out-of-order artifact (IMPLEMENTATION.md)",
         "1 note (listed in their categories above)",
     ]
@@ -94,7 +94,7 @@ def test_notes_are_counted_and_left_in_their_categories(
 def test_a_clean_summary_is_unchanged(automaton_project: AutomatonProject) -> None:
     automaton_project.task("fine", "research", files=["SPEC.md"])
     summary = section(automaton_project.run("--audit").out, "=== Summary ===")
-    assert summary == ["1 tasks audited", "0 violations found"]
+    assert summary == ["1 task audited", "0 violations found"]
 
 
 # ----------------------------------------------------------------- annotated files

@@ -192,11 +192,14 @@ NEEDS_PROJECT = [
 
 @pytest.mark.parametrize("args", NEEDS_PROJECT, ids=" ".join)
 def test_project_without_tasks_folder_is_an_error(project: Project, args: tuple[str, ...]) -> None:
+    """A folder named with --project that was never made a project: the error says how to
+    make it one, not to pass the --project that was passed."""
     result = project.run(*args)
     assert result.rc == 2
+    root = project.root.resolve()
     message = (
-        f"No .automaton/tasks/ folder found in {project.root.resolve()}. "
-        "Pass --project or create a task with --create-task."
+        f"No .automaton/tasks/ folder found in {root}: it is not a project yet. Run "
+        f"automaton-install --project {root} there, or create a task with --create-task."
     )
     if "--json" in args:
         assert result.json["error"]["message"] == message

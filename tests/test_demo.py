@@ -4,6 +4,7 @@ itself fails on any answer that changed."""
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -38,3 +39,14 @@ def test_the_demo_runs_to_its_audit(tmp_path: Path) -> None:
     assert (project / ".automaton" / "tasks" / "add-user-auth" / ".state").read_text() == (
         "complete\n"
     )
+    # What the demo shows it writes is what it wrote: every `printf` line, byte for byte.
+    writes = [shlex.split(line) for line in out.splitlines() if line.startswith("$ printf ")]
+    assert len(writes) >= 15
+    shown = {path: _printed(text) for _, _, text, _, path in writes}
+    assert "Verdict: PASS\n" in shown[".automaton/tasks/add-user-auth/VERDICT.md"]
+    assert {path: (project / path).read_text() for path in shown} == shown
+
+
+def _printed(fmt: str) -> str:
+    """What `printf FMT` prints, for the escapes the demo uses."""
+    return fmt.replace("\\\\", "\0").replace("\\n", "\n").replace("%%", "%").replace("\0", "\\")

@@ -16,7 +16,7 @@ from automaton_rules.core.project import find_project
 from automaton_rules.engine import plugins as plugins_module
 from automaton_rules.engine import runner as runner_module
 from automaton_rules.engine.plan import Selection
-from automaton_rules.engine.plugins import BUILTIN_PLUGINS, PluginError, plugin_names
+from automaton_rules.engine.plugins import BUILTIN_PLUGINS, plugin_names
 from automaton_rules.engine.runner import Engine
 
 OUT_OF_ORDER_PLUGIN = "automaton_rules.builtin.out_of_order"
@@ -247,12 +247,9 @@ def register_rules(register):
 @pytest.mark.parametrize(
     "body,expected",
     [
-        (
-            "raise RuntimeError('boom at import')\n",
-            "failed to import: RuntimeError: boom at import",
-        ),
-        ("import no_such_module_for_automaton_tests\n", "failed to import: ModuleNotFoundError"),
-        ("def broken(:\n", "failed to import: SyntaxError"),
+        ("raise RuntimeError('boom at import')\n", "RuntimeError: boom at import"),
+        ("import no_such_module_for_automaton_tests\n", "ModuleNotFoundError"),
+        ("def broken(:\n", "SyntaxError"),
     ],
     ids=["raises", "missing-import", "syntax-error"],
 )
@@ -263,7 +260,11 @@ def test_plugin_that_fails_to_import(
     good = write_plugin(GOOD)
     engine = engine_with(bad, good)
     assert [e.plugin for e in engine.errors] == [bad]
-    assert engine.errors[0].message.startswith(expected)
+    (error,) = engine.errors
+    # where the plugin's own code failed: its file and line, the line the body stands on
+    assert error.where is not None and error.where.endswith(f"{bad}.py:4"), error.where
+    assert error.message.startswith(f"failed to import at {error.where}: {expected}")
+    assert error.trace is not None and expected.split(":")[0] in error.trace
     assert bad not in plugin_names(engine.pm)
     assert codes(engine) == [*BUILTIN_CODES, "XT100"]
     assert_builtins_still_report(engine, core, out_of_order_task(project, task_in))
@@ -271,13 +272,13 @@ def test_plugin_that_fails_to_import(
 
 def test_missing_plugin_module() -> None:
     engine = engine_with("automaton_tests_no_such_plugin")
-    assert engine.errors == [
-        PluginError(
-            "automaton_tests_no_such_plugin",
-            "failed to import: ModuleNotFoundError: "
-            "No module named 'automaton_tests_no_such_plugin'",
-        )
-    ]
+    (error,) = engine.errors
+    assert (error.plugin, error.message, error.where) == (
+        "automaton_tests_no_such_plugin",
+        "failed to import: ModuleNotFoundError: "
+        "No module named 'automaton_tests_no_such_plugin'",
+        None,  # no line of the plugin's own: nothing of it was found
+    )
     assert codes(engine) == list(BUILTIN_CODES)
 
 
@@ -382,9 +383,18 @@ def test_a_plugin_that_implements_no_hook_is_an_error(
         ("raise ValueError('rule exploded')", "ValueError: rule exploded"),
         ("yield 'not a finding'", "yielded str, not a Finding"),
         ("yield Finding('fine')\n    yield 42", "yielded int, not a Finding"),
-        ("return 7", "TypeError"),
+        ("return 7", "returned int; yield Findings (or return a list of them)"),
+        ("return Finding('bare')", "returned Finding; yield Findings (or return a list of them)"),
+        ("return 'text'", "returned str; yield Findings (or return a list of them)"),
     ],
-    ids=["raises", "yields-str", "yields-int-after-finding", "returns-int"],
+    ids=[
+        "raises",
+        "yields-str",
+        "yields-int-after-finding",
+        "returns-int",
+        "returns-a-finding",
+        "returns-a-string",
+    ],
 )
 def test_broken_rule_is_a_plugin_error_and_others_still_report(
     write_plugin, project, task_in, core, body: str, fragment: str

@@ -242,7 +242,7 @@ def test_a_follow_up_is_an_event_of_the_new_task(project: Project) -> None:
         "login-fix",
         "bug_find",
     )
-    assert event["details"] == {"origin": "login", "verdict": "FAIL"}
+    assert event["details"] == {"origin": "login", "verdict": "FAIL", "kind": "fix"}
 
 
 def test_an_upgrade_tells_one_event_per_adopted_task(project: Project) -> None:
@@ -381,7 +381,7 @@ def test_a_plugin_that_cannot_load_is_a_warning_of_a_command_that_runs_no_rule(
             "plugin": str(project.root / "broken.py"),
             "event": None,
             "task": None,
-            "message": "failed to import: ImportError: no such webhook library",
+            "message": "failed to import at broken.py:1: ImportError: no such webhook library",
         }
     ]
     assert project.run("--create-task", "other").err.startswith("WARNING: plugin ")

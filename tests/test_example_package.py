@@ -44,6 +44,10 @@ def _can_build_wheels() -> str | None:
     return None
 
 
+def _venv_python(where: Path) -> Path:
+    return where / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
 def _venv(where: Path) -> Path:
     """A venv that sees this environment's packages after its own; its python."""
     subprocess.run(
@@ -52,7 +56,7 @@ def _venv(where: Path) -> Path:
         capture_output=True,
         timeout=60,
     )
-    python = where / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    python = _venv_python(where)
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
         check=True,
@@ -79,11 +83,27 @@ def _env() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The template copied out, and the python of a venv it is installed in."""
+    """The template copied out, and the python of a venv it is installed in: built once
+    per test run, also when parallel test processes (pytest-xdist) share the module."""
     reason = _can_build_wheels()
     if reason:
         pytest.skip(f"cannot build the template offline: {reason}")
-    base = tmp_path_factory.mktemp("example")
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return _install_template(tmp_path_factory.mktemp("example"))
+    shared = tmp_path_factory.getbasetemp().parent  # this run's, shared by its workers
+    from filelock import FileLock
+
+    with FileLock(str(shared / "example-package.lock")):
+        base = shared / "example-package"
+        if not (base / "installed").exists():
+            _install_template(base)
+            (base / "installed").touch()
+    return base / "acme-rules", _venv_python(base / "venv")
+
+
+def _install_template(base: Path) -> tuple[Path, Path]:
+    """Copy the template into `base` and install it into a venv there."""
+    base.mkdir(parents=True, exist_ok=True)
     package = base / "acme-rules"
     junk = shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", ".pytest_cache")
     shutil.copytree(TEMPLATE, package, ignore=junk)

@@ -99,11 +99,15 @@ def test_fail_creates_the_fix_task_in_bug_find(project: Project, judged) -> None
     assert project.approvals(f"{name}-fix") == []
 
 
-def test_fail_copies_the_earlier_artifacts_byte_for_byte(project: Project, judged) -> None:
+def test_fail_copies_the_earlier_artifacts_and_the_bug_report_byte_for_byte(
+    project: Project, judged
+) -> None:
+    """v2.0: the fix task gets "relevant artifacts (SPEC.md, BUG_REPORT.md, etc.)": those
+    before bug_find, and the bug report it starts from."""
     name = judged(FAIL_TEXT)
     assert project.run("--task", name, "--follow-up").rc == 0
     copied = artifacts_of(project, f"{name}-fix")
-    expected = {artifact: content(artifact) for artifact in EARLY}
+    expected = {artifact: content(artifact) for artifact in (*EARLY, "BUG_REPORT.md")}
     expected["ORIGIN_VERDICT.md"] = FAIL_TEXT.encode()
     assert copied == expected
 
@@ -116,6 +120,7 @@ def test_fail_copies_only_the_artifacts_present(project: Project, judged) -> Non
     assert set(artifacts_of(project, f"{name}-fix")) == {
         "SPEC.md",
         "IMPLEMENTATION.md",
+        "BUG_REPORT.md",
         "ORIGIN_VERDICT.md",
     }
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import path_to
+from conftest import path_to, sized
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,7 +32,7 @@ from automaton_rules.core import machine, store
 # a flake); AUTOMATON_FUZZ=long explores afresh each time.
 settings.register_profile(
     "ci",
-    max_examples=500,
+    max_examples=sized(150, 500),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -11,6 +11,7 @@ import pytest
 from conftest import ROOT, Project, git_with_hooks
 
 from automaton_rules.cli import install_files
+from automaton_rules.core.project import STATUS_SCRIPT
 
 git = git_with_hooks
 
@@ -38,6 +39,14 @@ def test_a_commit_of_code_during_research_is_refused(repo: Project) -> None:
     assert "refusing to commit source files while no task is in implement" in proc.stderr
     assert "guarded (research)" in proc.stderr
     assert "src/app.py" in proc.stderr
+    # and what to do next: the task's own next step, a new task, or commit the rest alone
+    root = repo.root.resolve()
+    assert (
+        f"Next: take the task this change belongs to through its phases to implement "
+        f"({STATUS_SCRIPT} --task guarded --project {root} shows the next step), or start "
+        f"one for it ({STATUS_SCRIPT} --create-task NAME --project {root}); to commit the "
+        "rest now, unstage the source files (git restore --staged FILE)."
+    ) in proc.stderr.splitlines()
 
 
 def test_during_implement_the_commit_gets_the_task_trailer(repo: Project) -> None:
@@ -70,17 +79,36 @@ def test_a_staged_hand_edit_of_state_is_refused(repo: Project) -> None:
     )
 
 
+def committed(root: Path, message: str) -> list[str]:
+    """Commit what is staged through the hooks; the files the new commit holds, once it is
+    there with this message (its trailer aside) and nothing is left staged."""
+    head = git(root, "rev-parse", "HEAD", check=False).stdout.strip()
+    proc = git(root, "commit", "-m", message, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert git(root, "rev-parse", "HEAD").stdout.strip() != head, "no new commit"
+    assert git(root, "log", "-1", "--format=%s").stdout.strip() == message
+    assert git(root, "diff", "--cached", "--name-only").stdout == ""
+    return git(root, "show", "--name-only", "--format=", "HEAD").stdout.split()
+
+
 def test_state_written_by_status_py_commits_fine(repo: Project) -> None:
     repo.write("guarded", "SPEC.md", "# Spec\n")
     assert repo.run("--task", "guarded", "--transition", "research:awaiting_approval").rc == 0
     git(repo.root, "add", "-A")
-    git(repo.root, "commit", "-q", "-m", "spec drafted")
+    files = committed(repo.root, "spec drafted")
+    folder = ".automaton/tasks/guarded"
+    assert f"{folder}/.state" in files and f"{folder}/.state.history" in files
+    assert f"{folder}/SPEC.md" in files
 
 
 def test_markdown_commits_need_no_edit_phase(repo: Project) -> None:
+    """The same hook that refuses src/app.py in research lets documentation through."""
     (repo.root / "NOTES.md").write_text("notes\n")
     git(repo.root, "add", "NOTES.md")
-    git(repo.root, "commit", "-q", "-m", "notes")
+    assert committed(repo.root, "notes") == ["NOTES.md"]
+    (repo.root / "src" / "app.py").write_text("x = 5\n")  # the control: code is refused
+    git(repo.root, "add", "src/app.py")
+    assert git(repo.root, "commit", "-m", "code", check=False).returncode != 0
 
 
 def test_outside_an_automaton_project_the_hooks_stay_out_of_the_way(tmp_path: Path) -> None:
@@ -88,7 +116,10 @@ def test_outside_an_automaton_project_the_hooks_stay_out_of_the_way(tmp_path: Pa
     git(tmp_path, "config", "core.hooksPath", str(ROOT / "githooks"))
     (tmp_path / "a.py").write_text("x\n")
     git(tmp_path, "add", "a.py")
-    git(tmp_path, "commit", "-q", "-m", "plain repo")
+    proc = git(tmp_path, "commit", "-m", "plain repo", check=False)
+    assert (proc.returncode, proc.stderr) == (0, "")  # nothing said, nothing refused
+    assert git(tmp_path, "log", "--format=%B").stdout.strip() == "plain repo"  # no trailer
+    assert git(tmp_path, "show", "--name-only", "--format=", "HEAD").stdout.split() == ["a.py"]
 
 
 def test_pre_commit_framework_manifest_names_the_console_script() -> None:
@@ -105,6 +136,8 @@ def test_an_unstaged_hand_edit_of_state_does_not_open_the_gate(repo: Project) ->
     proc = git(repo.root, "commit", "-m", "code", check=False)
     assert proc.returncode != 0
     assert "changed outside status.py: guarded" in proc.stderr
+    upgrade = f"{STATUS_SCRIPT} --upgrade --project {repo.root.resolve()}"
+    assert f"Next: restore it from its history with {upgrade}, then commit." in proc.stderr
 
 
 def test_a_merge_that_brings_code_during_research_is_refused(repo: Project) -> None:
@@ -169,7 +202,11 @@ def test_approvals_staged_with_their_history_commit_fine(repo: Project) -> None:
     repo.write("guarded", "SPEC.md", "# Spec\n")
     repo.advance("guarded", ["research:awaiting_approval", "research:approved"])
     git(repo.root, "add", "-A")
-    git(repo.root, "commit", "-q", "-m", "approved")
+    files = committed(repo.root, "approved")
+    folder = ".automaton/tasks/guarded"
+    assert {f"{folder}/.state.approvals", f"{folder}/.state.history"} <= set(files)
+    approvals = git(repo.root, "show", f"HEAD:{folder}/.state.approvals").stdout
+    assert approvals.startswith("research:approved|")
 
 
 def test_an_approval_staged_without_its_history_is_refused(repo: Project) -> None:

@@ -81,6 +81,7 @@ def test_writing_state_through_the_shell_is_always_denied(guarded, name) -> None
 def test_the_agent_running_the_approval_command_is_denied(guarded, name) -> None:
     reason = denied(name, hook(name, event(f"{name}/shell-approve.json", guarded)))
     assert reason is not None and reason.startswith("DENIED: Approval is the user's decision.")
+    assert "Ask the user to approve: to type `approve TASK` in the chat" in reason  # next step
 
 
 @pytest.mark.parametrize("name", HARNESSES)

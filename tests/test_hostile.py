@@ -25,6 +25,7 @@ from conftest import ROOT, STATUS_PY, Project, denied, empty_project, hook_comma
 
 from automaton_rules.core import store
 from automaton_rules.engine.plugins import PluginTimeout, time_limit
+from automaton_rules.testing import AutomatonProject
 
 
 def snapshot(folder: Path) -> dict[str, bytes | str]:
@@ -440,12 +441,13 @@ def test_a_task_folder_linked_to_itself_is_one_task_s_error(tmp_path: Path) -> N
     (root / ".automaton" / "tasks" / "looping").symlink_to(
         root / ".automaton" / "tasks" / "looping"
     )
-    code, text = run(root, "--audit", "--format", "json")
-    report = json.loads(text)
-    assert code == 2
+    audited = AutomatonProject(root).run("--audit", "--format", "json")
+    report = json.loads(audited.out)
+    assert audited.exit_code == 2
     assert "looping" in json.dumps(report["errors"])
+    assert audited.err.startswith("ERROR: task looping: ")  # in the log beside the report
     assert report["summary"]["tasks"] == 1  # the honest task is still audited
-    code, text = run(root, "--list")
+    _code, text = run(root, "--list")
     assert "honest" in text and "looping" in text and "Traceback" not in text
 
 

@@ -335,9 +335,10 @@ def test_inferring_an_untracked_task_never_loads_the_engine(bench: Project) -> N
     """`untracked = "infer"` brings the workflow onto the edit path, but not the engine."""
     (bench.root / "automaton.toml").write_text('untracked = "infer"\n')
     (bench.root / ".automaton" / "tasks" / "by-hand").mkdir()
+    (bench.root / ".automaton" / "tasks" / "by-hand" / "SPEC.md").write_text("# Spec\n")
     code, out, names = imports([str(STATUS_PY), "--can-edit", "--task", "by-hand"], bench.root)
     assert code == 1, out
-    assert (bench.root / ".automaton" / "tasks" / "by-hand" / ".state").read_text() == "new\n"
+    assert (bench.root / ".automaton" / "tasks" / "by-hand" / ".state").read_text() == "research\n"
     assert "automaton_rules.workflow" in names
     assert forbidden_in(names, ("automaton_rules.engine", "pluggy", "typer")) == []
 

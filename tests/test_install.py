@@ -27,7 +27,7 @@ from conftest import ROOT
 from automaton_rules.cli import install, install_files
 
 INSTALL = Path(sys.executable).parent / "automaton-install"
-SCRIPT_CALL = "python ~/.automaton/scripts/status.py"
+SCRIPT_CALL = "python3 ~/.automaton/scripts/status.py"
 LAUNCHED = ("automaton-hook", "automaton-git-hook")
 
 USER_CLAUDE = {
@@ -112,7 +112,7 @@ def test_install_writes_the_status_script_and_the_launchers(home: Path) -> None:
     assert proc.returncode == 0, proc
     script = home / ".automaton" / "scripts" / "status.py"
     launchers = [home / ".automaton" / "bin" / tool for tool in LAUNCHED]
-    assert proc.stdout == "".join(f"wrote {path}\n" for path in (script, *launchers))
+    assert proc.stdout == "".join(f"created {path}\n" for path in (script, *launchers))
     for path in (script, *launchers):
         assert os.access(path, os.X_OK), path
         assert install.MARKER in path.read_text()
@@ -901,7 +901,7 @@ def test_claude_md_gets_the_section_once_and_loses_it_on_uninstall(home: Path, r
     section = install_files.instructions_section()
     for words in (
         "research → design → test_design → implement → bug_find",
-        "python ~/.automaton/scripts/status.py --task NAME",
+        "python3 ~/.automaton/scripts/status.py --task NAME",
         "while no task is in implement or doc_review",
         "`.state`",
         "`status.py --approve`",
@@ -1041,7 +1041,7 @@ def test_git_hooks_go_where_core_hooks_path_points(home: Path, repo: Path) -> No
     proc = run_install(home, *args)
     assert proc.returncode == 0, proc
     for name in install.GIT_HOOKS:
-        assert f"wrote {repo / '.githooks' / name}" in proc.stdout
+        assert f"created {repo / '.githooks' / name}" in proc.stdout
         assert not (git_hooks_dir(repo) / name).exists()
     # A committed hooks folder names no path of this machine either.
     assert str(Path(sys.executable).parent) not in (repo / ".githooks" / "pre-commit").read_text()
@@ -1207,3 +1207,59 @@ def test_the_installer_warns_of_a_guard_file_with_a_second_link(
         f"warning: {repo / 'automaton.toml'} has 2 hard links; remove the others (find / -xdev "
         f"-samefile {repo / 'automaton.toml'}): through them it can be changed from anywhere"
     ) in proc.stdout.splitlines()
+
+
+def test_a_fresh_adoption_audits_clean_before_its_first_task(home: Path, tmp_path: Path) -> None:
+    """Day one: the installer makes the project one (`.automaton/tasks/`), says `created`
+    for what it made, and the CI audit of the project, and of a fresh clone (where git kept
+    no empty tasks folder), is clean: exit 0, not 'Pass --project'."""
+    project = tmp_path / "fresh"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=60)
+    proc = run_install(home, "--project", str(project), "--harness", "claude")
+    assert proc.returncode == 0, proc
+    lines = proc.stdout.splitlines()
+    assert f"created {project / '.automaton' / 'tasks'}{os.sep}" in lines
+    assert f"created {project / '.claude' / 'settings.json'}" in lines  # not "updated"
+    assert f"created {project / 'CLAUDE.md'}" in lines
+    assert not [line for line in lines if line.startswith("updated ")]
+    status = [sys.executable, str(ROOT / "status.py")]
+
+    def audited(folder: Path) -> subprocess.CompletedProcess[str]:
+        args = [*status, "--audit", "--project", str(folder)]
+        return subprocess.run(args, capture_output=True, text=True, timeout=60)
+
+    for folder in (project, _cloned_without_empty_folders(project, tmp_path / "clone")):
+        result = audited(folder)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "0 tasks audited" in result.stdout.splitlines()
+    # Changed by a later run: `updated`.
+    (project / "CLAUDE.md").write_text("# Notes\n")
+    again = run_install(home, "--project", str(project), "--harness", "claude")
+    assert again.stdout.splitlines() == [f"updated {project / 'CLAUDE.md'}"]
+
+
+def _cloned_without_empty_folders(project: Path, clone: Path) -> Path:
+    """What a fresh clone of `project` holds once its installer files are committed."""
+    subprocess.run(["git", "-C", str(project), "add", "-A"], check=True, timeout=60)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(project),
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "--no-verify",
+            "-m",
+            "adopt",
+        ],
+        check=True,
+        timeout=60,
+    )
+    subprocess.run(["git", "clone", "-q", str(project), str(clone)], check=True, timeout=60)
+    assert (clone / ".automaton").is_dir() and not (clone / ".automaton" / "tasks").exists()
+    return clone

@@ -12,8 +12,9 @@ storm_child.py), so a run costs milliseconds and the kills land in the command r
 than in interpreter start-up, which writes nothing; test_crash.py kills real
 `python status.py` processes too.
 
-AUTOMATON_KILLS (default 200) sets how many kills, AUTOMATON_KILL_WORKERS (default 4)
-how many workers, AUTOMATON_KILL_SEED the random seed. Run with `-s` for the summary.
+AUTOMATON_KILLS (default 60, 200 with AUTOMATON_TESTS=full) sets how many kills,
+AUTOMATON_KILL_WORKERS (default 4) how many workers, AUTOMATON_KILL_SEED the random
+seed. Run with `-s` for the summary.
 """
 
 from __future__ import annotations
@@ -33,11 +34,11 @@ from typing import Any
 
 import pytest
 import storm_child
-from conftest import Project, path_to
+from conftest import Project, path_to, sized
 
 from automaton_rules.core import machine, store
 
-KILLS = int(os.environ.get("AUTOMATON_KILLS", "200"))
+KILLS = int(os.environ.get("AUTOMATON_KILLS", sized(60, 200)))
 WORKERS = int(os.environ.get("AUTOMATON_KILL_WORKERS", "4"))
 SEED = int(os.environ.get("AUTOMATON_KILL_SEED", "20250601"))
 KILL_CHANCE = 0.75

@@ -16,7 +16,7 @@ from automaton_rules.core import machine
 
 def command(project: Project, *args: str) -> str:
     """A command as the in-process CLI suggests it."""
-    return " ".join(["python ~/.automaton/scripts/status.py", *map(shlex.quote, args)])
+    return " ".join(["python3 ~/.automaton/scripts/status.py", *map(shlex.quote, args)])
 
 
 # ----------------------------------------------------------------- a corrupt .state

@@ -33,8 +33,11 @@ from automaton_rules.testing import AutomatonProject
 BUILTIN_PLUGIN = {
     "AR101": "automaton_rules.builtin.out_of_order",
     **{f"AR20{n}": "automaton_rules.builtin.inconsistency" for n in range(1, 10)},
+    "AR210": "automaton_rules.builtin.approvals",
+    "AR211": "automaton_rules.builtin.work_done",
     "AR301": "automaton_rules.builtin.unauthorized",
     "AR302": "automaton_rules.builtin.unauthorized",
+    "AR304": "automaton_rules.builtin.work_done",
     "AR401": "automaton_rules.builtin.manual_folders",
     "AR402": "automaton_rules.builtin.manual_folders",
     "AR501": "automaton_rules.builtin.guard_changes",
@@ -128,7 +131,7 @@ def test_third_party_rules_in_the_text_report(
     assert section(proc.stdout, "=== Category 7: Local Checks ===") == [
         "[WARN] login: SPEC.md is not signed"
     ]
-    assert "1 violations found" in lines
+    assert "1 violation found" in lines
     assert proc.stderr == ""
 
 
@@ -349,7 +352,7 @@ def register_rules(register):
     register(works)
 """
     )
-    audit = automaton_project.audit()
+    audit = automaton_project.audit(expect_errors=True)
     assert audit.exit_code == 2
     assert audit.codes == ["MIX102"]
     (error,) = audit.errors
@@ -372,7 +375,7 @@ def register_rules(register):
 """,
         name="impostor_rules",
     )
-    audit = automaton_project.audit()
+    audit = automaton_project.audit(expect_errors=True)
     assert audit.exit_code == 2
     assert audit.codes == ["AR101", "AR202"]
     assert all(f["message"] != "impostor" for f in audit.findings)
@@ -472,7 +475,7 @@ def test_misspelt_hook_is_an_error_naming_the_plugin(
     automaton_project.task("demo", "research", files=["SPEC.md"])
     automaton_project.write_plugin(MISSPELT_HOOK, name="misspelt_rules")
 
-    audit = automaton_project.audit()
+    audit = automaton_project.audit(expect_errors=True)
     assert audit.exit_code == 2, audit.text
     assert "MIS101" not in audit.codes
     (error,) = audit.errors
@@ -533,7 +536,7 @@ def test_a_configured_plugin_that_implements_no_hook_exits_2(
     automaton_project.write_plugin(source, name="hookless_rules")
     path = automaton_project.root / "hookless_rules.py"
     expected = f"plugin {path}: implements no hook{hint}; a plugin defines register_rules"
-    audit = automaton_project.audit()
+    audit = automaton_project.audit(expect_errors=True)
     assert audit.exit_code == 2, audit.text
     (error,) = audit.errors
     assert error.startswith(expected), error
@@ -571,7 +574,7 @@ def test_the_text_report_names_every_failing_rule_of_a_category(
 ) -> None:
     automaton_project.task("one", "research", files=["SPEC.md"])
     automaton_project.write_plugin(TWO_RAISING_RULES, name="raising_rules")
-    audit = automaton_project.audit()
+    audit = automaton_project.audit(expect_errors=True)
     assert audit.exit_code == 2, audit.text
     assert section(audit.text, "=== Category 6: Broken Checks ===") == [
         "Error: rules BRK101, BRK102 failed (see Errors); no verdict"
@@ -674,7 +677,7 @@ def test_rule_that_raises_gives_its_category_no_verdict(
     automaton_project.task("one", "research", files=["SPEC.md"])
     automaton_project.task("two", "design", files=["DESIGN.md"])
     automaton_project.write_plugin(RAISING_RULE.format(category=category), name="raising_rules")
-    audit = automaton_project.audit()
+    audit = automaton_project.audit(expect_errors=True)
     assert audit.exit_code == 2, audit.text
     lines = section(audit.text, heading)
     assert lines == ["Error: rule BRK101 failed (see Errors); no verdict"]
@@ -682,6 +685,162 @@ def test_rule_that_raises_gives_its_category_no_verdict(
     assert any("BRK101" in e and "kaput" in e for e in audit.errors)
     # categories whose rules all ran keep their verdicts
     assert section(audit.text, CAT2)[0].startswith("[PASS] one:")
+
+
+# ----------------------------------------------------------- failures that cannot be missed
+
+FAILING_EVERYWHERE = """
+from automaton_rules import Finding, hookimpl, rule
+
+
+@rule("LOUD101", summary="reads a file every task lacks", category="Loud Checks")
+def reads(task):
+    return [Finding(open(task.path / "MISSING.txt").read())]
+
+
+@hookimpl
+def register_rules(register):
+    register(reads)
+"""
+
+
+@pytest.fixture
+def failing(automaton_project: AutomatonProject) -> AutomatonProject:
+    """Three tasks, and a rule that raises on every one of them."""
+    for name in ("alpha", "beta", "gamma"):
+        automaton_project.task(name, "research")
+    automaton_project.write_plugin(FAILING_EVERYWHERE, name="loud_rules")
+    return automaton_project
+
+
+def test_a_rule_failing_on_every_task_is_one_error_counting_them(
+    failing: AutomatonProject,
+) -> None:
+    audit = failing.audit(expect_errors=True)
+    (error,) = audit.errors
+    path = failing.root / "loud_rules.py"
+    assert error == (
+        f"plugin {path}: rule LOUD101 failed on 3 tasks (alpha, beta, gamma), first on task "
+        "'alpha' at loud_rules.py:7: FileNotFoundError: [Errno 2] No such file or directory: "
+        f"'{failing.task_dir('alpha') / 'MISSING.txt'}'"
+    )
+    assert section(audit.text, ERRORS) == [f"ERROR: {error}"]
+
+
+@pytest.mark.parametrize(
+    "fmt", ["text", "json", "sarif", "github", "markdown", "junit", "gitlab", "html"]
+)
+def test_every_format_prints_its_errors_on_stderr(failing: AutomatonProject, fmt: str) -> None:
+    """`--format sarif > report.sarif` leaves the CI log the error, not only exit 2."""
+    result = failing.run("--audit", "--format", fmt)
+    assert result.exit_code == 2
+    (line,) = result.err.splitlines()
+    assert line.startswith(f"ERROR: plugin {failing.root / 'loud_rules.py'}: rule LOUD101 ")
+    assert "failed on 3 tasks" in line and "loud_rules.py:7" in line
+    assert "Traceback" not in result.err
+
+
+def test_automaton_debug_adds_the_rules_traceback(
+    failing: AutomatonProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AUTOMATON_DEBUG", "1")
+    result = failing.run("--audit", "--format", "sarif")
+    assert result.exit_code == 2
+    first, *trace = result.err.splitlines()
+    assert first.startswith("ERROR: plugin ") and "rule LOUD101 failed on 3 tasks" in first
+    assert trace[0] == "  Traceback (most recent call last):"
+    assert any('loud_rules.py", line 7, in reads' in line for line in trace)
+    assert trace[-1].startswith("  FileNotFoundError: ")
+    assert not any("automaton_rules/engine" in line for line in trace)  # the plugin's frames
+
+
+def test_a_code_of_a_plugin_that_failed_names_that_failure(
+    automaton_project: AutomatonProject,
+) -> None:
+    """`select = ["TEAM"]` of a rule package that did not import: the import error, not
+    only "unknown code"."""
+    automaton_project.task("login", "research")
+    automaton_project.use_plugins("team_rules_not_installed")
+    automaton_project.configure(select=["AR", "TEAM"])
+    result = automaton_project.run("--audit")
+    assert result.exit_code == 2
+    (line,) = result.err.splitlines()
+    assert line.startswith("ERROR: Unknown rule code or prefix in ")
+    assert ": TEAM (see --list-rules). Its rules may be in a plugin that did not load: " in line
+    assert line.endswith(
+        "plugin team_rules_not_installed: failed to import: ModuleNotFoundError: "
+        "No module named 'team_rules_not_installed'"
+    )
+
+
+NEAR_MISS_BESIDE_A_HOOK = """
+from automaton_rules import Finding, hookimpl, rule
+
+
+@rule("NEAR101", summary="works", category="Near Checks", severity="note")
+def works(task):
+    yield Finding("here")
+
+
+@hookimpl
+def register_rules(register):
+    register(works)
+
+
+def automaton_evnt(event):
+    print("never told")
+
+
+def _register_helper():
+    pass
+
+
+def render(task):
+    return task.name
+"""
+
+
+def test_a_misspelt_hook_beside_a_valid_one_is_a_warning(
+    automaton_project: AutomatonProject,
+) -> None:
+    automaton_project.task("login", "research")
+    automaton_project.write_plugin(NEAR_MISS_BESIDE_A_HOOK, name="near_rules")
+    path = automaton_project.root / "near_rules.py"
+    warning = (
+        f"WARNING: plugin {path}: automaton_evnt() is no hook and will never be called; "
+        "did you mean automaton_event? (see docs/writing-rules.md)"
+    )
+    for args in (("--audit",), ("--audit", "--format", "json"), ("--list-rules",)):
+        result = automaton_project.run(*args)
+        assert result.exit_code == 0, result.err  # a warning: the rules still run
+        assert result.err.splitlines() == [warning], args
+    assert automaton_project.audit().codes == ["NEAR101"]
+
+
+WRONG_HOOK_ARGUMENT = """
+from automaton_rules import hookimpl
+
+
+@hookimpl
+def register_rules(reg):
+    pass
+"""
+
+
+def test_pluggys_message_prints_as_lines(automaton_project: AutomatonProject) -> None:
+    automaton_project.task("login", "research")
+    automaton_project.write_plugin(WRONG_HOOK_ARGUMENT, name="arg_rules")
+    path = automaton_project.root / "arg_rules.py"
+    result = automaton_project.run("--audit", "--format", "json")
+    assert result.exit_code == 2
+    assert result.err.splitlines() == [
+        f"ERROR: plugin {path}: cannot register: Plugin '{path}' for hook 'register_rules'",
+        "  hookimpl definition: register_rules(reg)",
+        "  Argument(s) {'reg'} are declared in the hookimpl but can not be found in the hookspec",
+    ]
+    assert "\\n" not in result.err
+    text = automaton_project.run("--audit").out
+    assert section(text, ERRORS) == result.err.splitlines()
 
 
 # ------------------------------------------------------------------------ --list-rules
@@ -759,3 +918,38 @@ def test_list_rules_never_reads_the_current_directorys_config(
     else:
         assert result.exit_code == 2
         assert report["error"]["message"]
+
+
+RAISING_TRANSITION_RULE = """
+from automaton_rules import hookimpl, rule
+
+
+@rule("GATE101", summary="reads a setting", category="Gate Checks", when="transition")
+def gate(task, transition):
+    return {"never": "here"}["setting"]
+
+
+@hookimpl
+def register_rules(register):
+    register(gate)
+"""
+
+
+def test_a_transition_rule_that_raises_names_its_line_and_debug_adds_the_traceback(
+    automaton_project: AutomatonProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    automaton_project.task("login", "new")
+    automaton_project.write_plugin(RAISING_TRANSITION_RULE, name="gate_rules")
+    refused = automaton_project.run("--task", "login", "--transition", "research")
+    assert refused.exit_code == 2
+    (line,) = refused.err.splitlines()
+    assert line.startswith("ERROR: plugin ") and line.endswith(
+        "rule GATE101 failed on task 'login' at gate_rules.py:7: KeyError: 'setting'"
+    )
+    monkeypatch.setenv("AUTOMATON_DEBUG", "1")
+    debugged = automaton_project.run("--task", "login", "--transition", "research")
+    first, *trace = debugged.err.splitlines()
+    assert first == line
+    assert trace[0] == "  Traceback (most recent call last):"
+    assert trace[-1] == "  KeyError: 'setting'"
+    assert automaton_project.load("login").state == "new"  # a broken guard fails closed

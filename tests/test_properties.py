@@ -10,6 +10,7 @@ import tempfile
 from collections import deque
 from pathlib import Path
 
+from conftest import sized
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -210,7 +211,7 @@ def expand(task_dir: Path, command: tuple) -> list[tuple]:
 
 
 @settings(
-    max_examples=60,
+    max_examples=sized(20, 60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

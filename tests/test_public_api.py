@@ -152,7 +152,7 @@ def test_the_sample_plugin_runs_through_status_py(automaton_project: AutomatonPr
     listed = automaton_project.run("--list-rules", "--json")
     assert listed.exit_code == 0, listed.err
     codes = [row["code"] for row in listed.json()["rules"]]
-    assert [code for code in codes if code.startswith("TY")] == [f"TY10{n}" for n in range(1, 9)]
+    assert [code for code in codes if code.startswith("TY")] == [f"TY10{n}" for n in range(1, 10)]
     audit = automaton_project.audit()
     assert audit.errors == []
     (rollback,) = [f for f in audit.findings if f["code"] == "TY102"]
@@ -249,6 +249,75 @@ def test_a_time_based_rule_reads_the_history(project: Project) -> None:
     assert asked_after(59) == ["approval requested 59s after research began"]
     assert asked_after(60) == []
     assert asked_after(600) == []
+
+
+# ----------------------------------------------------------------- time, as rules see it
+
+
+def test_now_is_public_and_follows_the_fixtures_clock(
+    automaton_project: AutomatonProject,
+) -> None:
+    """`automaton_rules.now()` is the time status.py records: in a test, the fixture's."""
+    assert automaton_rules.now() == automaton_project.clock.now
+    later = automaton_project.clock.advance(hours=3)
+    assert automaton_rules.now() == later
+    assert automaton_rules.now().tzinfo is not None  # comparable with every recorded time
+
+
+def test_a_rule_naming_now_is_tested_by_moving_the_clock(
+    automaton_project: AutomatonProject,
+) -> None:
+    """The sample's TY109 compares the history with `now`: the fixture's clock decides."""
+    automaton_project.use_plugins(str(SAMPLE))
+    automaton_project.task("waiting", "research:awaiting_approval")
+    automaton_project.clock.advance(hours=24)
+    assert "TY109" not in automaton_project.audit().codes  # a day exactly: not yet
+    automaton_project.clock.advance(hours=1)
+    audit = automaton_project.audit()
+    (waited,) = [f for f in audit.findings if f["code"] == "TY109"]
+    assert waited["message"] == "research:awaiting_approval has waited 1 day(s) for its approval"
+    assert waited["task"] == "waiting"
+
+
+def test_state_at_reads_the_state_of_any_moment(automaton_project: AutomatonProject) -> None:
+    start = automaton_project.clock.set(datetime(2025, 3, 1, 9, 0, 0, tzinfo=UTC))
+    automaton_project.task("login", "new")
+    automaton_project.clock.advance(60)
+    automaton_project.advance("login", ["research"])
+    automaton_project.clock.advance(60)
+    automaton_project.advance("login", ["research:awaiting_approval", "research:approved"])
+    task = automaton_project.load("login")
+    assert task.state_at(start - timedelta(seconds=1)) is None  # before it existed
+    assert task.state_at(start) == "new"
+    assert task.state_at(start + timedelta(seconds=59.9)) == "new"
+    assert task.state_at(start + timedelta(seconds=60)) == "research"
+    # two moves in one second: at that second, the last state of it
+    assert task.state_at(start + timedelta(seconds=120)) == "research:approved"
+    assert task.state_at(start.timestamp() + 90) == "research"  # POSIX seconds, as Commit.time
+    with pytest.raises(ValueError, match="naive datetime"):
+        task.state_at(datetime(2025, 3, 1, 9, 0, 30))
+
+
+def test_states_during_counts_a_second_of_change_whole(
+    automaton_project: AutomatonProject,
+) -> None:
+    """What AR301 judges a change against: in a second in which the task moved, every
+    state it held in that second."""
+    start = automaton_project.clock.set(datetime(2025, 3, 1, 9, 0, 0, tzinfo=UTC))
+    automaton_project.task("login", "new")
+    automaton_project.clock.advance(60)
+    automaton_project.advance("login", ["research", "research:awaiting_approval"])
+    task = automaton_project.load("login")
+    second = start + timedelta(seconds=60)
+    assert task.states_during(second, second) == ("new", "research", "research:awaiting_approval")
+    assert task.states_during(start, start + timedelta(seconds=59)) == ("new",)
+    assert task.states_during(start - timedelta(hours=1), start) == ("new",)
+    assert task.states_during(second + timedelta(seconds=1), second + timedelta(hours=1)) == (
+        "research:awaiting_approval",
+    )
+    assert task.states_during(start - timedelta(hours=2), start - timedelta(hours=1)) == ()
+    with pytest.raises(ValueError, match="end comes before start"):
+        task.states_during(second, start)
 
 
 # --------------------------------------------------------- approvals, claim and verdict

@@ -434,7 +434,9 @@ def test_markdown_lists_errors_and_the_baseline(
     text = proc.stdout
     assert text.startswith("## automaton-rules audit: ⛔ 1 error")
     errors = text[text.index("### Errors") :].splitlines()
-    assert "broken\\_rules.py: failed to import: RuntimeError: boom &lt;here&gt;" in errors[2]
+    assert "broken\\_rules.py: failed to import at " in errors[2]
+    assert "broken\\_rules.py:1: RuntimeError: boom &lt;here&gt;" in errors[2]
+    assert proc.stderr.startswith("ERROR: plugin ")  # in the job's log, not only the report
     html = GFM.render(text)
     assert f"5 findings known from the baseline {baseline} are not listed above" in html
     assert "(AR208 ×1, AR401 ×1, AR402 ×1, ODD101 ×2)" in html

@@ -20,7 +20,7 @@ from conftest import ROOT, Project
 
 from automaton_rules.cli import install, install_files
 from automaton_rules.core.config import load_config
-from automaton_rules.core.project import find_project
+from automaton_rules.core.project import STATUS_SCRIPT, find_project
 from automaton_rules.guards import harness, sandbox, session
 
 FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
@@ -77,7 +77,7 @@ def test_a_session_start_yields_the_tasks_phase(guarded: Project, name: str) -> 
     assert "  Allowed now: Read project files; Ask clarifying questions; Write SPEC.md" in text
     assert "  Forbidden now: Edit code;" in text
     assert (
-        "  Next step: write SPEC.md, then move on with python ~/.automaton/scripts/status.py "
+        "  Next step: write SPEC.md, then move on with python3 ~/.automaton/scripts/status.py "
         "--task guarded --transition research:awaiting_approval" in text
     )
 
@@ -135,7 +135,8 @@ def test_every_active_task_is_listed_and_complete_ones_are_not(project: Project,
     assert "- planning: design phase (state design:awaiting_approval)" in text
     assert (
         "ask the user to approve it (the user types `approve planning` in this chat, or runs "
-        "--task planning --approve in a terminal)"
+        f"{STATUS_SCRIPT} --task planning --approve --project {project.root.resolve()} in a "
+        "terminal)"
     ) in text
     assert "done" not in text.split("Active tasks:")[1]
 
@@ -177,7 +178,8 @@ def test_many_tasks_are_counted_not_listed(project: Project) -> None:
         (folder / ".state").write_text("research\n")
     text = session.context(find_project(project.root))
     assert text.count(": research phase") == session.MAX_TASKS
-    assert "... and 3 more (python ~/.automaton/scripts/status.py --list)." in text
+    listed = f"{STATUS_SCRIPT} --list --project {project.root.resolve()}"
+    assert f"... and 3 more ({listed})." in text
 
 
 # --------------------------------------------------------------------------------------
@@ -310,4 +312,5 @@ def test_in_signed_mode_the_agent_is_told_the_user_signs(project: Project, task_
     task_in("design:awaiting_approval", name="planning")
     (project.root / "automaton.toml").write_text('approval = "signed"\n')
     text = context_of("claude", hook("claude", event("claude/session-start.json", project.root)))
-    assert "the user signs in a terminal: --task planning --approve --approver ID" in text
+    signs = f"{STATUS_SCRIPT} --task planning --approve --approver ID --project"
+    assert f"the user signs in a terminal: {signs} {project.root.resolve()})" in text

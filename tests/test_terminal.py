@@ -147,7 +147,7 @@ def test_no_colour_in_a_pipe(board: Project) -> None:
     result = in_pipe(board, "--list")
     assert "\x1b" not in result.stdout
     assert result.stdout == board.run("--list").out.replace(  # the same text in-process
-        "python ~/.automaton/scripts/status.py", f"{sys.executable} {STATUS_PY}"
+        "python3 ~/.automaton/scripts/status.py", f"{sys.executable} {STATUS_PY}"
     )
 
 

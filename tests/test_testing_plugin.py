@@ -218,6 +218,63 @@ def test_expects_a_clean_audit(automaton_project):
     result.stdout.fnmatch_lines(["*AR101*"])
 
 
+CRASHING_RULE_TESTS = '''
+from automaton_rules import Finding, hookimpl, rule
+
+CRASHING = """
+from automaton_rules import Finding, hookimpl, rule
+
+@rule("ACME201", summary="never crashes, it says", category="Acme Checks")
+def crashes(task):
+    return 1 / 0
+
+@rule("ACME202", summary="returns one finding", category="Acme Checks")
+def bare(task):
+    return Finding("one")
+
+@hookimpl
+def register_rules(register):
+    register(crashes)
+    register(bare)
+"""
+
+
+def test_a_crashing_rule_fails_the_documented_test(automaton_project):
+    automaton_project.task("login", "research")
+    automaton_project.write_plugin(CRASHING, name="crashing_rules")
+    assert automaton_project.audit().codes == []
+
+
+def test_errors_a_test_asks_for(automaton_project):
+    automaton_project.task("login", "research")
+    automaton_project.write_plugin(CRASHING, name="crashing_rules")
+    audit = automaton_project.audit(expect_errors=True)
+    assert audit.exit_code == 2
+    assert [e.split(": ")[1] for e in audit.errors] == [
+        "rule ACME201 failed on task 'login' at crashing_rules.py:6",
+        "rule ACME202 failed on task 'login'",
+    ]
+    assert "returned Finding; yield Findings" in audit.errors[1]
+'''
+
+
+def test_the_fixtures_audit_fails_a_test_whose_rule_crashes(pytester: pytest.Pytester) -> None:
+    """`assert audit().codes == []` cannot pass while the rule under test raises: the
+    audit's errors fail the test, named, unless the test asks for them."""
+    pytester.makepyfile(test_crashing=CRASHING_RULE_TESTS)
+    result = pytester.runpytest("-q")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*the audit met 2 error(s); pass expect_errors=True to test them:",
+            "*crashing_rules.py: rule ACME201 failed on task 'login' at crashing_rules.py:6: "
+            "ZeroDivisionError: division by zero",
+            "*crashing_rules.py: rule ACME202 failed on task 'login': returned Finding; "
+            "yield Findings (or return a list of them)",
+        ]
+    )
+
+
 def test_fixture_is_registered_by_the_pytest11_entry_point(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--fixtures", "-q")
     result.stdout.fnmatch_lines(["*automaton_project*"])

@@ -63,7 +63,7 @@ def test_in_process_suggestions_keep_the_specification_path(project: Project, ta
     result = project.run("--task", name)
     root = shlex.quote(str(project.root.resolve()))
     assert one_line(result.out, "Command to proceed:") == (
-        "Command to proceed: python ~/.automaton/scripts/status.py "
+        "Command to proceed: python3 ~/.automaton/scripts/status.py "
         f"--task {name} --transition research --project {root}"
     )
 

@@ -24,11 +24,13 @@ def _tracked(task: Task) -> bool:
     return task.state is not None and machine.is_state(task.state)
 
 
-def _mismatch(task: Task, message: str, detail: str, **data: Any) -> Finding:
+def _mismatch(
+    task: Task, message: str, detail: str, correction: str | None = None, **data: Any
+) -> Finding:
     return Finding(
         message,
         path=task.relpath(store.STATE),
-        correction=machine.infer_phase(task.artifacts),
+        correction=correction or machine.infer_phase(task.artifacts),
         data={"detail": detail, **data},
     )
 
@@ -43,14 +45,18 @@ def state_without_artifacts(task: Task) -> Iterator[Finding]:
     """`design:approved` without DESIGN.md, or `bug_find` without IMPLEMENTATION.md."""
     if not _tracked(task):
         return
-    for artifact in presumed_artifacts(task):
-        if not task.has_content(artifact):
-            yield _mismatch(
-                task,
-                f'.state says "{task.state}" but {artifact} is missing or empty',
-                f".state says {task.state}, {artifact} missing",
-                artifact=artifact,
-            )
+    missing = [a for a in presumed_artifacts(task) if not task.has_content(a)]
+    # The work stopped where the first missing artifact is due: the task belongs back in
+    # that phase (research:awaiting_approval without SPEC.md is research, not new).
+    back = machine.ARTIFACT_PHASE[missing[0]] if missing else None
+    for artifact in missing:
+        yield _mismatch(
+            task,
+            f'.state says "{task.state}" but {artifact} is missing or empty',
+            f".state says {task.state}, {artifact} missing",
+            back,
+            artifact=artifact,
+        )
 
 
 @rule(

@@ -8,7 +8,7 @@ from automaton_rules import workflow
 from automaton_rules.cli import consent, views
 from automaton_rules.cli.views import Outcome
 from automaton_rules.core import store
-from automaton_rules.core.config import Config, load_config, multi_agent
+from automaton_rules.core.config import Config, claim_timeout, load_config, multi_agent
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.output import printable
 from automaton_rules.core.project import (
@@ -21,11 +21,13 @@ from automaton_rules.core.project import (
 )
 from automaton_rules.engine.calls import start_git
 from automaton_rules.engine.plan import Selection
-from automaton_rules.engine.plugins import plugin_manager
+from automaton_rules.engine.plugins import PluginError, plugin_manager
 from automaton_rules.engine.runner import Engine
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pluggy
 
     from automaton_rules.engine.events import EventError
@@ -45,6 +47,26 @@ def _engine(settings: Config) -> Engine:
     return Engine.create(
         settings.plugins, base=settings.base, timeout=settings.plugin_timeout_seconds
     )
+
+
+def _noted(outcome: Outcome, engine: Engine) -> Outcome:
+    """The outcome with what loading the plugins found suspicious, as warnings."""
+    outcome.warnings.extend(engine.warnings)
+    return outcome
+
+
+def _logged(errors: Sequence[PluginError | str]) -> list[str]:
+    """Errors as stderr shows them: with AUTOMATON_DEBUG set, a plugin's traceback under
+    its error."""
+    import os
+
+    debug = bool(os.environ.get("AUTOMATON_DEBUG"))
+    return [
+        f"{error}\n{error.trace}"
+        if debug and not isinstance(error, str) and error.trace
+        else str(error)
+        for error in errors
+    ]
 
 
 def _told(
@@ -84,7 +106,7 @@ def _selection(
         raise AutomatonError(
             "unknown-rule",
             f"Unknown rule code or prefix in {settings.path} (keys select, ignore, severity): "
-            f"{printable(', '.join(typos), None)} (see --list-rules)",
+            f"{printable(', '.join(typos), None)} (see --list-rules){_unloaded(engine)}",
         )
     chosen = Selection(
         select=_codes(select) if select is not None else settings.select,
@@ -96,9 +118,19 @@ def _selection(
         raise AutomatonError(
             "unknown-rule",
             f"Unknown rule code or prefix: {printable(', '.join(unknown), None)} "
-            "(see --list-rules)",
+            f"(see --list-rules){_unloaded(engine)}",
         )
     return chosen
+
+
+def _unloaded(engine: Engine) -> str:
+    """Why a code may be unknown: the plugins that failed to load (their rules were never
+    registered), named with their failure, so the real cause is on the same line."""
+    failed = [error for error in engine.errors if error.code is None]
+    if not failed:
+        return ""
+    said = "; ".join(str(error) for error in failed)
+    return f". Its rules may be in a plugin that did not load: {said}"
 
 
 def _codes(value: str | None) -> tuple[str, ...]:
@@ -135,7 +167,7 @@ def task(
     approvals = store.read_approvals(current.path)
     history = store.read_history(current.path)
     origin = history[0] if history and history[0].get("command") == "--follow-up" else None
-    return views.task_view(
+    outcome = views.task_view(
         proj,
         current,
         parent,
@@ -146,6 +178,7 @@ def task(
         settings.approval,
         _shell_sandbox(settings),
     )
+    return _noted(outcome, engine)
 
 
 def _shell_sandbox(settings: Config) -> str | None:
@@ -166,7 +199,7 @@ def _claims(proj: Project, settings: Config, agent: str | None) -> workflow.Clai
     return workflow.Claims(
         enabled=multi_agent(proj.root, settings),
         agent=agent,
-        timeout_minutes=settings.claim_timeout_minutes,
+        timeout_minutes=claim_timeout(proj.root, settings),
     )
 
 
@@ -196,7 +229,7 @@ def transition(
         claims=_claims(proj, settings, agent),
         policy=_policy(proj, settings),
     )
-    return _told(views.moved_view(proj, change), proj, settings, engine.pm, change)
+    return _told(_noted(views.moved_view(proj, change), engine), proj, settings, engine.pm, change)
 
 
 def approve(
@@ -228,7 +261,7 @@ def approve(
         policy=policy,
         given=consent.given(proj, task, policy, approver, key),
     )
-    return _told(views.moved_view(proj, change), proj, settings, engine.pm, change)
+    return _told(_noted(views.moved_view(proj, change), engine), proj, settings, engine.pm, change)
 
 
 def follow_up(
@@ -360,7 +393,8 @@ def validate_folder(
         whole_project=task is None,
         jobs=settings.jobs,
     )
-    return views.validate_view(proj, tasks, result, errors, whole_project=task is None)
+    outcome = views.validate_view(proj, tasks, result, errors, whole_project=task is None)
+    return _noted(outcome, engine)
 
 
 def audit(
@@ -419,7 +453,8 @@ def audit(
         outcome = _written(report, write_baseline, fmt)
     else:
         outcome = Outcome(report.exit_code, _rendered(report, fmt, failed), raw=True)
-    return views.with_event_errors(outcome, failed)
+        outcome.errors = _logged([*report.task_errors, *report.result.errors])
+    return views.with_event_errors(_noted(outcome, engine), failed)
 
 
 def _audited(report: AuditReport, engine: Engine, settings: Config) -> list[EventError]:
@@ -486,13 +521,13 @@ def _written(report: AuditReport, path: Path, fmt: str) -> Outcome:
     """`--write-baseline FILE`: every finding recorded, unless the audit met an error (an
     incomplete baseline would hide what it missed)."""
     from automaton_rules.report import baseline as baselines
-    from automaton_rules.report import written
+    from automaton_rules.report import plural, written
 
     if report.errors:
         raise AutomatonError(
             "audit-failed",
             f"Baseline {printable(str(path), None)} not written: the audit met "
-            f"{len(report.errors)} error(s): {printable(report.errors[0], None)}",
+            f"{plural(len(report.errors), 'error')}: {printable(report.errors[0], None)}",
         )
     entries = baselines.write(path, report.result.findings)
     return Outcome(0, written(fmt, report, str(path), entries), raw=True)
@@ -524,8 +559,9 @@ def list_rules(*, project: Path | None, config: Path | None, **_: object) -> Out
         f"{'':<17}runs at {', '.join(row['when'])}; plugin {row['plugin']}"
         for row in rows
     ]
-    errors = [str(e) for e in engine.errors]
-    return Outcome(2 if errors else 0, "\n".join(lines), {"rules": rows}, errors=errors)
+    errors = _logged(engine.errors)
+    outcome = Outcome(2 if errors else 0, "\n".join(lines), {"rules": rows}, errors=errors)
+    return _noted(outcome, engine)
 
 
 def upgrade(*, project: Path | None, config: Path | None, invoked_as: str, **_: object) -> Outcome:

@@ -14,7 +14,12 @@ from pathlib import Path
 
 from automaton_rules import __version__
 from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import envelope, error_body, json_text, printable
+from automaton_rules.core.output import (
+    envelope,
+    error_body,
+    json_text,
+    message_lines,
+)
 from automaton_rules.core.project import STATUS_SCRIPT, framework_home
 from automaton_rules.core.record import Record
 
@@ -117,7 +122,7 @@ ACTIONS = (
     Action(
         "claim",
         "--claim",
-        "Multi-agent mode: claim --task for --agent (30 minutes).",
+        "Multi-agent mode: claim --task for --agent (30 minutes unless configured).",
         task=NEEDS_TASK,
     ),
     Action(
@@ -218,10 +223,18 @@ def _usage(message: str) -> AutomatonError:
 
 
 def _build_command() -> Any:
-    """The typer command, built only when a command actually needs parsing."""
-    from automaton_rules.cli.parser import build_command
+    """The typer command, built only when a command actually needs parsing, and once per
+    process: it holds no state of a run (click makes a fresh context for each), so a
+    process that parses many lines (the test fixture, a long-lived host) builds it once."""
+    global _COMMAND
+    if _COMMAND is None:
+        from automaton_rules.cli.parser import build_command
 
-    return build_command()
+        _COMMAND = build_command()
+    return _COMMAND
+
+
+_COMMAND: Any = None
 
 
 def _execute(parsed: Invocation, invoked_as: str) -> int:
@@ -325,10 +338,11 @@ def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
         _print(json_text(body), sys.stdout)
     else:
         _print(_in_colour(outcome), sys.stdout)
+    if outcome.raw or not as_json:  # a report in any format: its errors reach the log too
         for error in outcome.errors:
-            _print(f"ERROR: {printable(error, None)}", sys.stderr)
+            _print("\n".join(message_lines(error)), sys.stderr)
     for warning in outcome.warnings:  # in every format: stdout stays the answer
-        _print(f"WARNING: {printable(warning, None)}", sys.stderr)
+        _print("\n".join(message_lines(warning, "WARNING: ")), sys.stderr)
     return outcome.exit_code
 
 

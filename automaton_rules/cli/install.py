@@ -321,11 +321,17 @@ def _write(path: Path, text: str, mode: int = 0o644) -> bool:
     return True
 
 
+def _done(path: Path, existed: bool) -> str:
+    """One line of the installer's report: a file it made, or one it changed."""
+    return f"{'updated' if existed else 'created'} {path}"
+
+
 def _install_opencode(project: Path) -> list[str]:
     plugin = project / OPENCODE_PLUGIN
-    if plugin.exists() and not _unchanged_opencode_plugin(plugin):
+    existed = plugin.exists()
+    if existed and not _unchanged_opencode_plugin(plugin):
         return [f"kept {plugin} {KEPT_PLUGIN}"]
-    return [f"wrote {plugin}"] if _write(plugin, opencode_plugin()) else []
+    return [_done(plugin, existed)] if _write(plugin, opencode_plugin()) else []
 
 
 def _install_harness(project: Path, harness: str) -> list[str]:
@@ -334,10 +340,11 @@ def _install_harness(project: Path, harness: str) -> list[str]:
         return _install_opencode(project)
     relative, ours = HARNESS_CONFIGS[harness]
     path = project / relative
+    existed = path.exists()
     merged = merge_hooks(_read_json(path), ours)
     if not _write(path, json.dumps(merged, indent=2) + "\n"):
         return []
-    done = [f"updated {path}"]
+    done = [_done(path, existed)]
     if harness == "codex":
         done.append(CODEX_TRUST)
     if harness == "gemini" and (merged.get("hooksConfig") or {}).get("enabled") is False:
@@ -350,11 +357,12 @@ def _install_git_hooks(project: Path) -> list[str]:
     folder = _git_hooks_dir(project)
     for name, command in GIT_HOOKS.items():
         hook = folder / name
-        if hook.exists() and MARKER not in hook.read_text(errors="replace"):
+        existed = hook.exists()
+        if existed and MARKER not in hook.read_text(errors="replace"):
             done.append(f"kept {hook} (a hook that is not ours; add '{command}' to it)")
             continue
         if _write(hook, install_files.git_hook_script(command), 0o755):
-            done.append(f"wrote {hook}")
+            done.append(_done(hook, existed))
     return done
 
 
@@ -378,10 +386,11 @@ def _install_per_user(home: Path | None) -> list[str]:
     for path, text in _per_user_files(home):
         if text is None:
             continue
-        if path.exists() and not _ours_in_file(path):
+        existed = path.exists()
+        if existed and not _ours_in_file(path):
             done.append(f"kept {path} (not written by automaton-install)")
         elif _write(path, text, 0o755):
-            done.append(f"wrote {path}")
+            done.append(_done(path, existed))
     return done
 
 
@@ -396,7 +405,7 @@ def _install_sections(project: Path, harnesses: Sequence[str]) -> list[str]:
         path = project / relative
         existed = path.exists()
         if install_files.add_section(path, text):
-            done.append(f"{'updated' if existed else 'wrote'} {path}")
+            done.append(_done(path, existed))
     return done
 
 
@@ -412,6 +421,10 @@ def install(
     done = _install_per_user(home)
     if project is None:
         return done
+    tasks = project / ".automaton" / "tasks"
+    if not tasks.is_dir():  # the project is one from now on: it audits clean, with no task
+        tasks.mkdir(parents=True)
+        done.append(f"created {tasks}{os.sep}")
     for harness in harnesses:
         done += _install_harness(project, harness)
     done += _install_sections(project, harnesses)

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 from automaton_rules.core import clock, machine, store
 from automaton_rules.core.output import printable
-from automaton_rules.core.project import STATUS_SCRIPT, Project, Task
+from automaton_rules.core.project import SPEC_SCRIPT, Project, Task
 from automaton_rules.engine.findings import INCONSISTENCY, OUT_OF_ORDER, Finding
 from automaton_rules.engine.result import RunResult
 from automaton_rules.workflow import Adopted, ClaimChanged, Created, FollowedUp, Moved
@@ -27,8 +27,10 @@ _LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
 @dataclass
 class Outcome:
     """What a command prints: the text, the JSON payload, the exit code; `warnings` go to
-    stderr as `WARNING:` lines and change no exit code. `painter` gives the same text in a
-    terminal's colours, for the printing step to use when the stream takes colour."""
+    stderr as `WARNING:` lines and change no exit code, `errors` as `ERROR:` lines (beside
+    a raw report too, so a report sent to a file leaves them in the log). `painter` gives
+    the same text in a terminal's colours, for the printing step to use when the stream
+    takes colour."""
 
     exit_code: int
     text: str
@@ -284,9 +286,11 @@ def _relatives(
     """The lines of --task about the tasks this one comes from or is made of."""
     lines = []
     if origin is not None:
+        said = printable(str(origin.get("verdict")))
+        said += " with tie-breaks" if origin.get("kind") == "tiebreak" else ""
         lines.append(
             f"Follow-up of: {printable(str(origin.get('origin')))} "
-            f"(VERDICT.md said {printable(str(origin.get('verdict')))}; see ORIGIN_VERDICT.md)"
+            f"(VERDICT.md said {said}; see ORIGIN_VERDICT.md)"
         )
     if parent is not None:
         lines.append(
@@ -479,7 +483,7 @@ def validate_block(project: Project, task: Task, findings: Sequence[Finding]) ->
         lines += [
             "Phase: unknown (no .state file found)",
             "Folder validation: FAIL — task was created manually (no .state file). Use "
-            f"'{STATUS_SCRIPT} --create-task' to create tasks properly.",
+            f"'{SPEC_SCRIPT} --create-task' to create tasks properly.",
             f"To adopt the folder as it is: {project.command('--upgrade')}",
         ]
         return lines
@@ -549,7 +553,8 @@ def validate_view(
         or any(t.state is None for t in tasks if t.name == name)
     ]
     if whole_project:
-        blocks.append(f"Validated {len(blocks)} task folder(s): {len(failed)} failed")
+        counted = f"{len(blocks)} task folder" + ("" if len(blocks) == 1 else "s")
+        blocks.append(f"Validated {counted}: {len(failed)} failed")
     all_errors = [*errors, *(str(e) for e in result.errors)]
     exit_code = 2 if all_errors else (1 if failed else 0)
     payload = {
@@ -610,9 +615,10 @@ def moved_view(project: Project, change: Moved) -> Outcome:
 
 def follow_up_view(project: Project, change: FollowedUp) -> Outcome:
     """Confirmation of --follow-up: what was created, from what, starting where."""
+    said = f"{change.verdict} with tie-breaks" if change.kind == "tiebreak" else change.verdict
     text = (
         f"Created task '{change.task}' in state '{change.state}' from task "
-        f"'{change.origin}' (VERDICT.md says {change.verdict}). "
+        f"'{change.origin}' (VERDICT.md says {said}). "
         f"Next: {next_step(change.state)}"
     )
     payload = {
@@ -620,6 +626,7 @@ def follow_up_view(project: Project, change: FollowedUp) -> Outcome:
         "state": change.state,
         "origin": change.origin,
         "verdict": change.verdict,
+        "kind": change.kind,
         "next_step": next_step(change.state),
     }
     return Outcome(0, text, payload)

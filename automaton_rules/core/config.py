@@ -5,6 +5,7 @@ An unknown key or a wrong type is an error, so a typo never switches a guard off
 
 from __future__ import annotations
 
+import re
 import stat
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from automaton_rules.core.severity import SEVERITIES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Iterator, Mapping
     from typing import Any
 
 CONFIG_FILE = "automaton.toml"
@@ -59,6 +60,7 @@ class Config(Record):
         "sandbox",
         "sandbox_writable",
         "stop_wait_seconds",
+        "given",
     )
     path: Path | None
     plugins: tuple[str, ...]
@@ -80,6 +82,7 @@ class Config(Record):
     sandbox: str
     sandbox_writable: tuple[str, ...]
     stop_wait_seconds: float
+    given: frozenset[str]  # the settings the file itself sets, named with `_`
 
     def __init__(
         self,
@@ -103,6 +106,7 @@ class Config(Record):
         sandbox: str = "auto",
         sandbox_writable: tuple[str, ...] = (),
         stop_wait_seconds: float = STOP_WAIT_SECONDS,
+        given: frozenset[str] = frozenset(),
     ) -> None:
         self._init(
             path,
@@ -125,6 +129,7 @@ class Config(Record):
             sandbox,
             sandbox_writable,
             stop_wait_seconds,
+            given,
         )
 
     def is_source(self, path: str) -> bool:
@@ -287,23 +292,66 @@ def parse(settings: Mapping[str, Any], path: Path) -> Config:
                 "config-wrong-type", f"Key '{key}' in {path} must be {description}"
             )
         values[key.replace("-", "_")] = tuple(value) if isinstance(value, list) else value
-    return Config(path=path, **values)
+    return Config(path=path, given=frozenset(values), **values)
+
+
+AGENT_FILES = (".agent.md", ".automaton/.agent.md")
+# `.agent.md` keys that set how long a claim lasts (v2.0: "Default timeout: 30 minutes
+# (configurable in .agent.md)"), written as a person would: `Claim timeout: 45 minutes`.
+CLAIM_TIMEOUT_KEYS = frozenset({"claim timeout", "claim timeout minutes", "lock timeout"})
+_DURATION = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(m|mins?|minutes?|h|hrs?|hours?)?\.?", re.IGNORECASE | re.ASCII
+)
+
+
+def agent_lines(project_root: Path) -> Iterator[tuple[str, str, Path]]:
+    """The `Key: value` lines of the project's `.agent.md` files, as (key in lower case with
+    single spaces, value, file): Markdown list marks, emphasis and headings ignored."""
+    for name in AGENT_FILES:
+        path = project_root / name
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            key, colon, value = line.strip().lstrip("-*# ").partition(":")
+            if colon:
+                words = key.replace("*", "").replace("_", " ").replace("-", " ").lower().split()
+                yield " ".join(words), value.strip().strip("*_` "), path
 
 
 def multi_agent(project_root: Path, config: Config) -> bool:
     """Multi-agent mode: `mode = "multi-agent"`, or `Mode: multi-agent` in .agent.md."""
     if config.mode == "multi-agent":
         return True
-    for path in (project_root / ".agent.md", project_root / ".automaton" / ".agent.md"):
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+    return any(
+        key == "mode" and value.lower() == "multi-agent"
+        for key, value, _ in agent_lines(project_root)
+    )
+
+
+def claim_timeout(project_root: Path, config: Config) -> float:
+    """How many minutes a claim lasts: `claim-timeout-minutes` when the configuration sets
+    it (it takes precedence), else a `Claim timeout: 45 minutes` line of `.agent.md`, else
+    the default 30. A line that names no duration is an error naming the file: a typo
+    must not quietly leave the default in force."""
+    if "claim_timeout_minutes" in config.given:
+        return config.claim_timeout_minutes
+    for key, value, path in agent_lines(project_root):
+        if key not in CLAIM_TIMEOUT_KEYS:
             continue
-        for line in text.splitlines():
-            key, _, value = line.strip().lstrip("-*# ").partition(":")
-            if key.strip().lower() == "mode" and value.strip().lower() == "multi-agent":
-                return True
-    return False
+        found = _DURATION.fullmatch(value)
+        minutes = float(found.group(1)) if found else 0.0
+        if found and (found.group(2) or "m").lower().startswith("h"):
+            minutes *= 60
+        if minutes <= 0:
+            raise AutomatonError(
+                "config-wrong-type",
+                f"'{printable(key)}' in {path} must be a positive number of minutes "
+                f"(e.g. 'Claim timeout: 45 minutes'), not '{printable(value)}'",
+            )
+        return minutes
+    return config.claim_timeout_minutes
 
 
 def load_config(project_root: Path, explicit: Path | None = None) -> Config:

@@ -1,4 +1,5 @@
-"""A task's records typed for rules: its `.state.history` lines and its `.state.lock` claim.
+"""A task's records typed for rules: its `.state.history` lines and its `.state.lock` claim,
+and the time rules compare them with (`now`).
 
 The files hold JSON objects and `key: value` lines with times as `...Z` text; rules read
 them as `HistoryEntry` and `Claim`, with times as timezone-aware UTC `datetime`s. Loaded
@@ -18,6 +19,16 @@ if TYPE_CHECKING:
     from typing import Any
 
 APPROVE_COMMAND = "--approve"
+
+
+def now() -> datetime:
+    """The current time in UTC, as status.py records it: the test fixture's clock while its
+    commands run, so a rule that compares with it is tested without waiting."""
+    return _utc_now()
+
+
+def _utc_now() -> datetime:
+    return datetime.fromtimestamp(clock.now(), timezone.utc)
 
 
 def _text(value: object) -> str | None:
@@ -158,7 +169,7 @@ class Claim(Record):
         )
 
     def expired(self, now: datetime | None = None) -> bool:
-        """Past its expiry at `now` (default: the current time), as the workflow judges it:
+        """Past its expiry at `now` (default: `automaton_rules.now()`), as the workflow judges it:
         a claim with no readable expiry may be taken over, so it counts as expired."""
-        moment = datetime.now(timezone.utc) if now is None else now
+        moment = _utc_now() if now is None else now
         return self.expires is None or self.expires <= moment

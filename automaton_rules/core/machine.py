@@ -356,18 +356,25 @@ _EXPECTED: dict[str, tuple[str, ...]] = {state: _expected_artifacts(state) for s
 DECOMPOSED_ARTIFACTS: tuple[str, ...] = (ARTIFACTS["research"], ARTIFACTS["decomposition"])
 
 
-# After a referee's verdict: what kind of follow-up task, starting where (v2.0 workflow).
+# After a referee's verdict: what kind of follow-up task, starting where (v2.0 workflow:
+# "fix/review/tiebreak tasks"), by what the referee said: FAIL, NEEDS_REVIEW, or
+# tie-breaks beside a PASS (points the referee settled that the user has not).
+TIE_BREAKS = "TIE_BREAKS"
 FOLLOW_UPS: dict[str, tuple[str, str]] = {
     "FAIL": ("fix", "bug_find"),
     "NEEDS_REVIEW": ("review", "referee"),
+    TIE_BREAKS: ("tiebreak", "referee"),
 }
 VERDICT_PHASES: frozenset[str] = frozenset({"referee", "complete", "human_intervention"})
 
 
 def carried_artifacts(start: str) -> tuple[str, ...]:
-    """The artifacts a follow-up task starting in `start` takes over: those before it."""
+    """The artifacts a follow-up task starting in `start` takes over: those before it, and
+    the bug report in any case (v2.0: "copies relevant artifacts (SPEC.md, BUG_REPORT.md,
+    etc.)"), which a fix task starting in bug_find revises rather than writes anew."""
     rank = PHASES.index(start)
-    return tuple(a for p, a in ARTIFACTS.items() if PHASES.index(p) < rank)
+    bugs = ARTIFACTS["bug_find"]
+    return tuple(a for p, a in ARTIFACTS.items() if PHASES.index(p) < rank or a == bugs)
 
 
 _ROUTE = (

@@ -63,6 +63,13 @@ def printable(value: str, limit: int | None = 80) -> str:
     return shown if limit is None or len(shown) <= limit else shown[: limit - 3] + "..."
 
 
+def message_lines(text: str, prefix: str = "ERROR: ") -> list[str]:
+    """A message as the lines a terminal shows: the first after `prefix`, the lines of a
+    text that has several (pluggy's, a traceback's) indented under it, each escaped."""
+    first, *rest = text.split("\n")
+    return [prefix + printable(first, None), *("  " + printable(line, None) for line in rest)]
+
+
 def json_text(value: Any, indent: int | None = 2) -> str:
     """JSON as output prints it: readable non-ASCII, yet no value can break a line."""
     text = None

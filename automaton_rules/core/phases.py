@@ -44,6 +44,45 @@ def verdict_of(text: str) -> Verdict | None:
     return next(verdict for verdict in VERDICTS if verdict == word)
 
 
+# A line that opens the referee's tie-breaks: `## Tie-Breaks`, `**Tie-breaks:** ...`,
+# `Tiebreaks: none`; what follows on it, if anything, is group 1.
+_TIE_BREAKS = re.compile(r"^[\s#>*_-]*tie[\s_-]?breaks?\b[\s*_]*:?[\s*_]*(.*)$", re.I)
+_NOTHING = frozenset({"", "none", "n/a", "na", "no", "nil", "0", "-", "—", "none.", "(none)"})
+
+
+def tie_breaks(text: str) -> bool:
+    """Whether a VERDICT.md names tie-breaks: a `Tie-Breaks` line (or heading) with an
+    entry on it or under it, before the next heading; "none" and the like are no entry.
+    The v2.0 workflow pauses for the user on them, as on FAIL and NEEDS_REVIEW."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        found = _TIE_BREAKS.match(line)
+        if found is None:
+            continue
+        if _said(found.group(1)):
+            return True
+        for below in lines[index + 1 :]:
+            if below.lstrip().startswith("#"):
+                break
+            if _said(below):
+                return True
+    return False
+
+
+def _said(line: str) -> bool:
+    """A line that holds an entry: anything but white space, list marks and "none"."""
+    return line.strip().strip("*_`-•").strip().lower() not in _NOTHING
+
+
+def follow_up_cause(text: str) -> str | None:
+    """What in a VERDICT.md calls for a follow-up task (a key of `machine.FOLLOW_UPS`):
+    FAIL, NEEDS_REVIEW, or tie-breaks beside a PASS; None for a clean PASS or no verdict."""
+    verdict = verdict_of(text)
+    if verdict in machine.FOLLOW_UPS:
+        return verdict
+    return machine.TIE_BREAKS if verdict == "PASS" and tie_breaks(text) else None
+
+
 def _unknown_phase(name: object) -> ValueError:
     """A name that is no phase, loudly: a misspelt phase would otherwise compare False
     forever; a state names its phase."""

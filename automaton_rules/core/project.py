@@ -16,6 +16,7 @@ from automaton_rules.core.record import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
+    from datetime import datetime
     from typing import Any
 
     from automaton_rules.core.history import Claim, HistoryEntry
@@ -26,8 +27,11 @@ MAX_NAME_LENGTH = 64
 BOM = "\ufeff"
 SMALL_FILE = 1 << 20  # artifacts up to this size are read once per task and kept until released
 FRAMEWORK_HOME = ".automaton"
-# How the specification's agents call the tool; the texts it gives word for word use it.
-STATUS_SCRIPT = "python ~/.automaton/scripts/status.py"
+# How agents call the tool: `python3`, which Debian, Ubuntu and macOS all have (many have
+# no `python`); the installed script runs this installation whichever Python runs it.
+STATUS_SCRIPT = "python3 ~/.automaton/scripts/status.py"
+# The specification's own spelling, in the one sentence it gives word for word.
+SPEC_SCRIPT = "python ~/.automaton/scripts/status.py"
 
 
 def split_name(name: str) -> tuple[str, str | None]:
@@ -215,6 +219,31 @@ class Task(TaskFiles):
                 moments.append((moment, state))
         return tuple(sorted(moments, key=lambda item: item[0]))
 
+    def state_at(self, moment: datetime | float) -> str | None:
+        """The state the task was in at `moment` (a timezone-aware datetime, or POSIX
+        seconds), as its history dates it: in a second in which it changed state, the last
+        state of that second. None before its first history line, or without a history."""
+        held = self.states_during(moment, moment)
+        return held[-1] if held else None
+
+    def states_during(
+        self, start: datetime | float, end: datetime | float
+    ) -> tuple[str, ...]:
+        """Every state the task held from `start` to `end`, oldest first. Times are whole
+        seconds, so a second in which the task changed state counts whole: both the state
+        it left and the one it entered then were held in it (what AR301 judges a change
+        made in that second against)."""
+        import bisect
+
+        first, last = _second(start), _second(end)
+        if last < first:
+            raise ValueError("states_during: end comes before start")
+        timeline = self.entered
+        starts = [moment for moment, _ in timeline]
+        before = bisect.bisect_left(starts, first) - 1  # the state held as `start` began
+        until = bisect.bisect_right(starts, last)
+        return tuple(state for _, state in timeline[max(before, 0) : until])
+
     def release(self) -> None:
         """Forget the records read so far, keeping only `entered`: an audit of thousands
         of tasks holds every task, and their parsed histories would not fit its budget."""
@@ -234,6 +263,19 @@ class Task(TaskFiles):
     def relpath(self, filename: str) -> str:
         """A file of the task as a path relative to the project root, as findings report it."""
         return f"{self.rel}/{filename}" if self.rel else filename
+
+
+def _second(moment: datetime | float) -> float:
+    """A moment as the whole POSIX second the task files would date it; a naive datetime
+    is refused, as Python refuses to compare one with the history's UTC times."""
+    if isinstance(moment, (int, float)):
+        return float(moment // 1)
+    if moment.tzinfo is None:
+        raise ValueError(
+            "a naive datetime has no time zone: use an aware one, such as "
+            "automaton_rules.now() or datetime(..., tzinfo=timezone.utc)"
+        )
+    return float(moment.timestamp() // 1)
 
 
 def presumed_artifacts(task: Task) -> tuple[str, ...]:
@@ -295,10 +337,13 @@ class Project(Record):
         return Project(self.root, self.tasks_dir, invoked_as)
 
     def command(self, *args: str | Path) -> str:
-        """A status.py command line an agent can paste, with every argument quoted."""
+        """A status.py command line an agent can paste, with every argument quoted; it
+        names the project (`--project`, added when not given), so it runs as pasted from
+        any folder."""
         import shlex
 
-        return " ".join([self.invoked_as, *(shlex.quote(str(arg)) for arg in args)])
+        named = args if "--project" in args else (*args, "--project", self.root)
+        return " ".join([self.invoked_as, *(shlex.quote(str(arg)) for arg in named)])
 
     @property
     def tasks_label(self) -> str:
@@ -527,9 +572,17 @@ def unknown_phase_error(project: Project, state: str, history: bool) -> Automato
 
 
 def untracked_error(project: Project, task: Task) -> AutomatonError:
-    """A folder with no `.state` is not guessed at: the user adopts it with --upgrade."""
-    phase = machine.infer_phase(task.artifacts)
+    """A folder with no `.state` is not guessed at: the user adopts it with --upgrade. With
+    no artifact either, its phase is "unknown", as the specification reports it."""
     command = project.command("--upgrade", "--project", project.root)
+    if not task.artifacts:
+        return AutomatonError(
+            "untracked-task",
+            f"Task '{task.name}' is untracked (no .state file) and has no artifacts: its "
+            f"phase is unknown. Run '{command}' to adopt it in phase 'new'.",
+            next_steps={"phase": "unknown", "inferred_phase": None, "command": command},
+        )
+    phase = machine.infer_phase(task.artifacts)
     return AutomatonError(
         "untracked-task",
         f"Task '{task.name}' is untracked (no .state file). Its artifacts suggest phase "
@@ -606,7 +659,14 @@ def project_at(root: Path, home: Path | None = None) -> Project:
     return Project(root, root / FRAMEWORK_HOME / "tasks")
 
 
-def _no_project(where: str) -> AutomatonError:
+def _no_project(where: str, explicit: bool = False) -> AutomatonError:
+    """No project here: where to look (a walk up), or how to make one (a named folder)."""
+    if explicit:
+        return AutomatonError(
+            "no-project",
+            f"No .automaton/tasks/ folder found in {where}: it is not a project yet. Run "
+            f"automaton-install --project {where} there, or create a task with --create-task.",
+        )
     return AutomatonError(
         "no-project",
         f"No .automaton/tasks/ folder found in {where}. "
@@ -628,8 +688,12 @@ def find_project(
             problem = "is not a folder" if root.exists() else "does not exist"
             raise AutomatonError("project-not-found", f"Project folder '{explicit}' {problem}.")
         project = project_at(root, home)
-        if not create and not project.tasks_dir.is_dir():
-            raise _no_project(str(project.root))
+        # A project adopted before its first task: its `.automaton/` is there (the
+        # installer's .gitignore, committed), its empty tasks folder may not be (git keeps
+        # no empty folder), and it has no task to report.
+        adopted = project.tasks_dir.parent.is_dir()
+        if not create and not project.tasks_dir.is_dir() and not adopted:
+            raise _no_project(str(project.root), explicit=True)
         return project
     here = (cwd or Path.cwd()).resolve()
     fw = framework_home(home).resolve()

@@ -14,7 +14,13 @@ from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import Finding
 from automaton_rules.engine.plan import Scheduled
-from automaton_rules.engine.plugins import PLUGIN_FAILURES, PluginError, describe, time_limit
+from automaton_rules.engine.plugins import (
+    PLUGIN_FAILURES,
+    PluginError,
+    describe,
+    failure_site,
+    time_limit,
+)
 from automaton_rules.engine.result import RunResult
 from automaton_rules.engine.rule import Skip
 
@@ -23,7 +29,16 @@ if TYPE_CHECKING:
     from automaton_rules.engine.gitlog import GitHistory
 
 # The arguments a rule may name, as pytest's fixtures; `Fixtures.get` provides each.
-FIXTURES: tuple[str, ...] = ("task", "tasks", "project", "transition", "edit", "config", "git")
+FIXTURES: tuple[str, ...] = (
+    "task",
+    "tasks",
+    "project",
+    "transition",
+    "edit",
+    "config",
+    "git",
+    "now",
+)
 
 
 class PlacedError(NamedTuple):
@@ -31,6 +46,26 @@ class PlacedError(NamedTuple):
 
     position: int
     error: PluginError
+
+
+class _WrongReturn(Exception):
+    """A rule returned something that is no way of giving findings."""
+
+
+def _findings(produced: object) -> list[Finding]:
+    """What a rule gave: a generator or an iterable of findings, or None; a bare Finding,
+    a string or any other value is the rule's mistake, said in the words that fix it."""
+    if produced is None:
+        return []
+    if isinstance(produced, (Finding, str, bytes, dict)) or not hasattr(produced, "__iter__"):
+        raise _WrongReturn(
+            f"returned {type(produced).__name__}; yield Findings (or return a list of them)"
+        )
+    return list(produced)
+
+
+def _on(task: Task | None) -> tuple[str, ...]:
+    return (task.name,) if task is not None else ()
 
 
 class _AlreadyReported(Exception):
@@ -88,6 +123,12 @@ class Fixtures:
                 self._git_reported = True
                 raise self._git
             return self._git
+        if name == "now":
+            if "now" not in self.values:  # one reading for the whole run: rules agree
+                from automaton_rules.core.history import now
+
+                self.values["now"] = now()
+            return self.values["now"]
         if name == "config" and self.values.get("config") is None:
             # A caller that passed none (the Python API) gets the project's own.
             from automaton_rules.core.config import load_config
@@ -152,10 +193,15 @@ class RuleCaller:
                 kwargs = {name: self.fixtures.get(name, task) for name in rule.argnames}
                 with time_limit(self.timeout):
                     produced = rule.func(**kwargs)
-                    found = list(produced) if produced is not None else []
+                    found = _findings(produced)
             for finding in found:
                 if not isinstance(finding, Finding):
                     raise TypeError(f"yielded {type(finding).__name__}, not a Finding")
+        except _WrongReturn as wrong:
+            result.errors.append(
+                PluginError.of_rule(scheduled.plugin, rule.code, _on(task), (str(wrong),))
+            )
+            return
         except Skip as skip:
             result.skipped.setdefault(rule.category, str(skip))
             return
@@ -165,13 +211,18 @@ class RuleCaller:
             )
             return
         except AutomatonError as exc:
-            message = f"rule {rule.code}: {exc.message}"
-            result.errors.append(PluginError(scheduled.plugin, message, rule.code, name))
+            result.errors.append(
+                PluginError.of_rule(scheduled.plugin, rule.code, _on(task), (exc.message,))
+            )
             return
         except PLUGIN_FAILURES as exc:
-            where = f" on task '{task.name}'" if task is not None else ""
-            message = f"rule {rule.code}{where}: {describe(exc)}"
-            result.errors.append(PluginError(scheduled.plugin, message, rule.code, name))
+            home = getattr(getattr(rule.func, "__code__", None), "co_filename", None)
+            where, trace = failure_site(exc, home, self.fixtures.project.root)
+            result.errors.append(
+                PluginError.of_rule(
+                    scheduled.plugin, rule.code, _on(task), (describe(exc),), where, trace
+                )
+            )
             return
         for finding in found:  # stamped with what the rule knows and the finding left out
             result.findings.append(

@@ -25,6 +25,8 @@ from automaton_rules.engine.plugins import (
     PLUGIN_FAILURES,
     PluginError,
     describe,
+    failure_site,
+    merge_rule_errors,
     plugin_manager,
     time_limit,
 )
@@ -73,6 +75,12 @@ class Engine:
         if self._rules is None:
             self._rules, self._register_errors = collect_rules(self.pm, self.timeout)
         return self._rules
+
+    @property
+    def warnings(self) -> list[str]:
+        """What loading the plugins found suspicious but not broken: a function named
+        almost like a hook, which would never be called."""
+        return list(getattr(self.pm, "warnings", ()))
 
     @property
     def errors(self) -> list[PluginError]:
@@ -135,6 +143,7 @@ class Engine:
             while_waiting()
         _project_rules(plan, caller, result, early)
         result.findings.sort(key=_sort_key)
+        result.errors = merge_rule_errors(result.errors)
         return result
 
 
@@ -170,7 +179,17 @@ def collect_rules(
             with time_limit(None if plugin in BUILTIN_PLUGINS else timeout):
                 impl.function(register=register)
         except PLUGIN_FAILURES as exc:
-            errors.append(PluginError(plugin, f"register_rules failed: {describe(exc)}"))
+            home = getattr(getattr(impl.function, "__code__", None), "co_filename", None)
+            where, trace = failure_site(exc, home)
+            at = f" at {where}" if where else ""
+            errors.append(
+                PluginError(
+                    plugin,
+                    f"register_rules failed{at}: {describe(exc)}",
+                    where=where,
+                    trace=trace,
+                )
+            )
     return collected, errors
 
 

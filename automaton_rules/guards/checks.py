@@ -280,7 +280,9 @@ def edit_rules(
     edit = Edit(target, path, name)
     result = engine.run("edit", project, tasks, edit=edit, config=settings, whole_project=True)
     if result.errors:
-        raise AutomatonError("plugin-error", "; ".join(str(e) for e in result.errors))
+        from automaton_rules.workflow.gates import plugin_failure
+
+        raise plugin_failure(result.errors)
     if not result.violations:
         return decision
     first = result.violations[0]

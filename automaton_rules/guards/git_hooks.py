@@ -28,7 +28,7 @@ from automaton_rules.core.console import Script
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.git import TASK_TRAILER
 from automaton_rules.core.output import printable
-from automaton_rules.core.project import Project, find_project
+from automaton_rules.core.project import STATUS_SCRIPT, Project, find_project
 from automaton_rules.guards.checks import task_states
 from automaton_rules.guards.protected import guard_relpaths
 
@@ -167,19 +167,27 @@ def pre_commit(project: Project) -> tuple[int, str]:
     if not source:
         return 0, ""
     tasks = task_states(project)
+    command = project.started_as(STATUS_SCRIPT).command
     forged = [t.name for t in tasks if _hand_edited(t.path, t.state)]
     if forged:
         return 1, (
             "automaton-rules: refusing to commit source files while a task's .state was "
-            f"changed outside status.py: {', '.join(forged)}"
+            f"changed outside status.py: {', '.join(forged)}\n"
+            f"Next: restore it from its history with {command('--upgrade')}, then commit."
         )
     if any(machine.is_edit_phase(t.state or "") for t in tasks):
         return 0, ""
-    listed = ", ".join(f"{t.name} ({t.state})" for t in tasks if t.state != "complete") or "none"
+    open_tasks = [t for t in tasks if t.state != "complete"]
+    listed = ", ".join(f"{t.name} ({t.state})" for t in open_tasks) or "none"
+    task = open_tasks[0].name if len(open_tasks) == 1 else "NAME"
     return 1, (
         "automaton-rules: refusing to commit source files while no task is in implement or "
         f"doc_review phase (tasks: {listed}):\n"
         + "\n".join(f"  - {printable(p, None)}" for p in source[:20])
+        + "\nNext: take the task this change belongs to through its phases to implement "
+        f"({command('--task', task)} shows the next step), or start one for it "
+        f"({command('--create-task', 'NAME')}); to commit the rest now, unstage the source "
+        "files (git restore --staged FILE)."
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from automaton_rules.core.config import load_config, multi_agent
+from automaton_rules.core.config import claim_timeout, load_config, multi_agent
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project, find_project
@@ -112,7 +112,7 @@ def _approved(project: Project, named: str | None, harness: str, payload: dict[s
         engine=engine,
         claims=workflow.Claims(
             enabled=multi_agent(project.root, settings),
-            timeout_minutes=settings.claim_timeout_minutes,
+            timeout_minutes=claim_timeout(project.root, settings),
         ),
         policy=workflow.Policy.of(settings, project.root),
         given=workflow.Given("prompt", details),

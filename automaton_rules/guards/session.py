@@ -31,18 +31,19 @@ def context(project: Project, approval: str = "open", shell: str = "") -> str:
     lines = [INTRO, f"Project: {printable(str(project.root), None)}"]
     if shell:
         lines.append(shell)
+    command = project.started_as(STATUS_SCRIPT).command
     if not active:
         lines.append(
             "No task is active. Before changing code, create one: "
-            f"{STATUS_SCRIPT} --create-task NAME"
+            f"{command('--create-task', 'NAME')}"
         )
         return "\n".join(lines)
     lines.append("Active tasks:")
     for task in active[:MAX_TASKS]:
-        lines += task_lines(task, approval)
+        lines += task_lines(task, approval, project)
     if len(active) > MAX_TASKS:
-        lines.append(f"... and {len(active) - MAX_TASKS} more ({STATUS_SCRIPT} --list).")
-    lines.append(f"Full status of a task: {STATUS_SCRIPT} --task NAME")
+        lines.append(f"... and {len(active) - MAX_TASKS} more ({command('--list')}).")
+    lines.append(f"Full status of a task: {command('--task', 'NAME')}")
     requested = requests_text(active)
     if requested:
         lines.append(requested)
@@ -59,7 +60,7 @@ def requests_text(tasks: list[Task]) -> str:
     return requested_changes(waiting)
 
 
-def task_lines(task: Task, approval: str = "open") -> list[str]:
+def task_lines(task: Task, approval: str = "open", project: Project | None = None) -> list[str]:
     """One task: its phase, what it allows and forbids now, and how it moves on."""
     state = task.state or ""
     info = machine.guidance(state, subtask=task.parent is not None)
@@ -68,25 +69,32 @@ def task_lines(task: Task, approval: str = "open") -> list[str]:
         f"- {name}: {machine.base_phase(state)} phase (state {state})",
         f"  Allowed now: {'; '.join(info.allowed) or 'nothing'}",
         f"  Forbidden now: {'; '.join(info.forbidden) or 'nothing'}",
-        f"  Next step: {next_step(name, info, approval)}",
+        f"  Next step: {next_step(name, info, approval, project)}",
     ]
 
 
-def next_step(name: str, info: machine.Guidance, approval: str = "open") -> str:
-    """The deliverable to write, then the move that follows it."""
+def next_step(
+    name: str, info: machine.Guidance, approval: str = "open", project: Project | None = None
+) -> str:
+    """The deliverable to write, then the move that follows it, as commands to paste."""
+
+    def command(*args: str) -> str:
+        if project is None:
+            return f"{STATUS_SCRIPT} {' '.join(args)}"
+        return project.started_as(STATUS_SCRIPT).command(*args)
+
     parts = [f"write {info.next_artifact}"] if info.next_artifact else []
     if info.via_approve and approval == "signed":
-        parts.append(
-            f"ask the user to approve it (the user signs in a terminal: --task {name} "
-            "--approve --approver ID)"
-        )
+        signs = command("--task", name, "--approve", "--approver", "ID")
+        parts.append(f"ask the user to approve it (the user signs in a terminal: {signs})")
     elif info.via_approve:
+        runs = command("--task", name, "--approve")
         parts.append(
             f"ask the user to approve it (the user types `approve {name}` in this chat, or "
-            f"runs --task {name} --approve in a terminal)"
+            f"runs {runs} in a terminal)"
         )
     elif info.next_states:
         first, *others = info.next_states
-        move = f"move on with {STATUS_SCRIPT} --task {name} --transition {first}"
+        move = f"move on with {command('--task', name, '--transition', first)}"
         parts.append(move + (f" (or {', '.join(others)})" if others else ""))
     return ", then ".join(parts) or "none (wait for the user)"

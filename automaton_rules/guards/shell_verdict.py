@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from automaton_rules.guards.shell import Computed, ShellLine, Write
 
 APPROVAL = (
-    "DENIED: Approval is the user's decision. Ask the user to approve; "
-    "agents never run status.py --approve."
+    "DENIED: Approval is the user's decision. Ask the user to approve: to type "
+    "`approve TASK` in the chat, or to run status.py --approve themselves; agents never "
+    "run status.py --approve."
 )
 PROMPT_HOOK = (
     "DENIED: automaton-hook answers the harness for the user's own prompts, and "

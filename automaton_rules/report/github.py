@@ -43,11 +43,12 @@ def render(report: AuditReport) -> str:
         commit = f" in {entry.commit[:7]}" if entry.commit else ""
         gone = f"no longer found: {entry.code} at {where}{commit}{times}"
         lines.append(f"::notice title=automaton-rules baseline::{_data(gone)}")
-    counts = [f"{len(report.violations)} violations found"]
+    counts = [f"{plural(len(report.violations), 'violation')} found"]
     counts += [plural(len(found), severity) for severity, found in report.below().items() if found]
     if report.baseline is not None:
         counts.append(f"{len(report.known)} known from the baseline")
     lines.append(
-        f"{len(report.tasks)} tasks audited, {', '.join(counts)}, {len(report.errors)} errors"
+        f"{plural(len(report.tasks), 'task')} audited, {', '.join(counts)}, "
+        f"{plural(len(report.errors), 'error')}"
     )
     return "\n".join(lines)

@@ -180,16 +180,21 @@ def _top(report: AuditReport, root: str) -> str:
 def _summary(report: AuditReport) -> str:
     """The counts a reader looks at first."""
     severities = Counter(str(f.severity) for f in report.findings)
+    fail_on = _text(report.fail_on)
     counts = [
-        (len(report.tasks), "tasks"),
-        (len(report.violations), f"violations (at or above {_text(report.fail_on)})"),
-        *((severities.get(s, 0), f"findings of severity {s}") for s in SEVERITIES),
-        (len(report.errors), "errors (broken tasks or plugins)"),
+        (len(report.tasks), "task", "tasks", ""),
+        (len(report.violations), "violation", "violations", f" (at or above {fail_on})"),
+        *((severities.get(s, 0), "finding", "findings", f" of severity {s}") for s in SEVERITIES),
+        (len(report.errors), "error", "errors", " (broken tasks or plugins)"),
     ]
     if report.baseline is not None:
-        counts.append((len(report.known), f"known from the baseline {_text(report.baseline)}"))
-        counts.append((len(report.gone), "baseline entries no longer found"))
-    items = "".join(f"<li><b>{count}</b>{label}</li>" for count, label in counts)
+        known = f"known from the baseline {_text(report.baseline)}"
+        counts.append((len(report.known), known, known, ""))
+        counts.append((len(report.gone), "baseline entry", "baseline entries", " no longer found"))
+    items = "".join(
+        f"<li><b>{count}</b>{one if count == 1 else many}{rest}</li>"
+        for count, one, many, rest in counts
+    )
     since = ""
     if report.since is not None:
         rev, sha = report.since

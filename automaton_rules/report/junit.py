@@ -39,8 +39,9 @@ class Cases:
             self.found.setdefault((finding.code, finding.task), []).append(finding)
         self.crashed: dict[tuple[str, str | None], list[PluginError]] = {}
         in_cases, self.unplaced = split(report)
-        for error in in_cases:
-            self.crashed.setdefault((str(error.code), error.task), []).append(error)
+        for error in in_cases:  # a rule that failed on several tasks: in each one's case
+            for task, each in _per_task(error):
+                self.crashed.setdefault((str(error.code), task), []).append(each)
 
     def of(self, rule: Rule) -> Iterator[ET.Element]:
         """A rule's testcases: every task for a task rule, else the project; then every
@@ -114,6 +115,14 @@ def split(report: AuditReport) -> tuple[list[PluginError], list[PluginError]]:
     for error in report.result.errors:
         (in_cases if error.code in codes else others).append(error)
     return in_cases, others
+
+
+def _per_task(error: PluginError) -> Iterator[tuple[str | None, PluginError]]:
+    """A rule's error as it stood on each task it failed on (the project: None)."""
+    if not error.tasks:
+        yield None, error
+    for task in error.tasks:
+        yield task, error.on_task(task)
 
 
 def _error(case: ET.Element, crashed: list[PluginError]) -> None:

@@ -6,7 +6,7 @@ import json
 import os
 
 from automaton_rules.core import machine, store
-from automaton_rules.core.output import printable
+from automaton_rules.core.output import message_lines, printable
 from automaton_rules.core.project import Task
 from automaton_rules.engine.findings import (
     GUARD_CHANGES,
@@ -102,7 +102,7 @@ def finding_line(finding: Finding, task: Task | None, label: str | None = None) 
 
 def summary_line(finding: Finding) -> str:
     """`  - task: out-of-order artifact (IMPLEMENTATION.md)`."""
-    label = SUMMARY_LABELS.get(finding.category, finding.code)
+    label = str(finding.data.get("label") or SUMMARY_LABELS.get(finding.category, finding.code))
     detail = str(finding.data.get("detail") or finding.artifact or finding.message)
     return (
         f"  - {printable(finding.task or '(project)', None)}: {label} ({printable(detail, None)})"
@@ -170,8 +170,8 @@ def summary(report: AuditReport) -> list[str]:
     out = [
         "",
         "=== Summary ===",
-        f"{len(report.tasks)} tasks audited",
-        f"{len(report.violations)} violations found",
+        f"{plural(len(report.tasks), 'task')} audited",
+        f"{plural(len(report.violations), 'violation')} found",
         *(summary_line(f) for f in report.violations),
     ]
     for severity, found in report.below().items():
@@ -214,5 +214,6 @@ def render(report: AuditReport) -> str:
     out += summary(report)
     out += gone_lines(report)
     if report.errors:
-        out += ["", "=== Errors ===", *(f"ERROR: {printable(e, None)}" for e in report.errors)]
+        out += ["", "=== Errors ==="]
+        out += [line for error in report.errors for line in message_lines(error)]
     return "\n".join(out)

@@ -84,7 +84,8 @@ class Moved:
 
 @dataclass(frozen=True)
 class FollowedUp:
-    """A follow-up task made after `origin`'s referee gave `verdict` (FAIL or NEEDS_REVIEW)."""
+    """A follow-up task made after `origin`'s referee gave `verdict`: a `kind` of `fix`
+    (FAIL), `review` (NEEDS_REVIEW) or `tiebreak` (a PASS naming tie-breaks)."""
 
     task: str
     state: str
@@ -92,6 +93,7 @@ class FollowedUp:
     verdict: str
     actor: str | None = None
     time: str | None = None
+    kind: str = ""
 
     def event(self, root: Path) -> Event:
         """The `followed_up` event, told of the new task."""
@@ -103,7 +105,7 @@ class FollowedUp:
             target=self.state,
             state=self.state,
             actor=self.actor,
-            details={"origin": self.origin, "verdict": self.verdict},
+            details={"origin": self.origin, "verdict": self.verdict, "kind": self.kind},
         )
 
 

@@ -10,12 +10,16 @@ from typing import TYPE_CHECKING, Any
 from automaton_rules.core import machine
 from automaton_rules.core.errors import AutomatonError, Refusal
 from automaton_rules.core.output import printable
+from automaton_rules.core.phases import follow_up_cause
 from automaton_rules.core.phases import verdict_of as verdict_of  # also the workflow's
 from automaton_rules.core.policy import approval_entry
 from automaton_rules.core.project import Project, Task, refuse_hand_edit
 
 if TYPE_CHECKING:  # the engine loads when a move consults the rules, not for `infer`
+    from collections.abc import Sequence
+
     from automaton_rules.engine.findings import Finding
+    from automaton_rules.engine.plugins import PluginError
     from automaton_rules.engine.runner import Engine
 
 
@@ -139,6 +143,20 @@ def transition_problems(
     return problems
 
 
+def plugin_failure(errors: Sequence[PluginError]) -> AutomatonError:
+    """A rule that failed before a move or an edit, as one error naming each failure;
+    with AUTOMATON_DEBUG set, each traceback under it (pluggy's lines as lines)."""
+    import os
+
+    from automaton_rules.core.output import message_lines
+
+    message = printable("; ".join(str(e) for e in errors), None)
+    lines = [f"ERROR: {message}"]
+    if os.environ.get("AUTOMATON_DEBUG"):
+        lines += [line for e in errors if e.trace for line in message_lines(e.trace, "  ")]
+    return AutomatonError("plugin-error", message, text="\n".join(lines))
+
+
 def consult_rules(
     engine: Engine, project: Project, task: Task, target: str, *, required: bool = True
 ) -> None:
@@ -148,9 +166,7 @@ def consult_rules(
     current = task.state or ""
     result = engine.run("transition", project, [task], Transition(current, target))
     if result.errors:
-        raise AutomatonError(
-            "plugin-error", printable("; ".join(str(e) for e in result.errors), None)
-        )
+        raise plugin_failure(result.errors)
     problems = transition_problems(task, target, result.violations, required=required)
     if problems:
         raise Refusal(
@@ -220,24 +236,31 @@ def refuse_changed_approval(project: Project, task: Task, target: str) -> None:
 
 
 def refuse_failed_verdict(project: Project, task: Task, target: str) -> None:
-    """From `referee`, only a PASS completes the task: FAIL or NEEDS_REVIEW pauses the
-    autopilot for the user (v2.0 rule 5), who decides in human_intervention, and a
-    VERDICT.md that names no verdict decides nothing (the gate fails closed)."""
+    """From `referee`, only a PASS completes the task: FAIL, NEEDS_REVIEW or tie-breaks
+    pause the autopilot for the user (v2.0 rule 5), who decides in human_intervention,
+    and a VERDICT.md that names no verdict decides nothing (the gate fails closed)."""
     if task.state != "referee" or target != "complete":
         return
     if not task.has_content(machine.ARTIFACTS["referee"]):
         return  # the required-artifact check names it missing, in the specification's words
-    verdict = verdict_of(task.read(machine.ARTIFACTS["referee"]) or "")
-    if verdict == "PASS":
+    text = task.read(machine.ARTIFACTS["referee"]) or ""
+    verdict, cause = verdict_of(text), follow_up_cause(text)
+    if verdict == "PASS" and cause is None:
         return
     root = project.root
     pause = project.command(
         "--task", task.name, "--transition", "human_intervention", "--project", root
     )
     follow = project.command("--task", task.name, "--follow-up", "--project", root)
-    if verdict in machine.FOLLOW_UPS:
+    if cause == machine.TIE_BREAKS:
+        said = (
+            "VERDICT.md says PASS but names tie-breaks: the task does not complete on "
+            "points the user has not settled"
+        )
+        then = f"; {follow} creates the {machine.FOLLOW_UPS[cause][0]} task"
+    elif cause is not None:
         said = f"VERDICT.md says {verdict}: the task does not complete on it"
-        then = f"; {follow} creates the {machine.FOLLOW_UPS[verdict][0]} task"
+        then = f"; {follow} creates the {machine.FOLLOW_UPS[cause][0]} task"
     else:
         said = "VERDICT.md names no verdict (PASS, FAIL or NEEDS_REVIEW)"
         then = ", or the referee writes `Verdict: PASS`"
@@ -247,6 +270,7 @@ def refuse_failed_verdict(project: Project, task: Task, target: str) -> None:
         f"the user. Move it to human_intervention ({pause}), where the user decides{then}.",
         next_steps={
             "verdict": verdict,
+            "tie_breaks": cause == machine.TIE_BREAKS,
             "transition": "human_intervention",
             "command": pause,
             "follow_up": follow,

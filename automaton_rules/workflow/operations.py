@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from automaton_rules.core import clock, integrity, machine, store
 from automaton_rules.core.errors import AutomatonError, Refusal
 from automaton_rules.core.output import printable
+from automaton_rules.core.phases import follow_up_cause
 from automaton_rules.core.policy import OPEN, Policy, gate_problem
 from automaton_rules.core.project import Project, Task, load_tracked, split_name
 from automaton_rules.workflow.approvals import (
@@ -74,7 +75,9 @@ def create_task(project: Project, name: str, *, actor: str | None = None) -> Cre
 
 
 def follow_up(project: Project, name: str, new_name: str | None = None) -> FollowedUp:
-    """After FAIL or NEEDS_REVIEW, the follow-up task: earlier artifacts copied, right phase."""
+    """After FAIL, NEEDS_REVIEW or tie-breaks, the follow-up task: a fix, review or
+    tiebreak task, with the earlier artifacts (and the bug report) copied, in the right
+    phase."""
     origin = load_tracked(project, name)
     if machine.base_phase(origin.state or "") not in machine.VERDICT_PHASES:
         raise Refusal(
@@ -82,14 +85,16 @@ def follow_up(project: Project, name: str, new_name: str | None = None) -> Follo
             f"Task '{name}' is in '{origin.state}': a follow-up task comes after the referee's "
             "verdict (referee, complete or human_intervention).",
         )
-    verdict = verdict_of(origin.read(machine.ARTIFACTS["referee"]) or "")
-    if verdict not in machine.FOLLOW_UPS:
+    text = origin.read(machine.ARTIFACTS["referee"]) or ""
+    verdict, cause = verdict_of(text), follow_up_cause(text)
+    if cause is None:
         raise Refusal(
             "no-failed-verdict",
             f"VERDICT.md of task '{name}' says {verdict or 'no verdict'}; a follow-up task "
-            "follows FAIL (a fix task) or NEEDS_REVIEW (a review task).",
+            "follows FAIL (a fix task), NEEDS_REVIEW (a review task) or tie-breaks the "
+            "referee names (a tiebreak task).",
         )
-    kind, start = machine.FOLLOW_UPS[verdict]
+    kind, start = machine.FOLLOW_UPS[cause]
     target = new_name or f"{name.replace('/', '-')}-{kind}"
     split_name(target)
     files = {
@@ -113,7 +118,7 @@ def follow_up(project: Project, name: str, new_name: str | None = None) -> Follo
     store.create_task_dir(
         project.task_dir(target), target, start, line, project.tasks_label, files=files
     )
-    return FollowedUp(target, start, name, verdict, line["actor"], line["time"])
+    return FollowedUp(target, start, name, verdict or "", line["actor"], line["time"], kind)
 
 
 def transition(
@@ -314,11 +319,14 @@ def _vouched_for(task: Task) -> bool:
 def infer_untracked(project: Project, name: str, mode: str) -> Adopted | None:
     """With `untracked = "infer"` (the specification's fallback), write the inferred `.state`.
 
-    With the default `"refuse"` nothing happens here and the command refuses the task.
+    With the default `"refuse"` nothing happens here and the command refuses the task; so
+    it does a folder with no artifact to infer from, whose phase is "unknown".
     """
     task_dir = project.task_dir(name)
     if mode != "infer" or not task_dir.is_dir() or store.read_state(task_dir) is not None:
         return None
+    if not project.load(name, strict=False).artifacts:
+        return None  # nothing to infer from: the phase is unknown, and the command says so
     with store.locked(task_dir):
         return _adopt(project.load(name, strict=False), default_actor(project.root))
 
