@@ -75,20 +75,6 @@ def env(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where
         index += 1
 
 
-def eval_(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """`eval WORDS` runs its words joined, as shell code."""
-    it.read_code(_joined(words[1:]), where, "eval", shell=True)
-
-
-def watch(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """`watch CMD ARGS` joins its words and runs them with `sh -c` (`-x`: as they are)."""
-    if args.has("-x", "--exec"):
-        it.run(args.positional, where)
-    elif args.positional:
-        joined = _joined(args.positional)
-        it.read_code(Word(joined.value, joined.computed), where, "watch", shell=True)
-
-
 def alias(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`alias x='...'`: the alias's text is shell code that may run later in the line."""
     for word in words[1:]:
@@ -129,32 +115,6 @@ def flock(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Whe
             it.read_code(words[index + 1], where, "flock -c", shell=True)
             return
     it.run(args.positional[1:], where)
-
-
-def shells(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """`bash -c STRING`, `bash <<EOF`, `... | sh`, `bash FILE` (a script: it runs)."""
-    shown, index, standard_input = name_of(words[0]), 1, False
-    while index < len(words):
-        value = words[index].value
-        if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
-            index += 2
-            continue
-        if value == "--" or not value.startswith(("-", "+")) or words[index].computed:
-            break
-        if not value.startswith("--") and "c" in value[1:]:
-            if index + 1 < len(words):
-                it.read_code(words[index + 1], where, f"{shown} -c", shell=True)
-            return
-        standard_input = standard_input or (not value.startswith("--") and "s" in value[1:])
-        index += 1
-    index += index < len(words) and words[index].value == "--"
-    if index < len(words) and not standard_input:
-        if shown == "busybox":
-            it.run(words[index:], where)
-        else:
-            it.script(words[index], words[index + 1 :], where, shown, shell=True)
-    else:
-        it.stdin(where, shown, shell=True)
 
 
 def find(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
@@ -284,16 +244,6 @@ def modes(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Whe
     rest = [w for w in rest if not w.value.startswith("--")]
     for word in rest if reference else rest[1:]:
         it.write(word, where, name_of(words[0]))
-
-
-def split(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """`split IN PREFIX`, `csplit -f PREFIX IN ...`: files named after a prefix appear."""
-    if name_of(words[0]) == "csplit":
-        prefix = args.value("-f", "--prefix") or Word("xx")
-    else:
-        prefix = args.positional[1] if len(args.positional) > 1 else Word("x")
-    target = Word(f"{prefix.value}*", prefix.computed, True, prefix.raw)
-    it.write(target, where, name_of(words[0]))
 
 
 def rsync(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
@@ -447,105 +397,23 @@ def diff_targets(text: str, strip: int | None) -> list[str]:
 # ------------------------------------------------------------- stream editors
 
 
-def perl(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """perl and ruby: `-e CODE`, `-i[SUFFIX]` in any cluster (`-pi`, `-pie`, `-i.bak`)."""
-    name = name_of(words[0])
-    values = "IMmrCEF" if name == "ruby" else "IMmFCx"
-    codes, files, in_place, index = [], [], False, 1
-    while index < len(words):
-        word, value = words[index], words[index].value
-        if value == "--":
-            files.extend(words[index + 1 :])
-            break
-        if word.computed or not value.startswith("-") or value == "-":
-            files.append(word)
-            index += 1
-            continue
-        following = words[index + 1] if index + 1 < len(words) else None
-        taken, found, place = _perl_cluster(value, values, following)
-        in_place = in_place or place
-        codes += [found] if found is not None else []
-        index += 1 + taken
-    if not codes and files and files[0].value != "-":
-        files = files[1:]  # the script file, or with -pie the code perl takes for one
-    elif not codes:
-        it.stdin(where, f"{name} -")
-    for found in codes:
-        it.read_code(found, where, f"{name} -e")
-    for file in files if in_place else []:
-        it.write(file, where, f"{name} -i")
-
-
-def _perl_cluster(value: str, values: str, following: Word | None) -> tuple[int, Word | None, bool]:
-    """One option cluster: (words it takes after it, code it gives, whether it is -i)."""
-    position = 1 if not value.startswith("--") else len(value)
-    while position < len(value):
-        char, rest = value[position], value[position + 1 :]
-        if char in "eE":
-            return (0, Word(rest), False) if rest else (1, following or Word(""), False)
-        if char == "i":
-            return 0, None, True  # the rest of the cluster is a backup suffix
-        if char in values:
-            return (0 if rest else 1), None, False
-        position += 1
-        if char in "0l":
-            while position < len(value) and value[position] in "0123456789abcdefxABCDEF":
-                position += 1
-    return 0, None, False
-
-
 def sed(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """sed: in place with `-i`, `-i.bak`, `-ie`, `-i''`, `--in-place`, `-Ei`, `-i ''`."""
-    scripts: list[Word] = []
-    files: list[Word] = []
-    in_place = explicit = False
-    index = 1
-    while index < len(words):
-        word, value = words[index], words[index].value
-        following = words[index + 1] if index + 1 < len(words) else None
-        if value == "--":
-            files.extend(words[index + 1 :])
-            break
-        if word.computed or not value.startswith("-") or value == "-":
-            files.append(word)
-        elif value.startswith("--"):
-            option, equals, argument = value.partition("=")
-            in_place = in_place or ("--in-place".startswith(option) and len(option) > 4)
-            if option in ("--expression", "--file"):
-                explicit = True
-                scripts.append(Word(argument) if equals else following or Word(""))
-                index += not equals
-        else:
-            taken, script, place = _sed_cluster(value, following)
-            in_place, explicit = in_place or place, explicit or script is not None
-            scripts += [script] if script is not None else []
-            index += taken
-        index += 1
-    if not explicit and files:
-        scripts.append(files.pop(0))
+    """sed: its scripts' `w` and `e` commands; in place with `-i[SUFFIX]`, `-i ''` (BSD),
+    `--in-place` and the prefixes of it GNU accepts."""
+    scripts = args.every("-e", "--expression") + [Word("")] * len(args.every("-f", "--file"))
+    files = [word for word in args.positional if word.value or word.computed]
+    if not scripts:
+        scripts, files = files[:1], files[1:]
     for script in scripts:
         writes, runs = sed_effects(script.value)
         if runs:
             it.code.append(f"sed e {script.raw}"[:80])
         elif writes:
             it.computed_write("sed w", where, script.value)
-    for file in files if in_place else []:
-        it.write(file, where, "sed -i")
-
-
-def _sed_cluster(value: str, following: Word | None) -> tuple[int, Word | None, bool]:
-    """One sed option cluster: (words it takes, script it gives, whether it is -i)."""
-    for position, char in enumerate(value[1:], 1):
-        rest = value[position + 1 :]
-        if char == "i":
-            empty = not rest and following is not None and following.value == ""
-            return (1 if empty else 0), None, True  # BSD's `-i ''`
-        if char in "ef":
-            script = Word(rest) if rest else following or Word("")
-            return (0 if rest else 1), (script if char == "e" else Word("")), False
-        if char == "l":
-            return (0 if rest else 1), None, False
-    return 0, None, False
+    options = [*args.flags, *args.values]
+    if args.has("-i") or any("--in-place".startswith(o) and len(o) > 4 for o in options):
+        for file in files:
+            it.write(file, where, "sed -i")
 
 
 def sed_effects(script: str) -> tuple[bool, bool]:

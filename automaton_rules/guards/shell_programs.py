@@ -71,10 +71,13 @@ class Interpreter(Reading):
     def apply(self, spec: Spec, words: list[Word], where: Where, by: str) -> None:
         """A command read by its row: its mode, its folder, its sub-command or hand-written
         reader, then what the row says it does."""
-        args = Args(words[1:], spec.short, spec.long, spec.posix, spec.dash, spec.stop)
+        args = Args(
+            words[1:], spec.short, spec.long, spec.posix, spec.dash, spec.stop, spec.optional
+        )
         for flags, mode in spec.modes:  # as given, or (GNU) as a word after `--` too
-            if args.has(*flags) or (not spec.posix and any(w.value in flags for w in words)):
-                self.apply(mode, words, where, by)
+            given = [f for f in flags if args.has(f) or (not spec.posix and f in _values(words))]
+            if given:
+                self.apply(mode, words, where, f"{by} {given[0]}")
                 return
         moved = where
         for folder in args.every(*spec.chdir):
@@ -112,13 +115,13 @@ class Interpreter(Reading):
             for word in args.every(option):
                 _module(self, word, operands, where)
         folder = args.value(*spec.into) if spec.into else None
+        ran = args.has(*spec.code, *spec.module)
         for token in spec.writes:
-            targets, label, removes = _targets(token, args, by)
+            targets, label, removes = _targets(token, args, by, ran)
             for target in targets:
                 if folder is not None or token == "+":
                     target = inside(folder or Word("."), target)
                 self.write(target, where, label, removes)
-        ran = args.has(*spec.code, *spec.module)
         if "names" in runs:
             for word in operands:
                 self.name(word, where)
@@ -127,8 +130,13 @@ class Interpreter(Reading):
         first = operands[0] if operands and operands[0].value != "-" else None
         if ran:
             return
-        if spec.skip or "cmd" in runs:
+        if (spec.skip or "cmd" in runs) and (operands or "stdin" not in runs):
             self.run(_tool(operands[spec.skip :]), where)
+        elif "join" in runs:  # `eval WORDS`, `watch WORDS`: run joined, as shell code
+            value, raw = " ".join(w.value for w in operands), " ".join(w.raw for w in operands)
+            self.read_code(
+                Word(value, any(w.computed for w in operands), False, raw), where, by, shell
+            )
         elif "code" in runs and first is not None:
             self.read_code(first, where, by, shell)
         elif "script" in runs and first is not None:
@@ -208,12 +216,21 @@ def _elsewhere(
     return None
 
 
-def _targets(token: str, args: Args, by: str) -> tuple[list[Word], str, bool]:
+def _values(words: list[Word]) -> set[str]:
+    """The words' values."""
+    return {word.value for word in words}
+
+
+def _targets(token: str, args: Args, by: str, ran: bool) -> tuple[list[Word], str, bool]:
     """The files one `writes` token of a row names, the label they are written by, and
     whether they are removed."""
     removes, operands = "!" in token, args.positional
     token, _, default = token.replace("!", "").partition("|")
-    if token.startswith("="):
+    prefix = len(token) > 1 and token.endswith("*")  # `split IN PREFIX` writes PREFIX*
+    token = token[:-1] if prefix else token
+    if token == "@":  # the files a script works on: not the script itself
+        targets = operands if ran else operands[1:]
+    elif token.startswith("="):
         targets = [Word(token[1:])]
     elif token.startswith("*"):
         targets = operands[int(token[1:] or 0) :]
@@ -234,6 +251,8 @@ def _targets(token: str, args: Args, by: str) -> tuple[list[Word], str, bool]:
         targets = [word for word in targets if word.value != "-"]
         if not targets and all(word.value != "-" for word in operands):
             targets = [Word(default)]
+    if prefix:
+        targets = [Word(f"{w.value}*", w.computed, True, w.raw) for w in targets]
     return targets, by, removes
 
 

@@ -49,21 +49,27 @@ class Spec:
         handler: str = "",
         dash: bool = False,
         module: str = "",
+        optional: str = "",
+        repeat: bool = False,
     ) -> None:
         self.writes, self.runs = tuple(writes.split()), frozenset(runs.split())
         self.code, self.module = tuple(code.split()), tuple(module.split())
         self.chdir, self.into = tuple(chdir.split()), tuple(into.split())
         self.foreign = tuple(foreign.split())
         options = [*values.split(), *self.code, *self.module, *self.chdir, *self.into]
-        options += [*self.foreign, *(w.strip("!:") for w in self.writes if w[:1] == "-")]
+        targets = [w.split("|")[0].strip("!:*") for w in self.writes if w[:1] == "-"]
+        options += [*self.foreign, *targets]
         self.short = "".join(o[1] for o in options if len(o) == 2 and not dash)
         self.long = frozenset(o for o in options if len(o) > 2 or dash)
-        self.stop = frozenset(self.code + self.module)  # `python -c CODE ARGS`
+        # `python -c CODE ARGS`: code ends the options, unless it may `repeat` (perl -e -e)
+        self.stop = frozenset(self.module if repeat else self.code + self.module)
         self.skip = next((int(r[3:]) for r in self.runs if r[:3] == "cmd" and r[3:]), 0)
-        self.posix = subs is not None or bool(self.skip or self.runs & {"cmd", "script", "code"})
-        self.modes = tuple((frozenset(flags.split()), spec) for flags, spec in modes)
+        self.posix = subs is not None or bool(
+            self.skip or self.runs & {"cmd", "script", "code", "join"}
+        )
+        self.modes = tuple((tuple(flags.split()), spec) for flags, spec in modes)
         self.subs = None if subs is None else rows(subs)
-        self.least, self.handler, self.dash = least, handler, dash
+        self.least, self.handler, self.dash, self.optional = least, handler, dash, optional
 
 
 def rows(table: dict[str, Spec]) -> dict[str, Spec]:
@@ -97,6 +103,13 @@ def manager(
     write = Spec(writes=f"={manifest}", modes=((GLOBAL, READ),))
     subs = {changes: change, always: write, runs: RUNNER, execs: NPX, tree: TREE, **(more or {})}
     return Spec(MANAGED, subs={k: v for k, v in subs.items() if k}, modes=modes)
+
+
+def script_editor(values: str) -> Spec:
+    """perl, ruby: code after `-e`, else a script; `-i[SUFFIX]` rewrites the files."""
+    editor = Spec(values, "@", code="-e -E", runs="script stdin", optional="i", repeat=True)
+    modes: Modes = (("-i", editor),)
+    return Spec(values, code="-e -E", runs="script stdin", modes=modes, optional="i", repeat=True)
 
 
 READ = Spec()  # reads, or runs what the project is made of
@@ -164,6 +177,9 @@ GIT = {  # git's sub-commands
     "am merge pull rebase cherry-pick revert bisect submodule checkout-index read-tree": WHOLE,
     "diff log show format-patch archive bundle": Spec(writes="-o --output --output-directory"),
 }
+SHELL = "-o +o -O +O --rcfile --init-file"
+SHELL_MODES: Modes = (("-c", Spec(SHELL, runs="code sh")), ("-s", Spec(SHELL, runs="stdin sh")))
+WATCH = "-n --interval --differences"
 TABLE_NODE = Spec("-r", code="-e --eval -p --print", runs="script stdin")
 TOOLS = {"*": Spec(MANAGED, runs="cmd")}  # `yarn prettier --write .` runs prettier
 MODULES = rows(  # what `python -m MODULE` runs, beside the programs of the same name
@@ -221,8 +237,8 @@ TABLE: dict[str, Spec] = rows(
         "source .": Spec(runs="script sh"),
         "trap": Spec(runs="code sh", least=2),
         "env": Spec(handler="env"),
-        "eval": Spec(handler="eval_"),
-        "watch": Spec("-n --interval --differences", runs="cmd", handler="watch"),
+        "eval": Spec(runs="join sh"),
+        "watch": Spec(WATCH, runs="join sh", modes=(("-x --exec", Spec(WATCH, runs="cmd")),)),
         "alias": Spec(handler="alias"),
         "xargs": Spec(
             "-a -d -E -e -I -L -l -n -P -s --arg-file --delimiter --eof --max-lines --max-args "
@@ -236,7 +252,10 @@ TABLE: dict[str, Spec] = rows(
         "fd fdfind": Spec(handler="fd"),
         # Interpreters: code after an option, a script, or standard input.
         "python pypy py": PYTHON,
-        "sh bash zsh dash ksh mksh ash fish busybox": Spec(handler="shells"),
+        "sh bash zsh dash ksh mksh ash fish": Spec(
+            SHELL, runs="script stdin sh", modes=SHELL_MODES
+        ),
+        "busybox": Spec(SHELL, runs="cmd stdin sh", modes=SHELL_MODES),
         "node nodejs": TABLE_NODE,
         "deno": Spec(
             subs={
@@ -253,8 +272,9 @@ TABLE: dict[str, Spec] = rows(
         "pwsh powershell": Spec(code="-c -Command -command", runs="script stdin", dash=True),
         "tclsh wish": Spec(runs="script stdin"),
         "expect": Spec("-b -f -D", code="-c", runs="script stdin"),  # Tcl: `spawn` runs anything
-        "perl ruby": Spec(handler="perl"),
-        "sed gsed": Spec(handler="sed"),
+        "perl": script_editor("-I -M -m -F -C -x"),
+        "ruby": script_editor("-I -M -m -r -C -F"),
+        "sed gsed": Spec("-e -f -l --expression --file --line-length", optional="i", handler="sed"),
         "awk gawk mawk nawk": Spec(
             "-f -v -F -i -E -l -e --file --assign --field-separator --include --source --exec "
             "--load",
@@ -282,10 +302,8 @@ TABLE: dict[str, Spec] = rows(
         "uniq": Spec("-f -s -w --skip-fields --skip-chars --check-chars", writes="2"),
         "xxd": Spec("-c -g -l -n -o -s", writes="2"),  # `xxd IN OUT`, `xxd -r HEX OUT`
         "mktemp": Spec("--suffix", "1", into="-p --tmpdir", modes=(("-t -u --dry-run", READ),)),
-        "split": Spec(
-            "-a -b -C -d -l -n -t --suffix-length --bytes --lines --number", handler="split"
-        ),
-        "csplit": Spec("-b -f -n --suffix-format --prefix --digits", handler="split"),
+        "split": Spec("-a -b -C -d -l -n -t --suffix-length --bytes --lines --number", "2*|x"),
+        "csplit": Spec("-b -n --suffix-format --digits", "-f*|xx --prefix*"),
         "rsync": Spec("-e -f -T --exclude --include --filter --rsh --temp-dir", handler="rsync"),
         "scp": Spec("-c -F -i -J -l -o -P -S", handler="rsync"),
         "gzip gunzip bzip2 bunzip2 xz unxz lzma zstd unzstd": Spec(

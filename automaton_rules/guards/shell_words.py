@@ -145,6 +145,7 @@ class Args:
         posix: bool = False,
         dash: bool = False,
         stop: frozenset[str] = frozenset(),
+        optional: str = "",
     ) -> None:
         self.flags: set[str] = set()
         self.values: dict[str, list[Word]] = {}
@@ -157,9 +158,9 @@ class Args:
                 self.end = index
                 self.positional.extend(words[index + (value == "--") :])
                 return
-            if not _option(word):
+            if not _option(word) and not (value[:1] == "+" and value in long):  # `+o OPT`
                 self.positional.append(word)
-            elif value.startswith("--") or dash:
+            elif value.startswith(("--", "+")) or dash:
                 name, equals, rest = value.partition("=")
                 if equals:
                     self.values.setdefault(name, []).append(Word(rest, word.computed))
@@ -169,16 +170,20 @@ class Args:
                 else:
                     self.flags.add(name)
             else:
-                index += self._cluster(value, words[index + 1 : index + 2], short)
+                index += self._cluster(value, words[index + 1 : index + 2], short, optional)
             index += 1
             if posix and stop & self.values.keys():  # `python -c CODE ARGS`: the rest are its
                 self.end = index
                 self.positional.extend(words[index:])
                 return
 
-    def _cluster(self, value: str, following: list[Word], short: str) -> int:
-        """`-sSLo FILE`, `-ofile`: flags up to the first letter that takes a value."""
+    def _cluster(self, value: str, following: list[Word], short: str, optional: str) -> int:
+        """`-sSLo FILE`, `-ofile`: flags up to the first letter that takes a value; an
+        `optional` letter takes the rest of the cluster only (`-i.bak`, `-i`)."""
         for position, char in enumerate(value[1:], 1):
+            if char in optional:
+                self.values.setdefault(f"-{char}", []).append(Word(value[position + 1 :]))
+                return 0
             if char in short:
                 rest = value[position + 1 :]
                 taken = following[0] if not rest and following else Word(rest)
