@@ -38,6 +38,19 @@ def test_every_program_the_pre_scan_calls_a_read_is_a_read_in_the_table() -> Non
         assert name in shell_table.TABLE, name
 
 
+PRE_SCAN_READS = [
+    *sorted(shell.READERS - {"["}),  # a lone `[` does not parse
+    *(f"{name} {sub}" for name, subs in shell.READ_SUBCOMMANDS.items() for sub in sorted(subs)),
+]
+
+
+@pytest.mark.parametrize("command", PRE_SCAN_READS)
+def test_what_the_pre_scan_calls_a_read_the_table_reads_too(tmp_path: Path, command) -> None:
+    assert shell.plain_read(command)
+    line = shell.read(command, tmp_path)
+    assert line == shell.ShellLine(states=line.states, named=line.named)
+
+
 @pytest.mark.parametrize("command", ["git status", "ls -la src", "pytest -q", "find . -name x"])
 def test_a_plain_read_is_known_to_the_table(tmp_path: Path, command: str) -> None:
     assert shell.plain_read(command)

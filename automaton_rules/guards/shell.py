@@ -26,6 +26,11 @@ def names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+def ordered(text: str) -> tuple[str, ...]:
+    """Names written as words, in order."""
+    return tuple(text.split())
+
+
 STATE_PREFIX = ".state"  # `.state`, `.state.history`, `.state.approvals`, `.state.lock`
 STATE_NAMES = (".state", ".state.history", ".state.approvals", ".state.lock")
 MAX_NAMED = 100  # paths held by variables or `echo` that a computed write is checked against
@@ -75,21 +80,10 @@ class Call(Record):
 
 
 class ShellLine(Record):
-    """Everything the guard needs to know about one shell line."""
+    """Everything the guard needs to know about one shell line; a field not given is empty."""
 
-    _fields = (
-        "writes",
-        "computed",
-        "programs",
-        "code",
-        "calls",
-        "hooks",
-        "states",
-        "named",
-        "unreadable",
-        "interactive",
-        "unknown",
-    )
+    _fields = ordered("writes computed programs code calls hooks states named unreadable")
+    _fields += ("interactive", "unknown")
     writes: tuple[Write, ...]
     computed: tuple[Computed, ...]  # writes to computed targets
     programs: tuple[str, ...]  # commands whose program is computed
@@ -102,32 +96,12 @@ class ShellLine(Record):
     interactive: tuple[str, ...]  # shells or interpreters left reading what is typed
     unknown: tuple[str, ...]  # programs no row of the table knows, as written
 
-    def __init__(
-        self,
-        writes: tuple[Write, ...] = (),
-        computed: tuple[Computed, ...] = (),
-        programs: tuple[str, ...] = (),
-        code: tuple[str, ...] = (),
-        calls: tuple[Call, ...] = (),
-        hooks: tuple[str, ...] = (),
-        states: tuple[str, ...] = (),
-        named: tuple[Path, ...] = (),
-        unreadable: bool = False,
-        interactive: tuple[str, ...] = (),
-        unknown: tuple[str, ...] = (),
-    ) -> None:
+    def __init__(self, **given: object) -> None:
+        extra = sorted(set(given) - set(self._fields))
+        if extra:
+            raise TypeError(f"ShellLine has no field {extra[0]!r}")
         self._init(
-            writes,
-            computed,
-            programs,
-            code,
-            calls,
-            hooks,
-            states,
-            named,
-            unreadable,
-            interactive,
-            unknown,
+            *(given.get(name, () if name != "unreadable" else False) for name in self._fields)
         )
 
     @property
@@ -170,17 +144,17 @@ def _line(reading: Reading) -> ShellLine:
     if reading.status_named and reading.programs:  # `S=automaton-status; $S ...`
         calls.append(Call((reading.programs[0],), True, False))
     return ShellLine(
-        tuple(Write(*write) for write in reading.writes),
-        tuple(Computed(*computed) for computed in reading.computed),
-        tuple(reading.programs),
-        tuple(reading.code),
-        tuple(calls),
-        tuple(reading.hooks),
-        tuple(shown for text, shown in reading.states if names_state(text)),
-        tuple(dict.fromkeys(reading.named))[:MAX_NAMED],
-        reading.unread,
-        tuple(reading.interactive),
-        tuple(reading.unknown),
+        writes=tuple(Write(*write) for write in reading.writes),
+        computed=tuple(Computed(*computed) for computed in reading.computed),
+        programs=tuple(reading.programs),
+        code=tuple(reading.code),
+        calls=tuple(calls),
+        hooks=tuple(reading.hooks),
+        states=tuple(shown for text, shown in reading.states if names_state(text)),
+        named=tuple(dict.fromkeys(reading.named))[:MAX_NAMED],
+        unreadable=reading.unread,
+        interactive=tuple(reading.interactive),
+        unknown=tuple(reading.unknown),
     )
 
 
@@ -216,12 +190,12 @@ READ_SUBCOMMANDS = {
         "cat-file rev-list reflog whatchanged show-ref merge-base name-rev count-objects "
         "help version"
     ),
-    "cargo": frozenset({"check", "test", "tree", "metadata"}),
-    "go": frozenset({"test", "vet", "list", "version", "env", "doc"}),
-    "npm": frozenset({"test", "ls", "list", "view", "outdated", "audit", "why"}),
-    "uv": frozenset({"tree", "version"}),
-    "pip": frozenset({"list", "show", "freeze", "check", "--version"}),
-    "pip3": frozenset({"list", "show", "freeze", "check", "--version"}),
+    "cargo": names("check test tree metadata"),
+    "go": names("test vet list version env doc"),
+    "npm": names("test ls list view outdated audit why"),
+    "uv": names("tree version"),
+    "pip": names("list show freeze check --version"),
+    "pip3": names("list show freeze check --version"),
 }
 # Options that make a reader write or run a program (`find -delete`, `fd -x`,
 # `git diff --output=F`): a line with one goes to the parser.

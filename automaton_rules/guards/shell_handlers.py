@@ -51,28 +51,19 @@ def _joined(words: list[Word]) -> Word:
 
 
 def env(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """`env [-i] [-C DIR] [-S STRING] [-u NAME] [NAME=VALUE]... COMMAND`."""
-    index = 1
-    while index < len(words):
-        word, value = words[index], words[index].value
-        following = words[index + 1] if index + 1 < len(words) else None
-        if value in ("-C", "--chdir") and following is not None:
-            where, index = where.into(following), index + 1
-        elif value.startswith("--chdir="):
-            where = where.into(Word(value.split("=", 1)[1]))
-        elif value in ("-S", "--split-string") and following is not None:
-            joined = _joined(words[index + 1 :])
-            it.read_code(Word(joined.value, joined.computed), where, "env -S", shell=True)
-            return
-        elif value in ("-u", "--unset"):
-            index += 1
-        elif "=" in value and not value.startswith("-"):
-            name, _, assigned = value.partition("=")
-            it.assign(name, Word(assigned, word.computed), where)
-        elif not value.startswith("-") or value == "-":
-            it.run(words[index:], where)
-            return
-        index += 1
+    """`env [-i] [-C DIR] [-u NAME] [NAME=VALUE]... COMMAND`; `-S STRING` is split into
+    the words of the command."""
+    operands = args.positional
+    while operands and "=" in operands[0].value and not operands[0].value.startswith("-"):
+        name, _, value = operands[0].value.partition("=")
+        it.assign(name, Word(value, operands[0].computed), where)
+        operands = operands[1:]
+    split = args.value("-S", "--split-string")
+    if split is None:
+        it.run(operands, where)
+    else:
+        joined = _joined([split, *operands])
+        it.read_code(Word(joined.value, joined.computed), where, "env -S", shell=True)
 
 
 def alias(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:

@@ -22,6 +22,7 @@ from automaton_rules.guards.shell_words import (
     Word,
     build,
     expand,
+    names,
     text_of,
 )
 
@@ -114,27 +115,13 @@ def _expands(heredoc: Any, body: Any) -> bool:
     return any(child.type != "heredoc_content" for child in body.named_children)
 
 
-SEQUENCE = frozenset(
-    {
-        "program",
-        "list",
-        "compound_statement",
-        "do_group",
-        "if_statement",
-        "elif_clause",
-        "else_clause",
-        "while_statement",
-        "case_statement",
-        "case_item",
-        "negated_command",
-        "function_definition",
-        "for_statement",
-        "c_style_for_statement",
-        "ERROR",
-    }
+SEQUENCE = names(  # nodes whose children run one after the other
+    "program list compound_statement do_group if_statement elif_clause else_clause "
+    "while_statement case_statement case_item negated_command function_definition "
+    "for_statement c_style_for_statement ERROR"
 )
-APART = frozenset({"subshell", "command_substitution", "process_substitution"})
-REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+APART = names("subshell command_substitution process_substitution")
+REDIRECTS = names("file_redirect heredoc_redirect herestring_redirect")
 
 
 class _Walk:

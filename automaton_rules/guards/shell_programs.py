@@ -247,9 +247,9 @@ def _targets(token: str, args: Args, by: str, ran: bool) -> tuple[list[Word], st
         if token.endswith(":"):
             targets = [_after(w, w.value.index(":") + 1) for w in targets if ":" in w.value]
         by = f"{by} {name}"
-    if default:  # `-` is standard input or output; no operand at all: the default
+    if default:  # `-` is standard input or output (`black -` formats it); none: the default
         targets = [word for word in targets if word.value != "-"]
-        if not targets and all(word.value != "-" for word in operands):
+        if not targets and not (token == "*" and any(w.value == "-" for w in operands)):
             targets = [Word(default)]
     if prefix:
         targets = [Word(f"{w.value}*", w.computed, True, w.raw) for w in targets]

@@ -99,8 +99,8 @@ def manager(
     """A package manager: `changes` write its manifest given a package (not with `-g`),
     `always` write it anyway, `runs` and `execs` run a command (`execs` also `-c
     STRING`), `tree` rewrite the sources, `more` are its other sub-commands."""
-    change = Spec(writes=f"={manifest}", least=1, modes=((GLOBAL, READ),))
     write = Spec(writes=f"={manifest}", modes=((GLOBAL, READ),))
+    change = Spec(writes=f"={manifest}", least=1, modes=((GLOBAL, READ), ("--bump", write)))
     subs = {changes: change, always: write, runs: RUNNER, execs: NPX, tree: TREE, **(more or {})}
     return Spec(MANAGED, subs={k: v for k, v in subs.items() if k}, modes=modes)
 
@@ -180,7 +180,10 @@ GIT = {  # git's sub-commands
 SHELL = "-o +o -O +O --rcfile --init-file"
 SHELL_MODES: Modes = (("-c", Spec(SHELL, runs="code sh")), ("-s", Spec(SHELL, runs="stdin sh")))
 WATCH = "-n --interval --differences"
-TABLE_NODE = Spec("-r", code="-e --eval -p --print", runs="script stdin")
+NPM, PY = "package.json", "pyproject.toml"
+CLIPPY = Spec(modes=(("--fix", WHOLE),))
+GO_MOD = Spec(subs={"tidy edit": Spec(writes="=go.mod"), "": Spec(writes="=go.mod")})
+NODE = Spec("-r", code="-e --eval -p --print", runs="script stdin")
 TOOLS = {"*": Spec(MANAGED, runs="cmd")}  # `yarn prettier --write .` runs prettier
 MODULES = rows(  # what `python -m MODULE` runs, beside the programs of the same name
     {
@@ -236,7 +239,7 @@ TABLE: dict[str, Spec] = rows(
         ),
         "source .": Spec(runs="script sh"),
         "trap": Spec(runs="code sh", least=2),
-        "env": Spec(handler="env"),
+        "env": Spec("-u -S --unset --split-string", runs="cmd", chdir="-C --chdir", handler="env"),
         "eval": Spec(runs="join sh"),
         "watch": Spec(WATCH, runs="join sh", modes=(("-x --exec", Spec(WATCH, runs="cmd")),)),
         "alias": Spec(handler="alias"),
@@ -256,7 +259,7 @@ TABLE: dict[str, Spec] = rows(
             SHELL, runs="script stdin sh", modes=SHELL_MODES
         ),
         "busybox": Spec(SHELL, runs="cmd stdin sh", modes=SHELL_MODES),
-        "node nodejs": TABLE_NODE,
+        "node nodejs": NODE,
         "deno": Spec(
             subs={
                 "eval": Spec(runs="code"),
@@ -396,55 +399,30 @@ TABLE: dict[str, Spec] = rows(
         ),
         # Package managers: what changes the manifest, what runs a command.
         "npm": manager(
-            "package.json",
-            "install i add uninstall remove rm un update up",
-            "version init pkg",
+            NPM,
+            "install i add uninstall remove rm un update up version",
+            "init pkg",
             execs="exec x",
         ),
-        "yarn": manager(
-            "package.json", "add remove up upgrade", "init version", execs="exec dlx", more=TOOLS
-        ),
+        "yarn": manager(NPM, "add remove up upgrade version", "init", execs="exec dlx", more=TOOLS),
         "pnpm": manager(
-            "package.json",
-            "add remove rm un uninstall up update",
-            "init",
-            execs="exec dlx",
-            more=TOOLS,
+            NPM, "add remove rm un uninstall up update", "init", execs="exec dlx", more=TOOLS
         ),
         "bun": manager(
-            "package.json",
-            "add remove rm update",
-            "init",
-            execs="x",
-            modes=(("-e --eval -p --print", TABLE_NODE),),
+            NPM, "add remove rm update", "init", execs="x", modes=(("-e --eval -p --print", NODE),)
         ),
         "uv": manager(
-            "pyproject.toml",
-            "add remove",
-            "init version",
-            "run",
-            more={"tool": Spec(subs={"run": RUNNER})},
+            PY, "add remove version", "init", "run", more={"tool": Spec(subs={"run": RUNNER})}
         ),
-        "poetry": manager("pyproject.toml", "add remove", "init version", "run"),
-        "pdm rye": manager("pyproject.toml", "add remove", "init", "run"),
-        "hatch": manager("pyproject.toml", "new", "version", "run"),
+        "poetry": manager(PY, "add remove version", "init", "run"),
+        "pdm rye": manager(PY, "add remove", "init", "run"),
+        "hatch": manager(PY, "new version", runs="run"),
         "pipenv": manager("Pipfile", "install uninstall", runs="run"),
         "pixi": manager("pixi.toml", "add remove", "init", "run", execs="exec"),
         "cargo": manager(
-            "Cargo.toml",
-            "add remove rm",
-            "init",
-            tree="fmt fix",
-            more={"clippy": Spec(modes=(("--fix", WHOLE),))},
+            "Cargo.toml", "add remove rm", "init", tree="fmt fix", more={"clippy": CLIPPY}
         ),
-        "go": manager(
-            "go.mod",
-            "get",
-            tree="fmt generate fix",
-            more={
-                "mod": Spec(subs={"tidy edit": Spec(writes="=go.mod"), "": Spec(writes="=go.mod")})
-            },
-        ),
+        "go": manager("go.mod", "get", tree="fmt generate fix", more={"mod": GO_MOD}),
         "conda mamba micromamba": manager("environment.yml", "", runs="run"),
         "npx": NPX,
         "pnpx bunx uvx": RUNNER,
