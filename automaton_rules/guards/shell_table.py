@@ -28,11 +28,14 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     Modes = tuple[tuple[str, "Spec"], ...]
 
 
 class Spec:
-    """One program's row, its strings split once when the table loads."""
+    """One program's row, its strings split the first time the interpreter reads it: a
+    shell line reads a few rows of the table, never all of them."""
 
     def __init__(
         self,
@@ -52,6 +55,20 @@ class Spec:
         optional: str = "",
         repeat: bool = False,
     ) -> None:
+        self._row = (values, writes, runs, code, modes, subs, chdir, into, foreign, least)
+        self._more = (handler, dash, module, optional, repeat)
+
+    def __getattr__(self, name: str) -> Any:
+        """The row's fields, split out of its strings when one is first read."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        self._split()
+        return object.__getattribute__(self, name)
+
+    def _split(self) -> None:
+        """Every field the interpreter reads, from the row as written."""
+        values, writes, runs, code, modes, subs, chdir, into, foreign, self.least = self._row
+        self.handler, self.dash, module, self.optional, repeat = self._more
         self.writes, self.runs = tuple(writes.split()), frozenset(runs.split())
         self.code, self.module = tuple(code.split()), tuple(module.split())
         self.chdir, self.into = tuple(chdir.split()), tuple(into.split())
@@ -59,8 +76,8 @@ class Spec:
         options = [*values.split(), *self.code, *self.module, *self.chdir, *self.into]
         targets = [w.split("|")[0].strip("!:*") for w in self.writes if w[:1] == "-"]
         options += [*self.foreign, *targets]
-        self.short = "".join(o[1] for o in options if len(o) == 2 and not dash)
-        self.long = frozenset(o for o in options if len(o) > 2 or dash)
+        self.short = "".join(o[1] for o in options if len(o) == 2 and not self.dash)
+        self.long = frozenset(o for o in options if len(o) > 2 or self.dash)
         # `python -c CODE ARGS`: code ends the options, unless it may `repeat` (perl -e -e)
         self.stop = frozenset(self.module if repeat else self.code + self.module)
         self.skip = next((int(r[3:]) for r in self.runs if r[:3] == "cmd" and r[3:]), 0)
@@ -69,7 +86,6 @@ class Spec:
         )
         self.modes = tuple((tuple(flags.split()), spec) for flags, spec in modes)
         self.subs = None if subs is None else rows(subs)
-        self.least, self.handler, self.dash, self.optional = least, handler, dash, optional
 
 
 def rows(table: dict[str, Spec]) -> dict[str, Spec]:
