@@ -91,12 +91,9 @@ def xargs(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Whe
 
 def parallel(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`parallel CMD ::: ARGS` runs CMD with computed arguments."""
-    command = []
-    for word in args.positional:
-        if word.value in (":::", "::::", ":::+"):
-            break
-        command.append(word)
-    it.run([*command, Word(COMPUTED, True, raw="<input>")], where)
+    values = [word.value for word in args.positional]
+    end = min((values.index(s) for s in (":::", "::::", ":::+") if s in values), default=None)
+    it.run([*args.positional[:end], Word(COMPUTED, True, raw="<input>")], where)
 
 
 def flock(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
@@ -133,9 +130,7 @@ def find(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wher
         elif value == "-delete":
             for path in found:
                 it.write(path, where, "find -delete")
-        elif value in ("-fprint", "-fprint0", "-fls", "-fprintf") and position + 1 < len(
-            expression
-        ):
+        elif value in ("-fprint", "-fprint0", "-fls", "-fprintf") and expression[position + 1 :]:
             it.write(expression[position + 1], where, f"find {value}")
         position += 1
 
@@ -155,10 +150,10 @@ def fd(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where)
 def copy(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """cp, mv, ln, install: the destination (or each source inside it) is written;
     mv also removes its sources."""
-    name, reading = name_of(words[0]), it
+    name = name_of(words[0])
     if name == "install" and args.has("-d", "--directory"):
         for word in args.positional:
-            reading.write(word, where, name)
+            it.write(word, where, name)
         return
     target, sources = args.value("-t", "--target-directory"), args.positional
     into = target is not None
@@ -174,10 +169,9 @@ def copy(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wher
     if into:
         _into(it, target, sources, where, name)
     else:
-        reading.write(target, where, name)
-    if name == "mv":
-        for source in sources:
-            reading.write(source, where, name, removes=True)
+        it.write(target, where, name)
+    for source in sources if name == "mv" else []:
+        it.write(source, where, name, removes=True)
     if name == "ln":
         _linked(it, args, target, sources, where)
 
