@@ -63,7 +63,7 @@ def env(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where
         it.run(operands, where)
     else:
         joined = _joined([split, *operands])
-        it.read_code(Word(joined.value, joined.computed), where, "env -S", shell=True)
+        it.read_code(Word(joined.value, joined.computed), where, "env -S", bash=True)
 
 
 def alias(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
@@ -71,7 +71,7 @@ def alias(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Whe
     for word in words[1:]:
         if "=" in word.value:
             name, _, text = word.value.partition("=")
-            it.read_code(Word(text, word.computed), where, f"alias {name}", shell=True)
+            it.read_code(Word(text, word.computed), where, f"alias {name}", bash=True)
             # An alias is a word another alias's trailing blank may bring after status.py.
             it.approval_in(text, f"alias {name}")
 
@@ -100,7 +100,7 @@ def flock(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Whe
     """`flock FILE -c STRING` or `flock FILE COMMAND`."""
     for index, word in enumerate(words[:-1]):
         if word.value in ("-c", "--command"):
-            it.read_code(words[index + 1], where, "flock -c", shell=True)
+            it.read_code(words[index + 1], where, "flock -c", bash=True)
             return
     it.run(args.positional[1:], where)
 

@@ -107,10 +107,10 @@ class Interpreter(Reading):
 
     def effects(self, spec: Spec, args: Args, where: Where, by: str) -> None:
         """What a row says the command does: code it runs, files it writes, commands."""
-        shell, runs, operands = "sh" in spec.runs, spec.runs, args.positional
+        bash, runs, operands = "sh" in spec.runs, spec.runs, args.positional
         for option in spec.code:
             for word in args.every(option):
-                self.read_code(word, where, f"{by} {option}", shell)
+                self.read_code(word, where, f"{by} {option}", bash)
         for option in spec.module:  # `python -m black .` is black
             for word in args.every(option):
                 _module(self, word, operands, where)
@@ -135,18 +135,18 @@ class Interpreter(Reading):
         elif "join" in runs:  # `eval WORDS`, `watch WORDS`: run joined, as shell code
             value, raw = " ".join(w.value for w in operands), " ".join(w.raw for w in operands)
             self.read_code(
-                Word(value, any(w.computed for w in operands), False, raw), where, by, shell
+                Word(value, any(w.computed for w in operands), False, raw), where, by, bash
             )
         elif "code" in runs and first is not None:
-            self.read_code(first, where, by, shell)
+            self.read_code(first, where, by, bash)
         elif "script" in runs and first is not None:
-            self.script(first, operands[1:], where, by, shell)
+            self.script(first, operands[1:], where, by, bash)
         elif "stdin" in runs:
-            self.stdin(where, by if shell else f"{by} -", shell)
+            self.stdin(where, by if bash else f"{by} -", bash)
 
     # --------------------------------------------------------- code and scripts
 
-    def script(self, word: Word, rest: list[Word], where: Where, by: str, shell: bool) -> None:
+    def script(self, word: Word, rest: list[Word], where: Where, by: str, bash: bool) -> None:
         """A program's script: status.py is a call, a file outside the project or a computed
         name is unknown code, a pipe or standard input is code the line builds."""
         if word.known and name_of(word) in STATUS_NAMES | HOOK_NAMES:
@@ -156,28 +156,28 @@ class Interpreter(Reading):
         elif word.value == PIPE_PATH:
             self.code.append(f"{by} {word.raw}"[:80])
         elif word.value in STDIN_PATHS:
-            self.stdin(where, by, shell)
+            self.stdin(where, by, bash)
 
-    def stdin(self, where: Where, shown: str, shell: bool = False) -> None:
+    def stdin(self, where: Where, shown: str, bash: bool = False) -> None:
         """A program that reads its code from standard input."""
         stdin = where.stdin
-        if stdin.kind == "text" and shell:  # a heredoc's `$X` parses as the shell reads it
+        if stdin.kind == "text" and bash:  # a heredoc's `$X` parses as the shell reads it
             self.again(stdin.text, where, shown)
         elif stdin.kind == "pipe" or (stdin.kind == "text" and stdin.computed):
             self.code.append(f"{shown} reading a pipe" if stdin.kind == "pipe" else shown)
         elif stdin.kind == "text":
             self.read_code(Word(stdin.text), where, shown)
-        elif stdin.kind == "file" and not shell:  # `sh < script.sh` runs a file, as `sh FILE`
+        elif stdin.kind == "file" and not bash:  # `sh < script.sh` runs a file, as `sh FILE`
             self.computed_write(shown, where)
         elif stdin.kind == "none":  # the terminal: whatever is typed into it later runs
             self.interactive.append(shown)
 
-    def read_code(self, word: Word, where: Where, shown: str, shell: bool = False) -> None:
+    def read_code(self, word: Word, where: Where, shown: str, bash: bool = False) -> None:
         """Code a program runs: shell is parsed again; other code can write anywhere, and
         may run status.py. Code only known at run time could be anything."""
         if not word.known:
             self.code.append(f"{shown} {word.raw}"[:80])
-        elif shell:
+        elif bash:
             self.again(word.value, where, shown)
         else:
             self.computed_write(shown, where, word.value)
