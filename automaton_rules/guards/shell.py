@@ -2,10 +2,11 @@
 makes, whether it skips the git hooks, and what of it is only known when it runs.
 
 `read(command, cwd)` parses the line with tree-sitter-bash (guards/shell_parse.py) and
-interprets each simple command (guards/shell_programs.py, shell_writers.py,
-shell_git.py). Most lines an agent runs are plain reads (`grep`, `ls`, `git status`,
-`pytest`); `plain_read` recognises those with a cheap scan, so the adapter answers them
-without loading the parser. This module imports nothing heavier than `re`.
+reads each simple command against its program's row of one table (guards/shell_table.py,
+read by guards/shell_programs.py). Most lines an agent runs are plain reads (`grep`,
+`ls`, `git status`, `pytest`); `plain_read` recognises those with a cheap scan, so the
+adapter answers them without loading the parser or the table. This module imports
+nothing heavier than `re`, and no other shell module when it loads.
 """
 
 from __future__ import annotations
@@ -15,14 +16,24 @@ from pathlib import Path
 
 from automaton_rules.core.record import Record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from automaton_rules.guards.shell_reading import Reading
+
 
 def names(text: str) -> frozenset[str]:
     """A table of program names, written as words."""
     return frozenset(text.split())
 
 
+def ordered(text: str) -> tuple[str, ...]:
+    """Names written as words, in order."""
+    return tuple(text.split())
+
+
 STATE_PREFIX = ".state"  # `.state`, `.state.history`, `.state.approvals`, `.state.lock`
 STATE_NAMES = (".state", ".state.history", ".state.approvals", ".state.lock")
+MAX_NAMED = 100  # paths held by variables or `echo` that a computed write is checked against
 
 
 class Write(Record):
@@ -69,20 +80,10 @@ class Call(Record):
 
 
 class ShellLine(Record):
-    """Everything the guard needs to know about one shell line."""
+    """Everything the guard needs to know about one shell line; a field not given is empty."""
 
-    _fields = (
-        "writes",
-        "computed",
-        "programs",
-        "code",
-        "calls",
-        "hooks",
-        "states",
-        "named",
-        "unreadable",
-        "interactive",
-    )
+    _fields = ordered("writes computed programs code calls hooks states named unreadable")
+    _fields += ("interactive", "unknown")
     writes: tuple[Write, ...]
     computed: tuple[Computed, ...]  # writes to computed targets
     programs: tuple[str, ...]  # commands whose program is computed
@@ -93,22 +94,14 @@ class ShellLine(Record):
     named: tuple[Path, ...]  # paths a variable or `echo` holds, which a computed write may use
     unreadable: bool  # the parser could not read all of it
     interactive: tuple[str, ...]  # shells or interpreters left reading what is typed
+    unknown: tuple[str, ...]  # programs no row of the table knows, as written
 
-    def __init__(
-        self,
-        writes: tuple[Write, ...] = (),
-        computed: tuple[Computed, ...] = (),
-        programs: tuple[str, ...] = (),
-        code: tuple[str, ...] = (),
-        calls: tuple[Call, ...] = (),
-        hooks: tuple[str, ...] = (),
-        states: tuple[str, ...] = (),
-        named: tuple[Path, ...] = (),
-        unreadable: bool = False,
-        interactive: tuple[str, ...] = (),
-    ) -> None:
+    def __init__(self, **given: object) -> None:
+        extra = sorted(set(given) - set(self._fields))
+        if extra:
+            raise TypeError(f"ShellLine has no field {extra[0]!r}")
         self._init(
-            writes, computed, programs, code, calls, hooks, states, named, unreadable, interactive
+            *(given.get(name, () if name != "unreadable" else False) for name in self._fields)
         )
 
     @property
@@ -124,13 +117,45 @@ class ShellLine(Record):
 
 def read(command: str, cwd: Path | None, home: Path | None = None) -> ShellLine:
     """Parse one shell line run in `cwd` (the harness's working folder)."""
-    from automaton_rules.guards.shell_parse import Where, walk
-    from automaton_rules.guards.shell_reading import Reading
+    from automaton_rules.guards.shell_parse import walk
+    from automaton_rules.guards.shell_programs import Interpreter
+    from automaton_rules.guards.shell_words import Where
 
     start = Where(None if cwd is None else Path(cwd), home=home or Path.home())
-    reading = Reading(start.cwd)
-    walk(command, start, reading)
-    return reading.result()
+    interpreter = Interpreter(start.cwd)
+    walk(command, start, interpreter)
+    return _line(interpreter)
+
+
+def scan(text: str, cwd: Path, shown: str) -> ShellLine:
+    """Text of a language the reader does not parse (PowerShell), judged on what it names:
+    code that can write anywhere, its status.py calls, the `.state` files it names."""
+    from automaton_rules.guards.shell_reading import Reading
+    from automaton_rules.guards.shell_words import Where
+
+    reading = Reading(cwd)
+    reading.scan(text, Where(cwd), shown)
+    return _line(reading)
+
+
+def _line(reading: Reading) -> ShellLine:
+    """What a reading collected, as one record."""
+    calls = [Call(*call) for call in reading.calls]
+    if reading.status_named and reading.programs:  # `S=automaton-status; $S ...`
+        calls.append(Call((reading.programs[0],), True, False))
+    return ShellLine(
+        writes=tuple(Write(*write) for write in reading.writes),
+        computed=tuple(Computed(*computed) for computed in reading.computed),
+        programs=tuple(reading.programs),
+        code=tuple(reading.code),
+        calls=tuple(calls),
+        hooks=tuple(reading.hooks),
+        states=tuple(shown for text, shown in reading.states if names_state(text)),
+        named=tuple(dict.fromkeys(reading.named))[:MAX_NAMED],
+        unreadable=reading.unread,
+        interactive=tuple(reading.interactive),
+        unknown=tuple(reading.unknown),
+    )
 
 
 def names_state(word: str) -> bool:
@@ -150,7 +175,7 @@ def names_state(word: str) -> bool:
 # ----------------------------------------------------------------------- the pre-scan
 
 # Programs that read (or run the project's own tests and checks) whatever their
-# arguments; the parser's tables agree (tests/test_shell.py holds them to it).
+# arguments; the table agrees (tests/test_shell_table.py holds it to it).
 READERS = names(
     "cat head tail ls ll tree wc grep egrep fgrep rg ag ack pwd echo printf which type "
     "whereis file stat du df diff cmp cut tr nl column jq realpath readlink basename "
@@ -165,12 +190,12 @@ READ_SUBCOMMANDS = {
         "cat-file rev-list reflog whatchanged show-ref merge-base name-rev count-objects "
         "help version"
     ),
-    "cargo": frozenset({"check", "test", "tree", "metadata"}),
-    "go": frozenset({"test", "vet", "list", "version", "env", "doc"}),
-    "npm": frozenset({"test", "ls", "list", "view", "outdated", "audit", "why"}),
-    "uv": frozenset({"tree", "version"}),
-    "pip": frozenset({"list", "show", "freeze", "check", "--version"}),
-    "pip3": frozenset({"list", "show", "freeze", "check", "--version"}),
+    "cargo": names("check test tree metadata"),
+    "go": names("test vet list version env doc"),
+    "npm": names("test ls list view outdated audit why"),
+    "uv": names("tree version"),
+    "pip": names("list show freeze check --version"),
+    "pip3": names("list show freeze check --version"),
 }
 # Options that make a reader write or run a program (`find -delete`, `fd -x`,
 # `git diff --output=F`): a line with one goes to the parser.

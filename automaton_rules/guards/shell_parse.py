@@ -14,7 +14,17 @@ import os
 from pathlib import Path
 
 from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.record import Record
+from automaton_rules.guards.shell_words import (
+    COMPUTED,
+    MAX_DEPTH,
+    Stdin,
+    Where,
+    Word,
+    build,
+    expand,
+    names,
+    text_of,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,66 +39,7 @@ if TYPE_CHECKING:
         def unreadable(self, text: str, where: Where) -> None: ...
 
 
-COMPUTED = "\x00"  # stands in a word's value for a part known only when the line runs
-PIPE_PATH = "/dev/fd/63"  # the name a process substitution `<(...)` gives its pipe
-MAX_DEPTH = 8  # nested `bash -c`/`eval` levels read before a line counts as unreadable
-MAX_BRACES = 64  # words one brace expansion may make before it counts as computed
-GLOB_CHARS = frozenset("*?[")
 _PARSER: list[Any] = []
-
-
-class Word(Record):
-    """One word after quote removal: its literal value, and how much of it is fixed."""
-
-    _fields = ("value", "computed", "glob", "raw")
-    value: str  # COMPUTED marks each part that only running the line decides
-    computed: bool
-    glob: bool  # an unquoted `*`, `?` or `[`: the shell expands it against the disk
-    raw: str  # the word as written
-
-    def __init__(
-        self, value: str, computed: bool = False, glob: bool = False, raw: str = ""
-    ) -> None:
-        self._init(value, computed, glob, raw or value)
-
-
-class Stdin(Record):
-    """What a command reads on standard input: nothing known, a pipe, a file or text."""
-
-    _fields = ("kind", "text", "computed")
-    kind: str  # "none", "pipe", "file" or "text"
-    text: str  # a heredoc's or here-string's text, or the file `<` names
-    computed: bool  # the text has parts only running the line decides
-
-    def __init__(self, kind: str = "none", text: str = "", computed: bool = False) -> None:
-        self._init(kind, text, computed)
-
-
-class Where(Record):
-    """Where a command runs: its folder (None when computed), input, home and depth."""
-
-    _fields = ("cwd", "stdin", "home", "depth", "env")
-    cwd: Path | None
-    stdin: Stdin
-    home: Path | None  # None once the line assigns HOME
-    depth: int
-    env: tuple[tuple[str, Word], ...]  # the command's own `NAME=value` prefixes
-
-    def __init__(
-        self,
-        cwd: Path | None,
-        stdin: Stdin | None = None,
-        home: Path | None = None,
-        depth: int = 0,
-        env: tuple[tuple[str, Word], ...] = (),
-    ) -> None:
-        self._init(cwd, stdin or Stdin(), home, depth, env)
-
-    def but(self, **changes: Any) -> Where:
-        """The same place with some fields changed."""
-        values = {name: getattr(self, name) for name in self._fields}
-        values.update(changes)
-        return Where(**values)
 
 
 def _binding(package: str) -> Any:
@@ -101,9 +52,9 @@ def _binding(package: str) -> Any:
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.find_spec(package)
-    for folder in (spec.submodule_search_locations or []) if spec else []:
+    for place in (spec.submodule_search_locations or []) if spec else []:
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-            path = os.path.join(folder, "_binding" + suffix)
+            path = os.path.join(place, "_binding" + suffix)
             found = importlib.util.spec_from_file_location(name, path)
             if os.path.isfile(path) and found is not None and found.loader is not None:
                 module = importlib.util.module_from_spec(found)
@@ -164,32 +115,13 @@ def _expands(heredoc: Any, body: Any) -> bool:
     return any(child.type != "heredoc_content" for child in body.named_children)
 
 
-def text_of(node: Any) -> str:
-    """A node's source text (bytes the shell would pass on, kept as they are)."""
-    return bytes(node.text or b"").decode("utf-8", "surrogateescape")
-
-
-SEQUENCE = frozenset(
-    {
-        "program",
-        "list",
-        "compound_statement",
-        "do_group",
-        "if_statement",
-        "elif_clause",
-        "else_clause",
-        "while_statement",
-        "case_statement",
-        "case_item",
-        "negated_command",
-        "function_definition",
-        "for_statement",
-        "c_style_for_statement",
-        "ERROR",
-    }
+SEQUENCE = names(  # nodes whose children run one after the other
+    "program list compound_statement do_group if_statement elif_clause else_clause "
+    "while_statement case_statement case_item negated_command function_definition "
+    "for_statement c_style_for_statement ERROR"
 )
-APART = frozenset({"subshell", "command_substitution", "process_substitution"})
-REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+APART = names("subshell command_substitution process_substitution")
+REDIRECTS = names("file_redirect heredoc_redirect herestring_redirect")
 
 
 class _Walk:
@@ -309,14 +241,10 @@ class _Walk:
 
     def word(self, node: Any) -> Word:
         """One word, its substitutions run; braces do not split a target."""
-        from automaton_rules.guards.shell_words import build
-
         return build(node, self)
 
     def expand(self, node: Any) -> list[Word]:
         """The words one argument node becomes: braces expanded, substitutions run."""
-        from automaton_rules.guards.shell_words import expand
-
         return expand(node, self)
 
 
@@ -402,17 +330,5 @@ def _moves(walk: _Walk, words: list[Word]) -> bool:
             walk.where = walk.where.but(cwd=None)
             return True
     target = args[0] if args else Word(str(walk.where.home) if walk.where.home else COMPUTED)
-    walk.where = walk.where.but(cwd=folder(target, walk.where.cwd))
+    walk.where = walk.where.into(target)
     return True
-
-
-def folder(target: Word, cwd: Path | None) -> Path | None:
-    """The folder a `cd` or `-C DIR` names, None when only running the line decides it."""
-    if target.computed or target.glob or target.value == "-" or COMPUTED in target.value:
-        return None
-    path = Path(target.value)
-    if path.is_absolute():
-        return Path(os.path.normpath(path))
-    if cwd is None:
-        return None
-    return Path(os.path.normpath(cwd / path))

@@ -128,14 +128,8 @@ def judge_opaque(
 ) -> str | None:
     """A line of a language the reader does not parse (PowerShell): code that can write
     anywhere, judged on the paths it names, its status.py calls and the phase."""
-    from automaton_rules.guards.shell_parse import Where
-    from automaton_rules.guards.shell_programs import scan_unreadable
-    from automaton_rules.guards.shell_reading import Reading
-
     cwd = cwd or Path.cwd()
-    reading = Reading(cwd)
-    scan_unreadable(reading, text, Where(cwd), shown)
-    line = reading.result()
+    line = reader.scan(text, cwd, shown)
     return _always(line) or _Judge(line, cwd, finder, task, explicit).verdict()
 
 
@@ -309,7 +303,7 @@ class _Judge:
 
 def _manifest_writers() -> frozenset[str]:
     """Package managers' add and remove, which leave `[tool.automaton]` alone."""
-    from automaton_rules.guards.shell_packages import MANIFEST_WRITERS
+    from automaton_rules.guards.shell_table import MANIFEST_WRITERS
 
     return MANIFEST_WRITERS
 

@@ -1,47 +1,229 @@
-"""Shell words as bash makes them: quotes removed, `~` and `$HOME` expanded, braces
-expanded, and every part a substitution or variable decides marked as computed.
+"""Shell words as bash makes them, and read as a program reads its options.
 
-Part of reading a shell line (guards/shell_parse.py walks the tree and calls these).
+The bottom of the shell reader: it imports none of the other shell modules. Words come
+from tree-sitter-bash's nodes (guards/shell_parse.py walks the tree and hands its walk
+in): quotes removed, `~`, `$HOME` and braces expanded, every part a substitution or a
+variable decides marked as computed. `Args` reads a command's words against the options
+a program's row in guards/shell_table.py says take a value.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
-from automaton_rules.guards.shell_parse import (
-    COMPUTED,
-    GLOB_CHARS,
-    MAX_BRACES,
-    PIPE_PATH,
-    Word,
-    text_of,
-)
+from automaton_rules.core.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
-    from automaton_rules.guards.shell_parse import _Walk
+    from typing import Any, Protocol
 
     Part = tuple[str, bool, bool, bool]  # a piece of a word: value, quoted, computed, glob
+
+    class Walk(Protocol):
+        """What making a word needs of the walk: where it is, and running substitutions."""
+
+        where: Where
+
+        def apart(self, node: Any, stdin: Stdin | None = None) -> None: ...
+        def words(self, node: Any) -> None: ...
+
+
+COMPUTED = "\x00"  # stands in a word's value for a part known only when the line runs
+PIPE_PATH = "/dev/fd/63"  # the name a process substitution `<(...)` gives its pipe
+MAX_DEPTH = 8  # nested `bash -c`/`eval` levels read before a line counts as unreadable
+MAX_BRACES = 64  # words one brace expansion may make before it counts as computed
+GLOB_CHARS = frozenset("*?[")
+
+
+class Word(Record):
+    """One word after quote removal: its literal value, and how much of it is fixed."""
+
+    _fields = ("value", "computed", "glob", "raw")
+    value: str  # COMPUTED marks each part that only running the line decides
+    computed: bool
+    glob: bool  # an unquoted `*`, `?` or `[`: the shell expands it against the disk
+    raw: str  # the word as written
+
+    def __init__(
+        self, value: str, computed: bool = False, glob: bool = False, raw: str = ""
+    ) -> None:
+        self._init(value, computed, glob, raw or value)
+
+    @property
+    def known(self) -> bool:
+        """No part of it is decided only when the line runs."""
+        return not self.computed and COMPUTED not in self.value
+
+
+MEMBERS = Word(COMPUTED, True, False, "(archive members)")  # what unpacking an archive writes
+
+
+class Stdin(Record):
+    """What a command reads on standard input: nothing known, a pipe, a file or text."""
+
+    _fields = ("kind", "text", "computed")
+    kind: str  # "none", "pipe", "file" or "text"
+    text: str  # a heredoc's or here-string's text, or the file `<` names
+    computed: bool  # the text has parts only running the line decides
+
+    def __init__(self, kind: str = "none", text: str = "", computed: bool = False) -> None:
+        self._init(kind, text, computed)
+
+
+class Where(Record):
+    """Where a command runs: its folder (None when computed), input, home and depth."""
+
+    _fields = ("cwd", "stdin", "home", "depth", "env")
+    cwd: Path | None
+    stdin: Stdin
+    home: Path | None  # None once the line assigns HOME
+    depth: int
+    env: tuple[tuple[str, Word], ...]  # the command's own `NAME=value` prefixes
+
+    def __init__(
+        self,
+        cwd: Path | None,
+        stdin: Stdin | None = None,
+        home: Path | None = None,
+        depth: int = 0,
+        env: tuple[tuple[str, Word], ...] = (),
+    ) -> None:
+        self._init(cwd, stdin or Stdin(), home, depth, env)
+
+    def but(self, **changes: Any) -> Where:
+        """The same place with some fields changed."""
+        values = {name: getattr(self, name) for name in self._fields}
+        values.update(changes)
+        return Where(**values)
+
+    def into(self, target: Word | None) -> Where:
+        """The place a `cd`, `-C DIR` or `--chdir DIR` moves to (unchanged for None)."""
+        return self if target is None else self.but(cwd=folder(target, self.cwd))
+
+
+def names(text: str) -> frozenset[str]:
+    """A set of names, written as words."""
+    return frozenset(text.split())
+
+
+def folder(target: Word, cwd: Path | None) -> Path | None:
+    """The folder a `cd` or `-C DIR` names, None when only running the line decides it."""
+    if not target.known or target.glob or target.value == "-":
+        return None
+    path = Path(target.value)
+    if path.is_absolute():
+        return Path(os.path.normpath(path))
+    return None if cwd is None else Path(os.path.normpath(cwd / path))
+
+
+def inside(folder: Word, name: Word) -> Word:
+    """`name` inside the folder an option names (`--output-dir`, `-P`, `-C`, `-d`)."""
+    if name.value.startswith("/"):
+        return name
+    computed = folder.computed or name.computed
+    return Word(folder.value.rstrip("/") + "/" + name.value, computed, False, name.raw)
+
+
+def name_of(word: Word) -> str:
+    """A program's name: the last part of its path, without `.exe`."""
+    name = word.value.rsplit("/", 1)[-1]
+    return name[:-4] if name.lower().endswith(".exe") else name
+
+
+class Args:
+    """A command's words read as options: anywhere until `--` (GNU), or up to the first
+    operand (`posix`, for programs that run the words after them). Options are kept as
+    written: `-o`, `--output`, or with `dash` whole single-dash words (`-check`)."""
+
+    def __init__(
+        self,
+        words: list[Word],
+        short: str = "",
+        long: frozenset[str] = frozenset(),
+        posix: bool = False,
+        dash: bool = False,
+        stop: frozenset[str] = frozenset(),
+        optional: str = "",
+    ) -> None:
+        self.flags: set[str] = set()
+        self.values: dict[str, list[Word]] = {}
+        self.positional: list[Word] = []
+        self.end = len(words)  # where the options end
+        index = 0
+        while index < len(words):
+            word, value = words[index], words[index].value
+            if value == "--" or (posix and not _option(word)):
+                self.end = index
+                self.positional.extend(words[index + (value == "--") :])
+                return
+            if not _option(word) and not (value[:1] == "+" and value in long):  # `+o OPT`
+                self.positional.append(word)
+            elif value.startswith(("--", "+")) or dash:
+                name, equals, rest = value.partition("=")
+                if equals:
+                    self.values.setdefault(name, []).append(Word(rest, word.computed))
+                elif name in long and index + 1 < len(words):
+                    index += 1
+                    self.values.setdefault(name, []).append(words[index])
+                else:
+                    self.flags.add(name)
+            else:
+                index += self._cluster(value, words[index + 1 : index + 2], short, optional)
+            index += 1
+            if posix and stop & self.values.keys():  # `python -c CODE ARGS`: the rest are its
+                self.end = index
+                self.positional.extend(words[index:])
+                return
+
+    def _cluster(self, value: str, following: list[Word], short: str, optional: str) -> int:
+        """`-sSLo FILE`, `-ofile`: flags up to the first letter that takes a value; an
+        `optional` letter takes the rest of the cluster only (`-i.bak`, `-i`)."""
+        for position, char in enumerate(value[1:], 1):
+            if char in optional:
+                self.values.setdefault(f"-{char}", []).append(Word(value[position + 1 :]))
+                return 0
+            if char in short:
+                rest = value[position + 1 :]
+                taken = following[0] if not rest and following else Word(rest)
+                self.values.setdefault(f"-{char}", []).append(taken)
+                return 0 if rest or not following else 1
+            self.flags.add(f"-{char}")
+        return 0
+
+    def has(self, *names: str) -> bool:
+        """Any of these options given, with or without a value."""
+        return any(name in self.flags or name in self.values for name in names)
+
+    def every(self, *names: str) -> list[Word]:
+        """Every value given to any of these options."""
+        return [word for name in names for word in self.values.get(name, [])]
+
+    def value(self, *names: str) -> Word | None:
+        """The last value given to any of these options."""
+        found = self.every(*names)
+        return found[-1] if found else None
+
+
+def _option(word: Word) -> bool:
+    """A word that is an option: starts with `-`, is not `-` alone, and is not computed."""
+    return word.value.startswith("-") and word.value != "-" and not word.computed
+
+
+# ------------------------------------------------------------ words from the tree
 
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _QUOTED_ESCAPE = re.compile(r"\\([$`\"\\\n])")
 _ANSI = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)")
-_ANSI_SIMPLE = {
-    "n": "\n",
-    "t": "\t",
-    "r": "\r",
-    "a": "\a",
-    "b": "\b",
-    "e": "\x1b",
-    "E": "\x1b",
-    "f": "\f",
-    "v": "\v",
-}
+_ANSI_SIMPLE = dict(zip("ntrabeEfv", "\n\t\r\a\b\x1b\x1b\f\v"))
 SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 EXPANSIONS = frozenset({"simple_expansion", "expansion", "arithmetic_expansion"})
+
+
+def text_of(node: Any) -> str:
+    """A node's source text (bytes the shell would pass on, kept as they are)."""
+    return bytes(node.text or b"").decode("utf-8", "surrogateescape")
 
 
 def _ansi(match: re.Match[str]) -> str:
@@ -67,7 +249,7 @@ def _unquoted(text: str) -> Part:
     )
 
 
-def _variable(node: Any, walk: _Walk) -> Part:
+def _variable(node: Any, walk: Walk) -> Part:
     """`$HOME` and `${HOME}` are known while the line leaves HOME alone, `$PWD` while the
     folder is (bash keeps it in step with `cd`); the rest are not."""
     text = text_of(node)
@@ -80,7 +262,7 @@ def _variable(node: Any, walk: _Walk) -> Part:
     return (COMPUTED, True, True, False)
 
 
-def _double_quoted(node: Any, walk: _Walk, out: list[Part]) -> None:
+def _double_quoted(node: Any, walk: Walk, out: list[Part]) -> None:
     """A `"..."` string: literal text between its expansions, with `\\$`-style escapes."""
     raw = bytes(node.text or b"")
     base, position = node.start_byte, node.start_byte + (2 if text_of(node).startswith("$") else 1)
@@ -104,7 +286,7 @@ def _dq(match: re.Match[str]) -> str:
     return "" if match.group(1) == "\n" else match.group(1)
 
 
-def _parts(node: Any, walk: _Walk, out: list[Part]) -> None:
+def _parts(node: Any, walk: Walk, out: list[Part]) -> None:
     """The parts of one word node, each with its quoting and whether it is computed."""
     kind = node.type
     if kind in ("concatenation", "command_name"):
@@ -120,84 +302,62 @@ def _parts(node: Any, walk: _Walk, out: list[Part]) -> None:
         _double_quoted(node, walk, out)
     elif kind in ("simple_expansion", "expansion"):
         out.append(_variable(node, walk))
-    elif kind == "command_substitution":
+    elif kind in SUBSTITUTIONS:
         walk.apart(node)
-        out.append((COMPUTED, False, True, False))
-    elif kind == "process_substitution":
-        walk.apart(node)
-        out.append((PIPE_PATH, False, False, False))  # a pipe's name, outside any project
-    elif kind == "arithmetic_expansion":
+        computed = kind == "command_substitution"  # `<(...)`: a pipe, outside any project
+        out.append((COMPUTED if computed else PIPE_PATH, False, computed, False))
+    else:  # arithmetic, numbers, brace sequences, test operators, patterns
         walk.words(node)
-        out.append((COMPUTED, False, True, False))
-    else:  # numbers, brace sequences, test operators, patterns: their text
-        walk.words(node)
-        out.append((text_of(node), False, False, False))
+        arithmetic = kind == "arithmetic_expansion"
+        out.append((COMPUTED if arithmetic else text_of(node), False, arithmetic, False))
 
 
-def _tilde(parts: list[Part], walk: _Walk) -> list[Part]:
+def _tilde(parts: list[Part], walk: Walk) -> list[Part]:
     """`~` and `~/x` at the start of an unquoted word are the home folder."""
     if not parts or parts[0][1] or parts[0][2] or not parts[0][0].startswith("~"):
         return parts
-    value = parts[0][0]
-    prefix, slash, rest = value.partition("/")
+    prefix, slash, rest = parts[0][0].partition("/")
+    glob = parts[0][3]
     if prefix == "~":
         home = walk.where.home
         if home is None:
-            return [(COMPUTED + slash + rest, False, True, parts[0][3]), *parts[1:]]
-        return [(str(home) + slash + rest, True, False, parts[0][3]), *parts[1:]]
+            return [(COMPUTED + slash + rest, False, True, glob), *parts[1:]]
+        return [(str(home) + slash + rest, True, False, glob), *parts[1:]]
     if prefix == "~+" and walk.where.cwd is not None:
-        return [(str(walk.where.cwd) + slash + rest, True, False, parts[0][3]), *parts[1:]]
+        return [(str(walk.where.cwd) + slash + rest, True, False, glob), *parts[1:]]
     expanded = os.path.expanduser(prefix)
     if expanded != prefix:
-        return [(expanded + slash + rest, True, False, parts[0][3]), *parts[1:]]
+        return [(expanded + slash + rest, True, False, glob), *parts[1:]]
     return parts
 
 
-def build(node: Any, walk: _Walk) -> Word:
-    """One word, its substitutions run (as a redirection's target: no brace expansion)."""
-    parts = _tilde(_collect(node, walk), walk)
-    return Word(
-        "".join(part[0] for part in parts),
-        any(part[2] for part in parts),
-        any(part[3] for part in parts),
-        text_of(node),
-    )
-
-
-def _collect(node: Any, walk: _Walk) -> list[Part]:
-    """The parts of a word node, in order."""
-    out: list[Part] = []
-    _parts(node, walk, out)
-    return out
-
-
-def expand(node: Any, walk: _Walk) -> list[Word]:
-    """The words an argument becomes: unquoted braces make several."""
-    parts = _collect(node, walk)
-    raw = text_of(node)
-    unquoted = all(not quoted and not computed for _, quoted, computed, _ in parts)
+def _joined(parts: list[Part], raw: str) -> Word:
+    """The word a word's parts make."""
     value = "".join(part[0] for part in parts)
+    return Word(value, any(part[2] for part in parts), any(part[3] for part in parts), raw)
+
+
+def build(node: Any, walk: Walk) -> Word:
+    """One word, its substitutions run (as a redirection's target: no brace expansion)."""
+    parts: list[Part] = []
+    _parts(node, walk, parts)
+    return _joined(_tilde(parts, walk), text_of(node))
+
+
+def expand(node: Any, walk: Walk) -> list[Word]:
+    """The words an argument becomes: unquoted braces make several."""
+    parts: list[Part] = []
+    _parts(node, walk, parts)
+    raw = text_of(node)
+    value = "".join(part[0] for part in parts)
+    unquoted = all(not quoted and not computed for _, quoted, computed, _ in parts)
     if unquoted and "{" in value and "}" in value:
         values = braces(value)
         if values is None:
             return [Word(COMPUTED, True, False, raw)]
         glob = any(part[3] for part in parts)
-        return [build_value(v, glob, raw, walk) for v in values]
-    word = _tilde(parts, walk)
-    return [
-        Word(
-            "".join(part[0] for part in word),
-            any(part[2] for part in word),
-            any(part[3] for part in word),
-            raw,
-        )
-    ]
-
-
-def build_value(value: str, glob: bool, raw: str, walk: _Walk) -> Word:
-    """One word of a brace expansion, its `~` expanded."""
-    parts = _tilde([(value, False, False, glob)], walk)
-    return Word(parts[0][0], parts[0][2], glob, raw)
+        return [_joined(_tilde([(v, False, False, glob)], walk), raw) for v in values]
+    return [_joined(_tilde(parts, walk), raw)]
 
 
 _SEQUENCE = re.compile(r"^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$")
@@ -232,11 +392,10 @@ def _outer_braces(value: str) -> tuple[int, int, list[str]] | None:
             if char == "," and depth == 1:
                 commas.append(index)
             if depth == 0:
-                inner = value[start + 1 : index]
                 if commas:
                     cuts = [start, *commas, index]
                     return start, index, [value[a + 1 : b] for a, b in zip(cuts, cuts[1:])]
-                items = _sequence(inner)
+                items = _sequence(value[start + 1 : index])
                 if items is not None:
                     return start, index, items
                 break

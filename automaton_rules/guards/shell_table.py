@@ -1,0 +1,454 @@
+"""What each program takes and does: one row per program, read by one interpreter
+(guards/shell_programs.py), as ShellCheck keeps its knowledge of commands in one table.
+
+A row (`Spec`) says, in words the interpreter reads:
+- `values`: the options that take a value (`-o --output`; clusters such as `-sSLo F` and
+  `--opt=value` are read for every row); `dash`: single-dash words are whole options
+  (`-check`, as Go's flag package reads them);
+- `writes`: what it writes. `*` every operand (`*1`: all but the first), `1`, `2`, `-1` one
+  of them, `=PATH` a fixed path, `-o`/`--output` an option's values (`--cov-report:` the
+  path after its `kind:`), `of=` the words with that prefix, `+` an archive's members;
+  `|.` the default when there is no operand, `!` it removes (and all below);
+- `runs`: `cmd` its operands are a command (`cmd1`: after the first), `script` its first
+  operand is a script, `stdin` with none it reads code from standard input, `code` its
+  first operand is code, `sh` that code is shell, `names` its operands are paths a later
+  command may use, `hook` it reroutes git's hooks;
+- `code`: options whose value is code; `module`: `python -m`; `chdir`: options moving the
+  folder; `into`: the option naming the folder written into; `foreign`: options naming
+  code that runs, unknown when it comes from outside the project;
+- `modes`: flags that change what it does, first match wins (`--check` reads); `subs`:
+  its sub-commands (`""`: none given; `*`: any other, as the whole command); `least`:
+  operands needed before it does anything; `handler`: a hand-written reader
+  (guards/shell_handlers.py, guards/shell_git.py) for the few irregular programs.
+
+A program without a row is unknown (`ShellLine.unknown`). Imports nothing of the reader.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Modes = tuple[tuple[str, "Spec"], ...]
+
+
+class Spec:
+    """One program's row, its strings split the first time the interpreter reads it: a
+    shell line reads a few rows of the table, never all of them."""
+
+    def __init__(
+        self,
+        values: str = "",
+        writes: str = "",
+        runs: str = "",
+        code: str = "",
+        modes: Modes = (),
+        subs: dict[str, Spec] | None = None,
+        chdir: str = "",
+        into: str = "",
+        foreign: str = "",
+        least: int = 0,
+        handler: str = "",
+        dash: bool = False,
+        module: str = "",
+        optional: str = "",
+        repeat: bool = False,
+    ) -> None:
+        self._row = (values, writes, runs, code, modes, subs, chdir, into, foreign, least)
+        self._more = (handler, dash, module, optional, repeat)
+
+    def __getattr__(self, name: str) -> Any:
+        """The row's fields, split out of its strings when one is first read."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        self._split()
+        return object.__getattribute__(self, name)
+
+    def _split(self) -> None:
+        """Every field the interpreter reads, from the row as written."""
+        values, writes, runs, code, modes, subs, chdir, into, foreign, self.least = self._row
+        self.handler, self.dash, module, self.optional, repeat = self._more
+        self.writes, self.runs = tuple(writes.split()), frozenset(runs.split())
+        self.code, self.module = tuple(code.split()), tuple(module.split())
+        self.chdir, self.into = tuple(chdir.split()), tuple(into.split())
+        self.foreign = tuple(foreign.split())
+        options = [*values.split(), *self.code, *self.module, *self.chdir, *self.into]
+        targets = [w.split("|")[0].strip("!:*") for w in self.writes if w[:1] == "-"]
+        options += [*self.foreign, *targets]
+        self.short = "".join(o[1] for o in options if len(o) == 2 and not self.dash)
+        self.long = frozenset(o for o in options if len(o) > 2 or self.dash)
+        # `python -c CODE ARGS`: code ends the options, unless it may `repeat` (perl -e -e)
+        self.stop = frozenset(self.module if repeat else self.code + self.module)
+        self.skip = next((int(r[3:]) for r in self.runs if r[:3] == "cmd" and r[3:]), 0)
+        self.posix = subs is not None or bool(
+            self.skip or self.runs & {"cmd", "script", "code", "join"}
+        )
+        self.modes = tuple((tuple(flags.split()), spec) for flags, spec in modes)
+        self.subs = None if subs is None else rows(subs)
+
+
+def rows(table: dict[str, Spec]) -> dict[str, Spec]:
+    """Rows keyed by several names (`"rm rmdir unlink"`), one key per name."""
+    return {name: spec for names, spec in table.items() for name in names.split() or [""]}
+
+
+def formatter(writes: str = "", checks: str = "", values: str = "", dash: bool = False) -> Spec:
+    """A formatter: with `writes` flags it writes only given one (without: always), and a
+    `checks` flag makes it only read. It rewrites its operands, or the folder it runs in."""
+    modes: Modes = ((checks, READ),) if checks else ()
+    if not writes:
+        return Spec(values, writes="*|.", modes=modes, dash=dash)
+    return Spec(values, modes=(*modes, (writes, Spec(values, "*|.", dash=dash))), dash=dash)
+
+
+def manager(
+    manifest: str,
+    changes: str,
+    always: str = "",
+    runs: str = "",
+    execs: str = "",
+    tree: str = "",
+    more: dict[str, Spec] | None = None,
+    modes: Modes = (),
+) -> Spec:
+    """A package manager: `changes` write its manifest given a package (not with `-g`),
+    `always` write it anyway, `runs` and `execs` run a command (`execs` also `-c
+    STRING`), `tree` rewrite the sources, `more` are its other sub-commands."""
+    write = Spec(writes=f"={manifest}", modes=((GLOBAL, READ),))
+    change = Spec(writes=f"={manifest}", least=1, modes=((GLOBAL, READ), ("--bump", write)))
+    subs = {changes: change, always: write, runs: RUNNER, execs: NPX, tree: TREE, **(more or {})}
+    return Spec(MANAGED, subs={k: v for k, v in subs.items() if k}, modes=modes)
+
+
+def script_editor(values: str) -> Spec:
+    """perl, ruby: code after `-e`, else a script; `-i[SUFFIX]` rewrites the files."""
+    editor = Spec(values, "@", code="-e -E", runs="script stdin", optional="i", repeat=True)
+    modes: Modes = (("-i", editor),)
+    return Spec(values, code="-e -E", runs="script stdin", modes=modes, optional="i", repeat=True)
+
+
+READ = Spec()  # reads, or runs what the project is made of
+GLOBAL = "-g --global --location=global"
+MANAGED = "-C --prefix --cwd --directory --manifest-path"
+RUNS = (  # a runner's options that take a value, before the command it runs
+    "-p -n -w -e --with --with-editable --with-requirements --python --project --directory "
+    "--package --extra --group --env-file --index --from --name --prefix --cwd --spec "
+    "--environment --manifest-path --workspace --filter --config"
+)
+RUNNER = Spec(f"{RUNS} -c --call", runs="cmd")
+NPX = Spec(RUNS, code="-c --call", runs="cmd sh")  # `npx -c STRING`
+WHOLE = Spec(writes="=.")  # the whole folder it runs in
+TREE = Spec(writes="=.", modes=(("--check -check -n", READ),))
+SUDO = "-C -g -h -p -r -R -t -T -U -u --group --host --prompt --role --type --user"
+REPORTS = Spec(  # test and check tools write reports and caches where an option says
+    writes="--basetemp! --junitxml --junit-xml --junit-prefix --html --report-log --result-log "
+    "--cache-dir --html-report --xml-report --txt-report --linecount-report --cov-report: "
+    "--linecoverage-report --lineprecision-report --cobertura-xml-report --any-exprs-report "
+    "--data-file"
+)
+PYTHON = Spec(
+    "-W -X --check-hash-based-pycs",
+    code="-c",
+    module="-m",
+    runs="script stdin",
+    modes=(("--version --help -V -h", READ),),
+)
+RUFF = "--config --select --ignore --extend-select --target-version --line-length --exclude "
+RUFF += "--extend-exclude --output-format -o --output-file --stdin-filename"
+RUFF_FIX = Spec(RUFF, writes="*|.")
+RUFF_CHECK = Spec(RUFF, modes=(("--check --diff --no-fix", READ), ("--fix --fix-only", RUFF_FIX)))
+COPY = "-t -S --target-directory --suffix --backup"
+CURL = (
+    "-A -b -C -d -e -E -F -H -K -m -Q -r -t -T -u -U -w -x -X -y -Y -z -P --data "
+    "--data-binary --data-raw --data-urlencode --header --user-agent --request --url --config "
+    "--form --user --proxy --max-time --connect-timeout --retry --cookie --referer --range "
+    "--upload-file --write-out --cacert --cert --key --resolve --limit-rate --retry-delay "
+    "--retry-max-time --json"
+)
+HOOKED = "install uninstall init add"  # a hook manager's sub-commands that reroute the hooks
+SWITCH = "-c -C --create --force-create --orphan"
+GIT = {  # git's sub-commands
+    "config": Spec("-f --file --blob --type --default --comment --value", handler="config"),
+    "checkout": Spec("-b -B --orphan --conflict --pathspec-from-file", handler="checkout"),
+    "switch": Spec(writes="=.", modes=((SWITCH, Spec(SWITCH, "=.", least=1)),)),
+    "restore": Spec(
+        "-s --source --pathspec-from-file",
+        writes="*",
+        modes=(("-W --worktree", Spec("-s --source", writes="*")), ("-S --staged", READ)),
+    ),
+    "reset": Spec(modes=(("--hard --merge --keep", WHOLE),)),
+    "stash": Spec("-m --message", handler="stash"),
+    "clean": Spec("-e --exclude", writes="*|.!", modes=(("-n --dry-run", READ),)),
+    "apply": Spec("-p -C --directory --exclude --include --build-fake-ancestor", handler="apply"),
+    "mv": Spec(COPY, handler="copy"),
+    "rm": Spec("--pathspec-from-file", writes="*!", modes=(("--cached -n --dry-run", READ),)),
+    "clone": Spec(
+        "-b -o -c -j -u --branch --origin --config --depth --template --reference "
+        "--separate-git-dir --filter --jobs",
+        handler="clone",
+    ),
+    "worktree": Spec(subs={"add": Spec("-b -B --reason", "1"), "remove prune": Spec(writes="*!")}),
+    "init": Spec("-b --template --separate-git-dir --initial-branch", handler="init"),
+    "am merge pull rebase cherry-pick revert bisect submodule checkout-index read-tree": WHOLE,
+    "diff log show format-patch archive bundle": Spec(writes="-o --output --output-directory"),
+}
+SHELL = "-o +o -O +O --rcfile --init-file"
+SHELL_MODES: Modes = (("-c", Spec(SHELL, runs="code sh")), ("-s", Spec(SHELL, runs="stdin sh")))
+WATCH = "-n --interval --differences"
+NPM, PY = "package.json", "pyproject.toml"
+CLIPPY = Spec(modes=(("--fix", WHOLE),))
+GO_MOD = Spec(subs={"tidy edit": Spec(writes="=go.mod"), "": Spec(writes="=go.mod")})
+NODE = Spec("-r", code="-e --eval -p --print", runs="script stdin")
+TOOLS = {"*": Spec(MANAGED, runs="cmd")}  # `yarn prettier --write .` runs prettier
+MODULES = rows(  # what `python -m MODULE` runs, beside the programs of the same name
+    {
+        "json.tool": Spec(writes="2"),  # `json.tool IN OUT`; with one file it prints
+        "tarfile zipfile": Spec(modes=(("-e --extract", Spec(writes="2|.")),)),  # `-e ARCHIVE DIR`
+    }
+)
+
+TABLE: dict[str, Spec] = rows(
+    {
+        # Programs that read, or only run the project's own code and checks.
+        "cat head tail ls ll dir wc grep egrep fgrep rg ag ack pwd which type whereis file "
+        "stat du df diff cmp comm cut paste join tr nl column fold fmt rev tac less more jq "
+        "realpath readlink basename dirname date whoami id groups uname hostname true false "
+        "test [ sleep md5sum sha1sum sha224sum sha256sum sha512sum b2sum cksum od hexdump "
+        "strings nproc free ps pgrep uptime seq printenv locale tty base64 base32 expr bc "
+        "wait read set shopt unset export local declare readonly return exit shift getopts "
+        "hash ulimit umask jobs kill cd pushd popd : ssh-agent pip pip3 flake8 pylint "
+        "pyright pyflakes pydocstyle bandit vulture tox nox jest vitest mocha tsc": READ,
+        "pytest py.test mypy dmypy coverage": REPORTS,
+        "echo printf": Spec(runs="names"),
+        # Wrappers: they run the command after their own options.
+        "builtin nohup setsid unbuffer valgrind torsocks noglob nocorrect then": Spec(runs="cmd"),
+        "exec": Spec("-a", runs="cmd"),
+        "time": Spec("-f --format", writes="-o --output", runs="cmd"),
+        "nice": Spec("-n --adjustment", runs="cmd"),
+        "ionice": Spec("-c -n -p --class --classdata --pid", runs="cmd"),
+        "stdbuf": Spec("-i -o -e --input --output --error", runs="cmd"),
+        "timeout": Spec("-s -k --signal --kill-after", runs="cmd1"),
+        "doas": Spec("-u -C", runs="cmd"),
+        "caffeinate": Spec("-t -w", runs="cmd"),
+        "chrt taskset": Spec(runs="cmd1"),
+        "strace": Spec(
+            "-e -O -p -P -s -S -u -I -X -b -E --trace", writes="-o --output", runs="cmd"
+        ),
+        "ltrace": Spec("-e -O -p -P -s -S -u -I -X -b -E -n", writes="-o --output", runs="cmd"),
+        "xvfb-run": Spec("-n -s -f -e -l -p --server-num --server-args --auth-file", runs="cmd"),
+        "proxychains proxychains4": Spec("-f", runs="cmd"),
+        "command": Spec(runs="cmd", modes=(("-v -V", READ),)),
+        "sudo": Spec(SUDO, runs="cmd", chdir="-D --chdir", modes=(("-e --edit", Spec(SUDO, "*")),)),
+        "sudoedit": Spec(SUDO, writes="*"),
+        "su runuser": Spec(code="-c --command", runs="sh"),
+        "script": Spec(
+            "-I -O -B -T -E -o -m --log-in --log-out --log-io --log-timing --echo --output-limit",
+            writes="1|typescript",
+            code="-c --command",
+            runs="sh stdin",
+        ),
+        "make gmake": Spec(
+            "-I -o -j -l -W --include-dir",
+            foreign="-f --file --makefile -C --directory",
+            chdir="-C --directory",
+        ),
+        "source .": Spec(runs="script sh"),
+        "trap": Spec(runs="code sh", least=2),
+        "env": Spec("-u -S --unset --split-string", runs="cmd", chdir="-C --chdir", handler="env"),
+        "eval": Spec(runs="join sh"),
+        "watch": Spec(WATCH, runs="join sh", modes=(("-x --exec", Spec(WATCH, runs="cmd")),)),
+        "alias": Spec(handler="alias"),
+        "xargs": Spec(
+            "-a -d -E -e -I -L -l -n -P -s --arg-file --delimiter --eof --max-lines --max-args "
+            "--max-procs --max-chars --process-slot-var --replace",
+            runs="cmd",
+            handler="xargs",
+        ),
+        "parallel": Spec("-j -S -a --jobs --arg-file", runs="cmd", handler="parallel"),
+        "flock": Spec("-w -E --wait --timeout --conflict-exit-code", runs="cmd1", handler="flock"),
+        "find": Spec(handler="find"),
+        "fd fdfind": Spec(handler="fd"),
+        # Interpreters: code after an option, a script, or standard input.
+        "python pypy py": PYTHON,
+        "sh bash zsh dash ksh mksh ash fish": Spec(
+            SHELL, runs="script stdin sh", modes=SHELL_MODES
+        ),
+        "busybox": Spec(SHELL, runs="cmd stdin sh", modes=SHELL_MODES),
+        "node nodejs": NODE,
+        "deno": Spec(
+            subs={
+                "eval": Spec(runs="code"),
+                "run *": Spec("-c --config", runs="script"),  # `deno FILE` is `deno run FILE`
+                "fmt": formatter(checks="--check"),
+            }
+        ),
+        "php": Spec("-d -c -z", code="-r", runs="script stdin"),
+        "lua luajit": Spec("-l", code="-e", runs="script stdin"),
+        "Rscript": Spec(code="-e", runs="script stdin"),
+        "julia": Spec(code="-e --eval -E --print", runs="script stdin"),
+        "osascript": Spec("-l", code="-e", runs="script stdin"),
+        "pwsh powershell": Spec(code="-c -Command -command", runs="script stdin", dash=True),
+        "tclsh wish": Spec(runs="script stdin"),
+        "expect": Spec("-b -f -D", code="-c", runs="script stdin"),  # Tcl: `spawn` runs anything
+        "perl": script_editor("-I -M -m -F -C -x"),
+        "ruby": script_editor("-I -M -m -r -C -F"),
+        "sed gsed": Spec("-e -f -l --expression --file --line-length", optional="i", handler="sed"),
+        "awk gawk mawk nawk": Spec(
+            "-f -v -F -i -E -l -e --file --assign --field-separator --include --source --exec "
+            "--load",
+            runs="code",
+            handler="awk",
+        ),
+        "yq": Spec(handler="yq"),
+        # Writers: what their operands or options name.
+        "tee": Spec("--output-error", writes="*"),
+        "sponge dos2unix unix2dos": Spec(writes="*"),
+        "touch": Spec("-d -t -r --date --reference", writes="*"),
+        "mkdir": Spec("-m --mode --context", writes="*"),
+        "mkfifo": Spec("-m --mode", writes="*"),
+        "truncate": Spec("-s -r --size --reference", writes="*"),
+        "rename": Spec(writes="*1"),
+        "rm rmdir unlink": Spec("--interactive", writes="*!"),
+        "shred": Spec("-n --interactive", writes="*!"),
+        "cp": Spec(f"{COPY} --reflink --sparse", handler="copy"),
+        "mv ln": Spec(COPY, handler="copy"),
+        "install": Spec(f"{COPY} -m -o -g -C --mode --owner --group", handler="copy"),
+        "chmod chown chgrp chattr": Spec(handler="modes"),
+        "dd": Spec(writes="of="),
+        "sort shuf": Spec(writes="-o --output"),
+        "tree": Spec(writes="-o"),
+        "uniq": Spec("-f -s -w --skip-fields --skip-chars --check-chars", writes="2"),
+        "xxd": Spec("-c -g -l -n -o -s", writes="2"),  # `xxd IN OUT`, `xxd -r HEX OUT`
+        "mktemp": Spec("--suffix", "1", into="-p --tmpdir", modes=(("-t -u --dry-run", READ),)),
+        "split": Spec("-a -b -C -d -l -n -t --suffix-length --bytes --lines --number", "2*|x"),
+        "csplit": Spec("-b -n --suffix-format --digits", "-f*|xx --prefix*"),
+        "rsync": Spec("-e -f -T --exclude --include --filter --rsh --temp-dir", handler="rsync"),
+        "scp": Spec("-c -F -i -J -l -o -P -S", handler="rsync"),
+        "gzip gunzip bzip2 bunzip2 xz unxz lzma zstd unzstd": Spec(
+            "-S --suffix", writes="*", modes=(("-c --stdout -l --list -t --test", READ),)
+        ),
+        "vi vim nvim nano emacs ed ex pico": Spec("-c -S -T -t -u -i", handler="editor"),
+        "curl": Spec(
+            CURL,
+            writes="-o --output -D --dump-header -c --cookie-jar --trace --trace-ascii --stderr "
+            "--etag-save --libcurl",
+            into="--output-dir",
+            handler="curl",
+        ),
+        "wget": Spec(
+            "-O -P -e -i -B -t -T -w -U -l -A -R -D -Q -I -X --output-document --header "
+            "--directory-prefix "
+            "--user-agent --tries --timeout --wait --level --accept --reject --domains --user "
+            "--password --post-data --input-file",
+            writes="-o --output-file -a --append-output",
+            modes=(("--spider", READ),),
+            handler="wget",
+        ),
+        "tar bsdtar gtar": Spec(
+            "-f -C -b -T -X -K -N -V -g -H --file --directory --exclude --files-from "
+            "--exclude-from --format",
+            handler="tar",
+        ),
+        "unzip": Spec("-x -P", writes="+", into="-d", modes=(("-l -v -t -p -Z -z", READ),)),
+        "zip": Spec("-b -n -x -i -t -P --exclude --include --password", writes="1"),
+        "patch": Spec(
+            "-p -d -i -o -B -D -F -r -V -z -g -Y --strip --directory --input --output "
+            "--reject-file --prefix --suffix",
+            modes=(("--dry-run -C", READ),),
+            handler="patch",
+        ),
+        # git, and what reroutes its hooks.
+        "git": Spec(
+            "-c --config-env --git-dir --namespace", chdir="-C --work-tree", subs=GIT, handler="git"
+        ),
+        "husky": Spec(runs="hook"),
+        "lefthook": Spec(subs={HOOKED: Spec(runs="hook")}),
+        "pre-commit": Spec(subs={HOOKED: Spec(runs="hook"), "run try-repo": WHOLE, "": WHOLE}),
+        # Formatters and fixers: they write unless a check mode is given, or only with a flag.
+        "black": formatter(
+            checks="--check --diff --code -c",
+            values="-l --line-length -t --target-version --include --exclude --extend-exclude "
+            "--config --force-exclude --stdin-filename -W --workers",
+        ),
+        "isort": formatter(
+            checks="--check --check-only -c --diff --stdout --show-files",
+            values="--settings-path --sp -l --line-length --profile -p",
+        ),
+        "pyupgrade": formatter(),
+        "autopep8": formatter("-i --in-place", "-d --diff", "--max-line-length --select"),
+        "yapf": formatter("-i --in-place", "-d --diff", "--style"),
+        "autoflake": formatter("-i --in-place", "-c --check --check-diff"),
+        "docformatter": formatter("-i --in-place", "-c --check"),
+        "prettier": formatter(
+            "--write -w", "--check -c --list-different -l", "--config --ignore-path --parser"
+        ),
+        "eslint": formatter("--fix", "--fix-dry-run", "-c --config --ext --rule"),
+        "gofmt goimports": formatter("-w", "-l -d", dash=True),
+        "clang-format": formatter("-i", "--dry-run -n", dash=True),
+        "rustfmt": formatter(checks="--check", values="--edition --config-path"),
+        "stylua": formatter(checks="--check -c"),
+        "shfmt": formatter("-w --write", "-d -l", "-i -ln", dash=True),
+        "standard": formatter("--fix"),
+        "stylelint": formatter("--fix", values="--config"),
+        "markdownlint": formatter("--fix -f", values="-c --config"),
+        "markdownlint-cli2": formatter("--fix"),
+        "rubocop": formatter(
+            "-a -A --autocorrect --auto-correct --autocorrect-all --auto-correct-all -x "
+            "--fix-layout",
+            values="-c --config",
+        ),
+        "swiftformat": formatter(checks="--lint --dryrun"),
+        "ktlint": formatter("-F --format"),
+        "ruff": Spec(
+            subs={
+                "format": Spec(RUFF, writes="*|.", modes=(("--check --diff --no-fix", READ),)),
+                "check *": RUFF_CHECK,
+            }
+        ),
+        "terraform": Spec(subs={"fmt": formatter(checks="-check", dash=True)}),
+        "mix": Spec(subs={"format": formatter(checks="--check-formatted")}),
+        "dotnet": Spec(subs={"format": formatter(checks="--verify-no-changes")}),
+        "php-cs-fixer": Spec(subs={"fix": formatter(checks="--dry-run")}),
+        "biome": Spec(
+            subs={"check format lint ci migrate": formatter("--write --apply --fix --apply-unsafe")}
+        ),
+        # Package managers: what changes the manifest, what runs a command.
+        "npm": manager(
+            NPM,
+            "install i add uninstall remove rm un update up version",
+            "init pkg",
+            execs="exec x",
+        ),
+        "yarn": manager(NPM, "add remove up upgrade version", "init", execs="exec dlx", more=TOOLS),
+        "pnpm": manager(
+            NPM, "add remove rm un uninstall up update", "init", execs="exec dlx", more=TOOLS
+        ),
+        "bun": manager(
+            NPM, "add remove rm update", "init", execs="x", modes=(("-e --eval -p --print", NODE),)
+        ),
+        "uv": manager(
+            PY, "add remove version", "init", "run", more={"tool": Spec(subs={"run": RUNNER})}
+        ),
+        "poetry": manager(PY, "add remove version", "init", "run"),
+        "pdm rye": manager(PY, "add remove", "init", "run"),
+        "hatch": manager(PY, "new version", runs="run"),
+        "pipenv": manager("Pipfile", "install uninstall", runs="run"),
+        "pixi": manager("pixi.toml", "add remove", "init", "run", execs="exec"),
+        "cargo": manager(
+            "Cargo.toml", "add remove rm", "init", tree="fmt fix", more={"clippy": CLIPPY}
+        ),
+        "go": manager("go.mod", "get", tree="fmt generate fix", more={"mod": GO_MOD}),
+        "conda mamba micromamba": manager("environment.yml", "", runs="run"),
+        "npx": NPX,
+        "pnpx bunx uvx": RUNNER,
+        "pipx": Spec(subs={"run": RUNNER}),
+    }
+)
+MANAGERS = "npm yarn pnpm bun uv poetry pdm rye hatch pipenv pixi cargo go conda mamba micromamba"
+# Adding or removing a dependency changes a manifest's dependencies and nothing more.
+MANIFEST_WRITERS = frozenset(
+    f"{name} {sub}" for name in MANAGERS.split() for sub in ("add", "remove")
+)
+PROGRAMS = "black isort ruff autopep8 yapf autoflake pyupgrade docformatter pip pytest mypy"
+MODULES.update({name: TABLE[name] for name in PROGRAMS.split()})  # as the program itself

@@ -1,0 +1,172 @@
+"""The shell reader's table (guards/shell_table.py) and its one interpreter: the pre-scan
+agrees with the table, every row's hand-written reader exists, a program has one row,
+a program the table does not know is reported as unknown, and the shell modules import
+one way (issue 20, item 5).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from automaton_rules.guards import shell, shell_git, shell_handlers, shell_table
+
+GUARDS = ROOT / "automaton_rules" / "guards"
+
+
+def specs(table: dict[str, shell_table.Spec]) -> list[shell_table.Spec]:
+    """Every row, its modes' and sub-commands' rows too."""
+    found = []
+    for spec in table.values():
+        found.append(spec)
+        found += specs({str(i): mode for i, (_, mode) in enumerate(spec.modes)})
+        found += specs(spec.subs or {})
+    return found
+
+
+def test_every_program_the_pre_scan_calls_a_read_is_a_read_in_the_table() -> None:
+    for name in shell.READERS:
+        assert name in shell_table.TABLE, name
+        spec = shell_table.TABLE[name]
+        assert not spec.writes or name in ("tree", "pytest", "mypy"), name  # `-o`, reports
+    for name in shell.READ_SUBCOMMANDS:
+        assert name in shell_table.TABLE, name
+
+
+PRE_SCAN_READS = [
+    *sorted(shell.READERS - {"["}),  # a lone `[` does not parse
+    *(f"{name} {sub}" for name, subs in shell.READ_SUBCOMMANDS.items() for sub in sorted(subs)),
+]
+
+
+@pytest.mark.parametrize("command", PRE_SCAN_READS)
+def test_what_the_pre_scan_calls_a_read_the_table_reads_too(tmp_path: Path, command) -> None:
+    assert shell.plain_read(command)
+    line = shell.read(command, tmp_path)
+    assert line == shell.ShellLine(states=line.states, named=line.named)
+
+
+@pytest.mark.parametrize("command", ["git status", "ls -la src", "pytest -q", "find . -name x"])
+def test_a_plain_read_is_known_to_the_table(tmp_path: Path, command: str) -> None:
+    assert shell.plain_read(command)
+    assert shell.read(command, tmp_path).unknown == ()
+
+
+def test_every_hand_written_reader_exists() -> None:
+    for spec in specs(shell_table.TABLE) + specs(shell_table.GIT) + specs(shell_table.MODULES):
+        if spec.handler:
+            found = getattr(shell_handlers, spec.handler, None) or getattr(
+                shell_git, spec.handler, None
+            )
+            assert callable(found), spec.handler
+
+
+def test_each_program_has_one_row() -> None:
+    source = (GUARDS / "shell_table.py").read_text(encoding="utf-8")
+    table = next(
+        node.value.args[0]
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.AnnAssign) and ast.unparse(node.target) == "TABLE"
+    )
+    assert isinstance(table, ast.Dict)
+    names = [name for key in table.keys for name in ast.literal_eval(key).split()]
+    assert len(names) == len(set(names)) == len(shell_table.TABLE)
+
+
+@pytest.mark.parametrize(
+    ("command", "unknown"),
+    [
+        ("docker compose up -d", ("docker",)),
+        ("sudo frobnicate --all", ("frobnicate",)),
+        ("ls | xargs mystery-tool", ("mystery-tool",)),
+        ("./scripts/build.sh && gh pr view 1", ("./scripts/build.sh", "gh")),
+        ("bash -c 'cat x | other'", ("other",)),
+        ("cat README.md", ()),
+        ("python3 -c 'print(1)'", ()),
+        ("git commit -m x && npm test", ()),
+        ("automaton-status --list", ()),
+        ("$EDITOR x", ()),  # a computed program is reported as such, not as unknown
+    ],
+)
+def test_a_program_the_table_does_not_know_is_unknown(tmp_path, command, unknown) -> None:
+    (tmp_path / "scripts").mkdir()
+    assert shell.read(command, tmp_path).unknown == unknown
+
+
+def test_an_unknown_program_is_still_judged_as_before(tmp_path: Path) -> None:
+    """Until the sandbox decides what runs unknown code, an unknown program reads."""
+    line = shell.read("docker ps", tmp_path)
+    assert line == shell.ShellLine(unknown=("docker",))
+    assert not line.writes_files and not line.programs
+
+
+def test_the_pre_scan_loads_neither_the_parser_nor_the_table() -> None:
+    code = (
+        "import sys; from automaton_rules.guards import shell; "
+        "assert shell.plain_read('git status && ls src | head'); "
+        "print(' '.join(sorted(m for m in sys.modules if 'shell' in m)))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert proc.stdout.split() == ["automaton_rules.guards.shell"]
+
+
+def imports(path: Path) -> set[str]:
+    """The shell modules a module imports when it runs (not only for type checking)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(inner)
+        for node in tree.body
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for inner in ast.walk(node)
+    }
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only or not isinstance(node, ast.ImportFrom):
+            continue
+        if node.module == "automaton_rules.guards":
+            found |= {alias.name for alias in node.names if alias.name.startswith("shell")}
+        elif node.module and node.module.startswith("automaton_rules.guards.shell"):
+            found.add(node.module.rsplit(".", 1)[-1])
+    return found
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every module from which an import path leads back to itself."""
+    found = []
+    for start in graph:
+        seen, stack = set(), [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for target in graph.get(node, set()):
+                if target == start:
+                    found.append([*path, target])
+                elif target not in seen:
+                    seen.add(target)
+                    stack.append((target, [*path, target]))
+    return found
+
+
+def test_the_shell_modules_import_one_way() -> None:
+    graph = {path.stem: imports(path) for path in GUARDS.glob("shell*.py")}
+    assert len(graph) >= 8
+    assert cycles(graph) == []
+
+
+def test_the_cycle_check_sees_a_lazy_import(tmp_path: Path) -> None:
+    """The control: an import inside a function counts, one under TYPE_CHECKING does not."""
+    (tmp_path / "shell_a.py").write_text(
+        "TYPE_CHECKING = False\nif TYPE_CHECKING:\n"
+        "    from automaton_rules.guards.shell_c import X\n"
+        "def f():\n    from automaton_rules.guards import shell_b\n"
+    )
+    (tmp_path / "shell_b.py").write_text("from automaton_rules.guards.shell_a import f\n")
+    graph = {path.stem: imports(path) for path in tmp_path.glob("shell*.py")}
+    assert graph == {"shell_a": {"shell_b"}, "shell_b": {"shell_a"}}
+    assert cycles(graph)
