@@ -41,6 +41,7 @@ KINDS = {
     "allow",
     "phase",
     "computed",
+    "unknown",
     "artifact",
     "guard",
     "state",
@@ -166,6 +167,11 @@ def kind(verdict: harness.Verdict) -> str:
             "computed",
             reason.startswith("DENIED: No task in project") and "only when it runs (" in reason,
         ),
+        (
+            "unknown",
+            reason.startswith("DENIED: No task in project")
+            and "a program the guard's shell reader does not know" in reason,
+        ),
     ]
     matches = [name for name, hit in found if hit]
     assert len(matches) == 1, reason
@@ -200,7 +206,7 @@ def test_each_corpus_line(home: World, line: dict[str, Any]) -> None:
 
 INSTALLED = "~/.automaton/scripts/status.py"
 # What a sandbox makes unnecessary to refuse: what only running the line decides.
-HELD = {"computed", "code", "call"}
+HELD = {"computed", "unknown", "code", "call"}
 
 
 def through_the_sandbox(line: dict[str, Any], phase: str) -> str:
@@ -250,6 +256,23 @@ def test_a_computed_target_says_what_computes_it(home: World) -> None:
     )
     reason = decide(home.roots["research"], "python3 -c 'print(1)'").reason
     assert reason.endswith("only when it runs (python3 -c).")
+
+
+def test_an_unknown_program_is_not_a_read_outside_an_edit_phase(home: World) -> None:
+    """Without a sandbox, a program the table does not know is refused where nothing may
+    be edited (it might write), and runs in an edit phase."""
+    reason = decide(home.roots["research"], "docker compose up -d").reason
+    assert reason.endswith(
+        " This shell command runs docker, a program the guard's shell reader does not know, "
+        "so only running it shows what it writes."
+    )
+    assert decide(home.roots["implement"], "docker compose up -d").allowed
+
+
+@pytest.mark.skipif(not sandbox.choose(), reason="no sandbox mechanism works on this machine")
+def test_an_unknown_program_runs_sandboxed_where_a_sandbox_works(home: World) -> None:
+    verdict = decide(home.sandboxed["research"], "docker compose up -d")
+    assert verdict.allowed and verdict.updated is not None
 
 
 # ------------------------------------------------------- the real command, sampled

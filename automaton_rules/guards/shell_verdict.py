@@ -4,7 +4,8 @@ In this order: no approval, and no status.py call (or shell code) built at run t
 any phase; no skipping or rerouting git's hooks; no write to the guard's own files
 (protected.py), except a task's own artifact in its phase; writes outside the project
 are not the guard's business; the rest follows the phase, as an edit would. In a phase
-that does not edit, a program or a write target computed at run time is refused too.
+that does not edit, a program or a write target computed at run time is refused too, and so
+is a program the table does not know: no reader can say it only reads.
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ STATE = (
 WRITES = " This shell command writes files."
 WRITES_COMPUTED = " This shell command writes files it names only when it runs ({shown})."
 RUNS_COMPUTED = " This shell command runs a program it names only when it runs ({shown})."
+UNKNOWN = (
+    " This shell command runs {shown}, a program the guard's shell reader does not know, "
+    "so only running it shows what it writes."
+)
 TYPED = (
     " This command starts a shell or an interpreter that reads what is typed into it ({shown}), "
     "which no hook of this harness sees; give it a script or -c CODE instead."
@@ -113,9 +118,12 @@ def rule(
         refusal = judged.phase(None, TYPED.format(shown=_short(line.interactive[0])))
         if refusal is not None:
             return Ruling(refusal, True)
-    if not line.writes_files and not line.programs:
+    if not line.writes_files and not line.programs and not line.unknown:
         return Ruling(None)
-    return Ruling(judged.verdict(), judged.held)
+    refusal = judged.verdict()
+    if refusal is None and line.unknown:  # not a read: what it does, only running tells
+        refusal = judged.phase(None, UNKNOWN.format(shown=_short(line.unknown[0])))
+    return Ruling(refusal, judged.held)
 
 
 def judge_opaque(
