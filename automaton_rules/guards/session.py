@@ -55,9 +55,19 @@ def requests_text(tasks: list[Task]) -> str:
     waiting = [task for task in tasks if machine.is_awaiting(task.state or "")]
     if not waiting:
         return ""
-    from automaton_rules.guards.stop import requested_changes
-
     return requested_changes(waiting)
+
+
+def requested_changes(tasks: list[Task]) -> str:
+    """The open requests for changes of tasks at their gates, as the agent reads them."""
+    from automaton_rules.workflow import reviews
+
+    texts = []
+    for task in tasks:
+        found = reviews.open_requests(task)
+        if found:
+            texts.append(reviews.as_context(task, found))
+    return "\n\n".join(texts)
 
 
 def task_lines(task: Task, approval: str = "open", project: Project | None = None) -> list[str]:

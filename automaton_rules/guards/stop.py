@@ -17,7 +17,7 @@ from automaton_rules.core import machine, store
 from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project, Task
 from automaton_rules.guards.checks import task_states
-from automaton_rules.guards.session import next_step
+from automaton_rules.guards.session import next_step, requested_changes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,18 +78,6 @@ def decide(
 def _open_requests(gates: list[Gate]) -> str | None:
     """Requests for changes made before the agent stopped, which it has not answered."""
     return requested_changes([gate.task for gate in gates]) or None
-
-
-def requested_changes(tasks: list[Task]) -> str:
-    """The open requests for changes of tasks at their gates, as the agent reads them."""
-    from automaton_rules.workflow import reviews
-
-    texts = []
-    for task in tasks:
-        found = reviews.open_requests(task)
-        if found:
-            texts.append(reviews.as_context(task, found))
-    return "\n\n".join(texts)
 
 
 def _decision(project: Project, gates: list[Gate], approval: str) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from automaton_rules.core.output import printable
 from automaton_rules.engine.findings import Finding
-from automaton_rules.report import AuditReport, named, plural
+from automaton_rules.report.model import AuditReport, named, plural
 
 COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
 

@@ -18,8 +18,8 @@ from automaton_rules.core.output import printable
 from automaton_rules.core.project import Task, presumed_artifacts
 from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.engine.findings import Finding
-from automaton_rules.report import AuditReport, plural
 from automaton_rules.report.graph import Edge, Graph, workflow_graph
+from automaton_rules.report.model import AuditReport, plural
 from automaton_rules.report.stats import duration
 from automaton_rules.report.text import failed_rules
 

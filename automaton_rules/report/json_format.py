@@ -8,7 +8,7 @@ from typing import Any
 from automaton_rules import __version__
 from automaton_rules.core.output import envelope, json_text
 from automaton_rules.core.severity import SEVERITIES
-from automaton_rules.report import AuditReport
+from automaton_rules.report.model import AuditReport
 
 
 def as_dict(report: AuditReport) -> dict[str, Any]:

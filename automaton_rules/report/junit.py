@@ -21,7 +21,7 @@ from automaton_rules.core.output import printable
 from automaton_rules.engine.findings import MANUAL_FOLDERS, SEVERITIES, Finding
 from automaton_rules.engine.plugins import PluginError
 from automaton_rules.engine.rule import Rule
-from automaton_rules.report import AuditReport
+from automaton_rules.report.model import AuditReport
 
 COUNTS = ("tests", "failures", "errors", "skipped")
 

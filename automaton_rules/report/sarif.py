@@ -8,8 +8,8 @@ from urllib.parse import quote
 from automaton_rules import __version__
 from automaton_rules.core.output import json_text
 from automaton_rules.engine.findings import Finding
-from automaton_rules.report import AuditReport, named
 from automaton_rules.report.baseline import fingerprint
+from automaton_rules.report.model import AuditReport, named
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "note": "note"}

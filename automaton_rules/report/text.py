@@ -16,7 +16,7 @@ from automaton_rules.engine.findings import (
     UNAUTHORIZED,
     Finding,
 )
-from automaton_rules.report import AuditReport, plural
+from automaton_rules.report.model import AuditReport, plural
 
 LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
 SUMMARY_LABELS = {

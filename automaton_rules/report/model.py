@@ -1,0 +1,138 @@
+"""One audit as every renderer reads it: the report and the small helpers they share.
+
+Imported by each format module and by the package's `__init__` (which re-exports
+`AuditReport`); it imports no renderer, so the report package has no import cycle.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from automaton_rules.core.project import Project, Task
+from automaton_rules.engine.findings import BUILTIN_CATEGORIES, SEVERITIES, Finding
+from automaton_rules.engine.result import RunResult
+from automaton_rules.engine.rule import Rule
+from automaton_rules.report.baseline import Fingerprint
+
+
+@dataclass
+class AuditReport:
+    """One audit: the tasks looked at, what the rules found, and what went wrong."""
+
+    project: Project
+    tasks: list[Task]
+    result: RunResult
+    rules: list[tuple[str, Rule]]
+    fail_on: str = "error"
+    task_errors: list[str] = field(default_factory=list)
+    # With --baseline: the file, the findings of `result` it knew (shown, not counted),
+    # and its entries no finding matched any more. With --since: the revision as given,
+    # and its commit.
+    baseline: str | None = None
+    known: list[Finding] = field(default_factory=list)
+    gone: list[tuple[Fingerprint, int]] = field(default_factory=list)
+    since: tuple[str, str] | None = None
+    # The project's `approval` mode, which says how a task awaiting approval is approved.
+    approval: str = "open"
+    findings: list[Finding] = field(init=False, repr=False)  # what the report counts
+    _known: set[int] = field(init=False, repr=False)
+    _files: dict[str, str | None] = field(default_factory=dict, repr=False)
+    _violations: list[Finding] | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._known = {id(finding) for finding in self.known}
+        found = self.result.findings
+        self.findings = [f for f in found if id(f) not in self._known] if self._known else found
+
+    def is_known(self, finding: Finding) -> bool:
+        """The baseline knew this finding: it is shown, but neither counted nor failed on."""
+        return id(finding) in self._known
+
+    @property
+    def errors(self) -> list[str]:
+        """Broken tasks and broken plugins, by name: these make the exit code 2."""
+        return [*self.task_errors, *(str(e) for e in self.result.errors)]
+
+    @property
+    def violations(self) -> list[Finding]:
+        """Findings at or above the `fail-on` severity (worked out once: every format asks
+        for them more than once, over tens of thousands of findings)."""
+        if self._violations is None:
+            failing = set(SEVERITIES[: SEVERITIES.index(self.fail_on) + 1])
+            self._violations = [f for f in self.findings if f.severity in failing]
+        return self._violations
+
+    def below(self) -> dict[str, list[Finding]]:
+        """Findings under the `fail-on` severity, by severity: reported, but not failing."""
+        limit = SEVERITIES.index(self.fail_on)
+        found: dict[str, list[Finding]] = {s: [] for s in SEVERITIES[limit + 1 :]}
+        for finding in self.findings:
+            if finding.severity in found:
+                found[str(finding.severity)].append(finding)
+        return found
+
+    def real_file(self, path: str | None) -> str | None:
+        """The file an annotation can point at for a finding's path: the path when it is a
+        file in the project; when it is a folder, or gone, a file still in the task folder
+        it lies in (its `.state` first); None when no file stands for it."""
+        if not path:
+            return None
+        if path not in self._files:
+            self._files[path] = _real_file(self.project, path)
+        return self._files[path]
+
+    @property
+    def exit_code(self) -> int:
+        """2 on any error, 1 on any violation, else 0."""
+        if self.errors:
+            return 2
+        return 1 if self.violations else 0
+
+    @property
+    def categories(self) -> list[str]:
+        """The specification's four categories, then those plugins added, as they ran."""
+        extra = [c for c in self.result.categories if c not in BUILTIN_CATEGORIES]
+        extra += [f.category for f in self.result.findings if f.category not in extra]
+        return [
+            *BUILTIN_CATEGORIES,
+            *dict.fromkeys(c for c in extra if c not in BUILTIN_CATEGORIES),
+        ]
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 warning`, `2 warnings`; `1 entry`, `2 entries`."""
+    return f"{count} {word}" if count == 1 else f"{count} {many or word + 's'}"
+
+
+def _real_file(project: Project, path: str) -> str | None:
+    """`AuditReport.real_file`, uncached."""
+    root = project.root
+    target = root / path
+    if ".." in PurePosixPath(path).parts or PurePosixPath(path).is_absolute():
+        return None
+    if target.is_file():
+        return path
+    folder = target if target.is_dir() else target.parent
+    tasks = project.tasks_dir
+    if folder == tasks or tasks not in folder.parents or not folder.is_dir():
+        return None
+    try:
+        names = [e.name for e in os.scandir(folder) if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return None
+    if not names:
+        return None
+    # The task's .state, else what a reader opens first: an artifact before a record.
+    chosen = ".state" if ".state" in names else min(names, key=lambda n: (n[:1] == ".", n))
+    return (folder / chosen).relative_to(root).as_posix()
+
+
+def named(report: AuditReport, path: str | None, located: str | None) -> str:
+    """What a message adds when its annotation is not at the finding's path: the path, and
+    why (a folder, or gone)."""
+    if not path or located == path:
+        return ""
+    kind = "a folder" if (report.project.root / path).is_dir() else "no such file"
+    return f" ({path}: {kind})"
