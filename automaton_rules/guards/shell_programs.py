@@ -19,7 +19,7 @@ from automaton_rules.guards.shell_reading import (
     Reading,
     foreign,
 )
-from automaton_rules.guards.shell_table import MODULES, READ, TABLE, Spec
+from automaton_rules.guards.shell_table import ENVIRONMENT, MODULES, READ, TABLE, Spec
 from automaton_rules.guards.shell_words import (
     MAX_DEPTH,
     MEMBERS,
@@ -31,10 +31,6 @@ from automaton_rules.guards.shell_words import (
     inside,
     name_of,
 )
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path
 
 STATUS_NAMES = frozenset({"status.py", "automaton-status"})
 # The harness adapter: fed a user-prompt event, it approves as the user would, so an
@@ -82,25 +78,61 @@ class Interpreter(Reading):
         args = Args(
             words[1:], spec.short, spec.long, spec.posix, spec.dash, spec.stop, spec.optional
         )
-        for flags, mode in spec.modes:  # as given, or (GNU) as a word after `--` too
-            given = [f for f in flags if args.has(f) or (not spec.posix and f in _values(words))]
-            if given:
-                self.apply(mode, words, where, f"{by} {given[0]}")
-                return
         moved = where
         for folder in args.every(*spec.chdir):
             moved = moved.into(folder)
+        anywhere = Args(words[1:], spec.short, spec.long) if spec.subs is not None else args
+        self.options(spec, anywhere, where, moved, by)
+        values = {word.value for word in words} if spec.modes and not spec.posix else set()
+        for flags, mode in spec.modes:  # as given, or (GNU) as a word after `--` too
+            given = [f for f in flags if args.has(f) or f in values]
+            if given:
+                self.apply(mode, words, where, f"{by} {given[0]}")
+                return
         if spec.handler:
             handler = getattr(shell_handlers, spec.handler, None)
             (handler or getattr(shell_git, spec.handler))(self, spec, args, words, moved)
         elif spec.subs is not None:
             self.dispatch(spec, args.positional, words, moved, by)
         elif len(args.positional) >= spec.least:
-            elsewhere = _elsewhere(spec, args, where, moved, self.origin)
-            if elsewhere is not None:  # `make -f ../Makefile`: code from outside the project
-                self.programs.append(f"{by} {elsewhere.raw}")
-            else:
-                self.effects(spec, args, moved, by)
+            self.effects(spec, args, moved, by)
+
+    def options(self, spec: Spec, args: Args, where: Where, moved: Where, by: str) -> None:
+        """What a row's options name to run (a row with sub-commands reads them anywhere:
+        `cargo check --manifest-path P`): code from outside the project (`make -f
+        ../Makefile`, `pytest /tmp/t.py`), a program (`rg --pre CMD`), start-up files."""
+        for token in spec.foreign:
+            for word in _values(token, args):
+                base = where if token in spec.chdir else moved
+                if not word.known or foreign(word, base, self.origin):
+                    self.programs.append(f"{by} {word.raw}")
+        for token in spec.program:
+            for word in _values(token, args):
+                self.command_in(word, where, f"{by} {token} {word.raw}")
+        started = [flag for flag in spec.startup if args.has(flag)]
+        if started:  # `bash -i` runs ~/.bashrc, which the line does not show
+            self.programs.append(f"{by} {started[0]}")
+
+    def assign(self, name: str, value: Word, where: Where) -> None:
+        """`NAME=value`: a variable naming a program some program runs, or where it loads
+        code from (the table's ENVIRONMENT), is read as that."""
+        super().assign(name, value, where)
+        kind = ENVIRONMENT.get(name)
+        if kind == "program":
+            self.command_in(value, where, f"{name}={value.raw}")
+        elif kind == "paths":  # `-I/tmp/lib`, `--require /tmp/x.js`, `a:b`
+            parts = [re.sub(r"^-\w(?=[/~.])", "", p) for p in re.split(r"[\s:=]+", value.value)]
+            paths = [Word(part) for part in parts if part[:1] not in ("", "-")]
+            if not value.known or any(foreign(path, where, self.origin) for path in paths):
+                self.programs.append(f"{name}={value.raw}"[:80])
+
+    def command_in(self, word: Word, where: Where, shown: str) -> None:
+        """A program an option or a variable names (`rg --pre CMD`, `EDITOR=CMD`), run
+        as the line's own command would be; a computed one is only known when it runs."""
+        if not word.known:
+            self.programs.append(shown[:80])
+        else:  # LESSOPEN's `|CMD %s`
+            self.again(word.value.lstrip("|-"), where, shown)
 
     def dispatch(
         self, spec: Spec, rest: list[Word], words: list[Word], where: Where, by: str
@@ -212,21 +244,16 @@ def _module(it: Interpreter, module: Word, rest: list[Word], where: Where) -> No
         it.apply(MODULES[name], [Word(name), *rest], where, name)
 
 
-def _elsewhere(
-    spec: Spec, args: Args, where: Where, moved: Where, origin: Path | None
-) -> Word | None:
-    """The first option value naming code from outside the project (a makefile, a folder
-    it runs in), read where the option is."""
-    for option in spec.foreign:
-        for word in args.every(option):
-            if foreign(word, where if option in spec.chdir else moved, origin):
-                return word
-    return None
-
-
-def _values(words: list[Word]) -> set[str]:
-    """The words' values."""
-    return {word.value for word in words}
+def _values(token: str, args: Args) -> list[Word]:
+    """The values a row's option token names: `-o` all of them, `*` the operands,
+    `--cov-report:` the path after `kind:`, `-o:cache_dir=` those after `cache_dir=`."""
+    if token == "*":
+        return args.positional
+    name, colon, prefix = token.partition(":")
+    found = args.every(name)
+    if colon and not prefix:
+        return [_after(w, w.value.index(":") + 1) for w in found if ":" in w.value]
+    return [_after(w, len(prefix)) for w in found if w.value.startswith(prefix)]
 
 
 def _targets(token: str, args: Args, by: str, ran: bool) -> tuple[list[Word], str, bool]:
@@ -245,16 +272,13 @@ def _targets(token: str, args: Args, by: str, ran: bool) -> tuple[list[Word], st
     elif token.lstrip("-").isdigit():  # `1` the first operand, `-1` the last
         index = int(token) - (token[0] != "-")
         targets = [operands[index]] if -len(operands) <= index < len(operands) else []
-    elif token.endswith("="):  # `dd of=FILE`
+    elif token.endswith("=") and token[0] != "-":  # `dd of=FILE`
         targets = [_after(w, len(token)) for w in operands if w.value.startswith(token)]
     elif token == "+":
         targets = [MEMBERS]
-    else:  # an option's values; `--cov-report:` the path after `kind:`
-        name = token.rstrip(":")
-        targets = [w for w in args.every(name) if w.value != "-"]
-        if token.endswith(":"):
-            targets = [_after(w, w.value.index(":") + 1) for w in targets if ":" in w.value]
-        by = f"{by} {name}"
+    else:  # an option's values
+        targets = [w for w in _values(token, args) if w.value != "-"]
+        by = f"{by} {token.partition(':')[0]}"
     if default:  # `-` is standard input or output (`black -` formats it); none: the default
         targets = [word for word in targets if word.value != "-"]
         if not targets and not (token == "*" and any(w.value == "-" for w in operands)):
