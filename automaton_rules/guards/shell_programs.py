@@ -32,6 +32,10 @@ from automaton_rules.guards.shell_words import (
     name_of,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
 STATUS_NAMES = frozenset({"status.py", "automaton-status"})
 # The harness adapter: fed a user-prompt event, it approves as the user would, so an
 # agent never runs it (`python -m automaton_rules.guards...` is the same program). Nor the
@@ -81,8 +85,7 @@ class Interpreter(Reading):
         moved = where
         for folder in args.every(*spec.chdir):
             moved = moved.into(folder)
-        anywhere = Args(words[1:], spec.short, spec.long) if spec.subs is not None else args
-        self.options(spec, anywhere, where, moved, by)
+        _options(self, spec, words, args, where, moved, by)
         values = {word.value for word in words} if spec.modes and not spec.posix else set()
         for flags, mode in spec.modes:  # as given, or (GNU) as a word after `--` too
             given = [f for f in flags if args.has(f) or f in values]
@@ -97,42 +100,15 @@ class Interpreter(Reading):
         elif len(args.positional) >= spec.least:
             self.effects(spec, args, moved, by)
 
-    def options(self, spec: Spec, args: Args, where: Where, moved: Where, by: str) -> None:
-        """What a row's options name to run (a row with sub-commands reads them anywhere:
-        `cargo check --manifest-path P`): code from outside the project (`make -f
-        ../Makefile`, `pytest /tmp/t.py`), a program (`rg --pre CMD`), start-up files."""
-        for token in spec.foreign:
-            for word in _values(token, args):
-                base = where if token in spec.chdir else moved
-                if not word.known or foreign(word, base, self.origin):
-                    self.programs.append(f"{by} {word.raw}")
-        for token in spec.program:
-            for word in _values(token, args):
-                self.command_in(word, where, f"{by} {token} {word.raw}")
-        started = [flag for flag in spec.startup if args.has(flag)]
-        if started:  # `bash -i` runs ~/.bashrc, which the line does not show
-            self.programs.append(f"{by} {started[0]}")
-
     def assign(self, name: str, value: Word, where: Where) -> None:
         """`NAME=value`: a variable naming a program some program runs, or where it loads
         code from (the table's ENVIRONMENT), is read as that."""
         super().assign(name, value, where)
         kind = ENVIRONMENT.get(name)
         if kind == "program":
-            self.command_in(value, where, f"{name}={value.raw}")
-        elif kind == "paths":  # `-I/tmp/lib`, `--require /tmp/x.js`, `a:b`
-            parts = [re.sub(r"^-\w(?=[/~.])", "", p) for p in re.split(r"[\s:=]+", value.value)]
-            paths = [Word(part) for part in parts if part[:1] not in ("", "-")]
-            if not value.known or any(foreign(path, where, self.origin) for path in paths):
-                self.programs.append(f"{name}={value.raw}"[:80])
-
-    def command_in(self, word: Word, where: Where, shown: str) -> None:
-        """A program an option or a variable names (`rg --pre CMD`, `EDITOR=CMD`), run
-        as the line's own command would be; a computed one is only known when it runs."""
-        if not word.known:
-            self.programs.append(shown[:80])
-        else:  # LESSOPEN's `|CMD %s`
-            self.again(word.value.lstrip("|-"), where, shown)
+            _command_in(self, value, where, f"{name}={value.raw}")
+        elif kind == "paths" and _outside(value, where, self.origin):
+            self.programs.append(f"{name}={value.raw}"[:80])
 
     def dispatch(
         self, spec: Spec, rest: list[Word], words: list[Word], where: Where, by: str
@@ -182,7 +158,7 @@ class Interpreter(Reading):
         elif "script" in runs and first is not None:
             self.script(first, operands[1:], where, by, bash)
         elif "stdin" in runs:
-            self.stdin(where, by if bash else f"{by} -", bash)
+            _stdin(self, where, by if bash else f"{by} -", bash)
 
     # --------------------------------------------------------- code and scripts
 
@@ -196,21 +172,7 @@ class Interpreter(Reading):
         elif word.value == PIPE_PATH:
             self.code.append(f"{by} {word.raw}"[:80])
         elif word.value in STDIN_PATHS:
-            self.stdin(where, by, bash)
-
-    def stdin(self, where: Where, shown: str, bash: bool = False) -> None:
-        """A program that reads its code from standard input."""
-        stdin = where.stdin
-        if stdin.kind == "text" and bash:  # a heredoc's `$X` parses as the shell reads it
-            self.again(stdin.text, where, shown)
-        elif stdin.kind == "pipe" or (stdin.kind == "text" and stdin.computed):
-            self.code.append(f"{shown} reading a pipe" if stdin.kind == "pipe" else shown)
-        elif stdin.kind == "text":
-            self.read_code(Word(stdin.text), where, shown)
-        elif stdin.kind == "file" and not bash:  # `sh < script.sh` runs a file, as `sh FILE`
-            self.computed_write(shown, where)
-        elif stdin.kind == "none":  # the terminal: whatever is typed into it later runs
-            self.interactive.append(shown)
+            _stdin(self, where, by, bash)
 
     def read_code(self, word: Word, where: Where, shown: str, bash: bool = False) -> None:
         """Code a program runs: shell is parsed again; other code can write anywhere, and
@@ -229,6 +191,59 @@ class Interpreter(Reading):
             self.code.append(shown)
             return
         walk(text, where.but(depth=where.depth + 1, stdin=Stdin(), env=()), self)
+
+
+def _stdin(it: Interpreter, where: Where, shown: str, bash: bool = False) -> None:
+    """A program that reads its code from standard input."""
+    stdin = where.stdin
+    if stdin.kind == "text" and bash:  # a heredoc's `$X` parses as the shell reads it
+        it.again(stdin.text, where, shown)
+    elif stdin.kind == "pipe" or (stdin.kind == "text" and stdin.computed):
+        it.code.append(f"{shown} reading a pipe" if stdin.kind == "pipe" else shown)
+    elif stdin.kind == "text":
+        it.read_code(Word(stdin.text), where, shown)
+    elif stdin.kind == "file" and not bash:  # `sh < script.sh` runs a file, as `sh FILE`
+        it.computed_write(shown, where)
+    elif stdin.kind == "none":  # the terminal: whatever is typed into it later runs
+        it.interactive.append(shown)
+
+
+def _options(
+    it: Interpreter, spec: Spec, words: list[Word], args: Args, where: Where, moved: Where, by: str
+) -> None:
+    """What a row's options name to run (a row with sub-commands reads them anywhere:
+    `cargo check --manifest-path P`): code from outside the project (`make -f
+    ../Makefile`, `pytest /tmp/t.py`), a program (`rg --pre CMD`), start-up files."""
+    if spec.subs is not None:
+        args = Args(words[1:], spec.short, spec.long)
+    for token in spec.foreign:
+        for word in _values(token, args):
+            base = where if token in spec.chdir else moved
+            if not word.known or foreign(word, base, it.origin):
+                it.programs.append(f"{by} {word.raw}")
+    for token in spec.program:
+        for word in _values(token, args):
+            _command_in(it, word, where, f"{by} {token} {word.raw}")
+    started = [flag for flag in spec.startup if args.has(flag)]
+    if started:  # `bash -i` runs ~/.bashrc, which the line does not show
+        it.programs.append(f"{by} {started[0]}")
+
+
+def _command_in(it: Interpreter, word: Word, where: Where, shown: str) -> None:
+    """A program an option or a variable names (`rg --pre CMD`, `EDITOR=CMD`), run as the
+    line's own command would be; a computed one is only known when it runs."""
+    if not word.known:
+        it.programs.append(shown[:80])
+    else:  # LESSOPEN's `|CMD %s`
+        it.again(word.value.lstrip("|-"), where, shown)
+
+
+def _outside(value: Word, where: Where, origin: Path | None) -> bool:
+    """A search path or options naming a file or folder outside the project (`a:/tmp/b`,
+    `-I/tmp/lib`, `--require /tmp/x.js`), or only known when the line runs."""
+    parts = [re.sub(r"^-\w(?=[/~.])", "", p) for p in re.split(r"[\s:=]+", value.value)]
+    paths = [Word(part) for part in parts if part[:1] not in ("", "-")]
+    return not value.known or any(foreign(path, where, origin) for path in paths)
 
 
 def _module(it: Interpreter, module: Word, rest: list[Word], where: Where) -> None:
