@@ -57,6 +57,62 @@ def test_a_plain_read_is_known_to_the_table(tmp_path: Path, command: str) -> Non
     assert shell.read(command, tmp_path).unknown == ()
 
 
+def commands(
+    table: dict[str, shell_table.Spec], before: str = ""
+) -> list[tuple[str, shell_table.Spec]]:
+    """Each row with the command that reaches it: `git`, `git grep`, `go test` ..."""
+    found = []
+    for name, spec in table.items():
+        if name not in ("", "*"):
+            found.append((f"{before}{name}", spec))
+            found += commands(spec.subs or {}, f"{before}{name} ")
+    return found
+
+
+def given(spec: shell_table.Spec, token: str, value: str) -> str:
+    """An option token of a row given a value, as a user would write it."""
+    if token == "*":
+        return value
+    option, _, prefix = token.partition(":")
+    if option[1:] in spec.optional:  # `git grep -O[PAGER]`
+        return f"{option}{prefix}{value}"
+    return f"{option}={prefix}{value}" if option in spec.long else f"{option} {prefix}{value}"
+
+
+OUTSIDE = [
+    (f"{command} {given(spec, token, '/tmp/x.sh')}", token)
+    for command, spec in commands(shell_table.TABLE)
+    for token in (*spec.program, *spec.foreign)
+] + [
+    (f"{command} {flag}", flag)
+    for command, spec in commands(shell_table.TABLE)
+    for flag in spec.startup
+]
+
+
+@pytest.mark.parametrize(("command", "token"), OUTSIDE, ids=[c for c, _ in OUTSIDE])
+def test_a_program_an_option_names_from_outside_is_not_a_read(tmp_path, command, token) -> None:
+    """Each option of the table naming a program, code from elsewhere, or start-up files:
+    given `/tmp/x.sh` it runs what only running shows, and the pre-scan leaves it to the
+    parser."""
+    assert len(OUTSIDE) >= 40
+    assert shell.read(command, tmp_path).programs, command
+    assert not shell.plain_read(command)
+
+
+ENVIRONMENT = sorted(shell_table.ENVIRONMENT.items())
+
+
+@pytest.mark.parametrize(("name", "kind"), ENVIRONMENT, ids=[n for n, _ in ENVIRONMENT])
+def test_a_variable_naming_a_program_from_outside_is_not_a_read(tmp_path, name, kind) -> None:
+    """Set on the line in any of the ways a program inherits it; one naming the project's
+    own (or an installed) program stays a read."""
+    outside, inside = ("/tmp/x.sh -v", "true") if kind == "program" else ("-I/tmp/lib", "src")
+    for form in ("{}='{}' git log", "export {}='{}'; make", "env {}='{}' ls"):
+        assert shell.read(form.format(name, outside), tmp_path).programs, form
+        assert shell.read(form.format(name, inside), tmp_path).programs == (), form
+
+
 def test_every_hand_written_reader_exists() -> None:
     for spec in specs(shell_table.TABLE) + specs(shell_table.GIT) + specs(shell_table.MODULES):
         if spec.handler:

@@ -174,15 +174,21 @@ def names_state(word: str) -> bool:
 
 # ----------------------------------------------------------------------- the pre-scan
 
-# Programs that read (or run the project's own tests and checks) whatever their
-# arguments; the table agrees (tests/test_shell_table.py holds it to it).
-READERS = names(
-    "cat head tail ls ll tree wc grep egrep fgrep rg ag ack pwd echo printf which type "
-    "whereis file stat du df diff cmp cut tr nl column jq realpath readlink basename "
-    "dirname date whoami id uname hostname true false test [ sleep md5sum sha1sum "
-    "sha256sum sha512sum cksum od hexdump strings nproc free ps uptime seq printenv find "
-    "fd fdfind pytest mypy flake8 pylint pyright pyflakes pydocstyle bandit vulture"
+# Programs that read and run no code but their own, whatever the line gives them: a line
+# of these (and git's reads below), read by the pre-scan, needs no sandbox.
+INERT = names(
+    "cat head tail ls ll tree wc grep egrep fgrep pwd echo printf which type whereis file "
+    "stat du df diff cmp cut tr nl column jq realpath readlink basename dirname date whoami "
+    "id uname hostname true false test [ sleep md5sum sha1sum sha256sum sha512sum cksum od "
+    "hexdump strings nproc free ps uptime seq printenv find"
 )
+# Programs that read (or run the project's own tests and checks) whatever their
+# arguments; the table agrees (tests/test_shell_table.py holds it to it). Test runners and
+# linters run the project's code or plugins, `rg --pre` and `fd -x` programs: not inert.
+READERS = INERT | names(
+    "rg ag ack fd fdfind pytest mypy flake8 pylint pyright pyflakes pydocstyle bandit vulture"
+)
+INERT |= {"git"}
 # Programs that read only with the sub-commands named here.
 READ_SUBCOMMANDS = {
     "git": names(
@@ -198,11 +204,15 @@ READ_SUBCOMMANDS = {
     "pip3": names("list show freeze check --version"),
 }
 # Options that make a reader write or run a program (`find -delete`, `fd -x`,
-# `git diff --output=F`): a line with one goes to the parser.
+# `git diff --output=F`, `rg --pre CMD`, `pytest --debug=F`): a line with one goes to the
+# parser, and so does a path outside the project given to a reader that runs code.
 _WRITING_OPTIONS = re.compile(
-    r"^-(o|-output.*|exec.*|ok.*|delete|fprint.*|fls|x|X|-fix.*|-basetemp.*|-junit.*|-html.*"
-    r"|-report-log.*|-result-log.*|-cache-dir.*|-.*-report.*|-cov-report.*|-data-file.*)$"
+    r"^-(o|O.*|-output.*|exec.*|ok.*|delete|fprint.*|fls|x|X|-fix.*|-basetemp.*|-junit.*"
+    r"|-html.*|-report-log.*|-result-log.*|-cache-dir.*|-.*-report.*|-cov-report.*|-data-file.*"
+    r"|-pre|-pre=.*|-hostname-bin.*|-pager.*|-debug.*|-log-file.*|-override-ini.*|-init-hook.*"
+    r"|-script-shell.*|-exec-path.*|-upload-pack.*|-open-files-in-pager.*|toolexec.*|vettool.*)$"
 )
+_OUTSIDE = re.compile(r"(?:^|[=:])[/~]|(?:^|[=:/])\.\.(?:/|$)")
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"$`\\]*)\"")
 _NOT_PLAIN = re.compile(r"[^\w@%+=:,./~^*?\[\]-]")
 _HARMLESS_REDIRECT = re.compile(r"(?:(?:[12]?>|&>)\s*/dev/null|[12]?>&[12])(?=$|[\s;|&])")
@@ -234,6 +244,8 @@ def _reader(words: list[str]) -> bool:
     program = words[0].rsplit("/", 1)[-1]
     if "/" in words[0] and program not in _PATH_PROGRAMS:
         return False
+    if program not in INERT and any(_OUTSIDE.search(word) for word in words[1:]):
+        return False
     if program in ("python", "python3"):
         return words[1:3] == ["-m", "pytest"]
     if program in READ_SUBCOMMANDS:
@@ -241,15 +253,6 @@ def _reader(words: list[str]) -> bool:
     return program in READERS
 
 
-# Of those, the programs that run no code but their own, whatever the line gives them: a
-# line of these, read by the pre-scan, needs no sandbox. Test runners, linters and build
-# tools run the project's code or plugins; `rg --pre` and `fd -x` run programs.
-INERT = names(
-    "cat head tail ls ll tree wc grep egrep fgrep pwd echo printf which type whereis file "
-    "stat du df diff cmp cut tr nl column jq realpath readlink basename dirname date whoami "
-    "id uname hostname true false test [ sleep md5sum sha1sum sha256sum sha512sum cksum od "
-    "hexdump strings nproc free ps uptime seq printenv find git"
-)
 _STATUS = re.compile(r"^(?:\S*/)?(?:status\.py|automaton-status)$")
 _PYTHON = re.compile(r"^python(?:3(?:\.\d+)?)?$")  # found on PATH, which the sandbox keeps
 _NOT_A_CALL = frozenset("$`<>|;&(){}\\\n#*?[!=")
@@ -257,20 +260,11 @@ _NOT_A_CALL = frozenset("$`<>|;&(){}\\\n#*?[!=")
 
 # Options by which one of those runs a program after all: `git grep -O CMD`, `git diff
 # --ext-diff`, `git -c core.pager=CMD`, `find -exec` (the pre-scan refuses that one).
-_RUNS_A_PROGRAM = (
-    "-O",
-    "--open-files-in-pager",
-    "--ext-diff",
-    "--textconv",
-    "--exec",
-    "-c",
-    "--config-env",
-    "--upload-pack",
-    "--receive-pack",
-    "--pre",
-    "-x",
-    "--extcmd",
-    "--tool",
+_RUNS_A_PROGRAM = tuple(
+    names(
+        "-O --open-files-in-pager --ext-diff --textconv --exec -c --config-env --upload-pack "
+        "--receive-pack --pre -x --extcmd --tool"
+    )
 )
 
 

@@ -1,6 +1,6 @@
 """git, read for what skips or reroutes the hooks, and the few sub-commands whose writes
-no row of guards/shell_table.py can say (`config`, `checkout`, `stash`, `apply`, `clone`,
-`init`); the table's `GIT` row holds the rest of git's sub-commands.
+no row of guards/shell_table.py can say (`config`, `checkout`, `apply`, `clone`, `init`);
+the table's `GIT` row holds the rest of git's sub-commands.
 
 Imports the words, reading and table modules and the patch reader of
 guards/shell_handlers.py.
@@ -29,10 +29,10 @@ PROGRAM_KEYS = re.compile(
     r"|credential\.helper|merge\..*\.driver|pager\..*|web\.browser|uploadpack\.packobjectshook)$",
     re.IGNORECASE,
 )
-# Environment that points git at settings the line chose.
+# Environment that points git at settings (or a new repository's hooks) the line chose.
 CONFIG_ENV = names(
     "GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT GIT_CONFIG "
-    "GIT_DIR GIT_COMMON_DIR HOME XDG_CONFIG_HOME"
+    "GIT_DIR GIT_COMMON_DIR HOME XDG_CONFIG_HOME GIT_TEMPLATE_DIR"
 )
 COMMIT_VALUES = (
     "mFcCt",
@@ -45,10 +45,11 @@ COMMIT_VALUES = (
 
 def git(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """git's own options (`-C DIR`, `-c KEY=VALUE`, `--work-tree`), then its sub-command."""
-    for name, _ in where.env:  # `HOME=/tmp git commit`: settings from a file the line chose
+    for name, value in where.env:  # `HOME=/tmp git commit`: settings from a file the line chose
         if name in CONFIG_ENV or name.startswith("GIT_CONFIG_KEY_"):
             it.hooks.append(f"{name}=... git")
-            break
+        elif name == "GIT_WORK_TREE":
+            where = where.into(value)
     for setting in args.every("-c", "--config-env"):
         _setting(it, setting)
     rest = args.positional
@@ -135,8 +136,10 @@ def checkout(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: 
         targets = [Word(".")] if positional else []
     elif positional and _exists(positional[0], where):
         targets = positional
+    elif positional or parsed.has("-f", "--force"):  # `checkout -f` resets the tree
+        targets = [Word("."), *positional[1:]]
     else:
-        targets = [Word("."), *positional[1:]] if positional else []
+        targets = []
     for target in targets:
         it.write(target, where, "git checkout")
 
@@ -146,16 +149,6 @@ def _exists(word: Word, where: Where) -> bool:
     if not word.known or where.cwd is None:
         return False
     return (where.cwd / word.value).exists() or word.glob or word.value in (".", "..")
-
-
-def stash(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """`git stash` (push, pop, apply) changes the tree; `list` and `show` read."""
-    before, paths = _split_dashes(words[1:])
-    parsed = Args(before, spec.short, spec.long)
-    action = parsed.positional[0].value if parsed.positional else "push"
-    if action not in ("list", "show", "create", "store", "drop", "clear"):
-        for target in paths or [Word(".")]:
-            it.write(target, where, f"git stash {action}")
 
 
 def apply(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:

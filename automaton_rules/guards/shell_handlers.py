@@ -149,7 +149,7 @@ def fd(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where)
 
 def copy(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """cp, mv, ln, install: the destination (or each source inside it) is written;
-    mv also removes its sources."""
+    mv also removes its sources, and a link (`ln`, `cp -l`, `cp -s`) writes them."""
     name = name_of(words[0])
     if name == "install" and args.has("-d", "--directory"):
         for word in args.positional:
@@ -172,8 +172,9 @@ def copy(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wher
         it.write(target, where, name)
     for source in sources if name == "mv" else []:
         it.write(source, where, name, removes=True)
-    if name == "ln":
-        _linked(it, args, target, sources, where)
+    links = ("-l", "--link", "-s", "--symbolic-link")
+    if name == "ln" or (name == "cp" and args.has(*links)):
+        _linked(it, args, target, sources, where, name)
 
 
 def _into(it: Interpreter, folder: Word, sources: list[Word], where: Where, by: str) -> None:
@@ -206,12 +207,12 @@ def _folder(word: Word, where: Where) -> bool:
 
 
 def _linked(
-    it: Interpreter, args: Args, link: Word | None, sources: list[Word], where: Where
+    it: Interpreter, args: Args, link: Word | None, sources: list[Word], where: Where, by: str
 ) -> None:
     """A link is a door: writing through it later writes what it points to, so making one
     counts as writing everything below its target (a link to the project from /tmp, or
     to the project's top from inside it, would reach the guard's files)."""
-    symbolic = args.has("-s", "--symbolic")
+    symbolic = args.has("-s", "--symbolic", "--symbolic-link")
     parent = ""
     if symbolic and link is not None and not _folder(link, where):
         parent = os.path.dirname(link.value)
@@ -219,7 +220,7 @@ def _linked(
         value = source.value
         if symbolic and parent and not os.path.isabs(value) and COMPUTED not in value:
             value = os.path.join(parent, value)
-        it.write(Word(value, source.computed, source.glob, source.raw), where, "ln", True)
+        it.write(Word(value, source.computed, source.glob, source.raw), where, by, True)
 
 
 def modes(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
@@ -440,13 +441,3 @@ def awk(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where
     for file in files if in_place else []:
         if "=" not in file.value:
             it.write(file, where, "awk -i inplace")
-
-
-def yq(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """`yq -i EXPR FILE` rewrites FILE."""
-    if any(w.value in ("-i", "--inplace") for w in words[1:]):
-        positional = [w for w in words[1:] if not w.value.startswith("-")]
-        if positional and positional[0].value in ("e", "eval", "ea", "eval-all"):
-            positional = positional[1:]
-        for file in positional[1:]:
-            it.write(file, where, "yq -i")

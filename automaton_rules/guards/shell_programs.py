@@ -19,7 +19,7 @@ from automaton_rules.guards.shell_reading import (
     Reading,
     foreign,
 )
-from automaton_rules.guards.shell_table import MODULES, READ, TABLE, Spec
+from automaton_rules.guards.shell_table import ENVIRONMENT, MODULES, READ, TABLE, Spec
 from automaton_rules.guards.shell_words import (
     MAX_DEPTH,
     MEMBERS,
@@ -82,25 +82,33 @@ class Interpreter(Reading):
         args = Args(
             words[1:], spec.short, spec.long, spec.posix, spec.dash, spec.stop, spec.optional
         )
-        for flags, mode in spec.modes:  # as given, or (GNU) as a word after `--` too
-            given = [f for f in flags if args.has(f) or (not spec.posix and f in _values(words))]
-            if given:
-                self.apply(mode, words, where, f"{by} {given[0]}")
-                return
         moved = where
         for folder in args.every(*spec.chdir):
             moved = moved.into(folder)
+        _options(self, spec, words, args, where, moved, by)
+        values = {word.value for word in words} if spec.modes and not spec.posix else set()
+        for flags, mode in spec.modes:  # as given, or (GNU) as a word after `--` too
+            given = [f for f in flags if args.has(f) or f in values]
+            if given:
+                self.apply(mode, words, where, f"{by} {given[0]}")
+                return
         if spec.handler:
             handler = getattr(shell_handlers, spec.handler, None)
             (handler or getattr(shell_git, spec.handler))(self, spec, args, words, moved)
         elif spec.subs is not None:
             self.dispatch(spec, args.positional, words, moved, by)
         elif len(args.positional) >= spec.least:
-            elsewhere = _elsewhere(spec, args, where, moved, self.origin)
-            if elsewhere is not None:  # `make -f ../Makefile`: code from outside the project
-                self.programs.append(f"{by} {elsewhere.raw}")
-            else:
-                self.effects(spec, args, moved, by)
+            self.effects(spec, args, moved, by)
+
+    def assign(self, name: str, value: Word, where: Where) -> None:
+        """`NAME=value`: a variable naming a program some program runs, or where it loads
+        code from (the table's ENVIRONMENT), is read as that."""
+        super().assign(name, value, where)
+        kind = ENVIRONMENT.get(name)
+        if kind == "program":
+            _command_in(self, value, where, f"{name}={value.raw}")
+        elif kind == "paths" and _outside(value, where, self.origin):
+            self.programs.append(f"{name}={value.raw}"[:80])
 
     def dispatch(
         self, spec: Spec, rest: list[Word], words: list[Word], where: Where, by: str
@@ -150,7 +158,7 @@ class Interpreter(Reading):
         elif "script" in runs and first is not None:
             self.script(first, operands[1:], where, by, bash)
         elif "stdin" in runs:
-            self.stdin(where, by if bash else f"{by} -", bash)
+            _stdin(self, where, by if bash else f"{by} -", bash)
 
     # --------------------------------------------------------- code and scripts
 
@@ -164,21 +172,7 @@ class Interpreter(Reading):
         elif word.value == PIPE_PATH:
             self.code.append(f"{by} {word.raw}"[:80])
         elif word.value in STDIN_PATHS:
-            self.stdin(where, by, bash)
-
-    def stdin(self, where: Where, shown: str, bash: bool = False) -> None:
-        """A program that reads its code from standard input."""
-        stdin = where.stdin
-        if stdin.kind == "text" and bash:  # a heredoc's `$X` parses as the shell reads it
-            self.again(stdin.text, where, shown)
-        elif stdin.kind == "pipe" or (stdin.kind == "text" and stdin.computed):
-            self.code.append(f"{shown} reading a pipe" if stdin.kind == "pipe" else shown)
-        elif stdin.kind == "text":
-            self.read_code(Word(stdin.text), where, shown)
-        elif stdin.kind == "file" and not bash:  # `sh < script.sh` runs a file, as `sh FILE`
-            self.computed_write(shown, where)
-        elif stdin.kind == "none":  # the terminal: whatever is typed into it later runs
-            self.interactive.append(shown)
+            _stdin(self, where, by, bash)
 
     def read_code(self, word: Word, where: Where, shown: str, bash: bool = False) -> None:
         """Code a program runs: shell is parsed again; other code can write anywhere, and
@@ -199,6 +193,59 @@ class Interpreter(Reading):
         walk(text, where.but(depth=where.depth + 1, stdin=Stdin(), env=()), self)
 
 
+def _stdin(it: Interpreter, where: Where, shown: str, bash: bool = False) -> None:
+    """A program that reads its code from standard input."""
+    stdin = where.stdin
+    if stdin.kind == "text" and bash:  # a heredoc's `$X` parses as the shell reads it
+        it.again(stdin.text, where, shown)
+    elif stdin.kind == "pipe" or (stdin.kind == "text" and stdin.computed):
+        it.code.append(f"{shown} reading a pipe" if stdin.kind == "pipe" else shown)
+    elif stdin.kind == "text":
+        it.read_code(Word(stdin.text), where, shown)
+    elif stdin.kind == "file" and not bash:  # `sh < script.sh` runs a file, as `sh FILE`
+        it.computed_write(shown, where)
+    elif stdin.kind == "none":  # the terminal: whatever is typed into it later runs
+        it.interactive.append(shown)
+
+
+def _options(
+    it: Interpreter, spec: Spec, words: list[Word], args: Args, where: Where, moved: Where, by: str
+) -> None:
+    """What a row's options name to run (a row with sub-commands reads them anywhere:
+    `cargo check --manifest-path P`): code from outside the project (`make -f
+    ../Makefile`, `pytest /tmp/t.py`), a program (`rg --pre CMD`), start-up files."""
+    if spec.subs is not None:
+        args = Args(words[1:], spec.short, spec.long)
+    for token in spec.foreign:
+        for word in _values(token, args):
+            base = where if token in spec.chdir else moved
+            if not word.known or foreign(word, base, it.origin):
+                it.programs.append(f"{by} {word.raw}")
+    for token in spec.program:
+        for word in _values(token, args):
+            _command_in(it, word, where, f"{by} {token} {word.raw}")
+    started = [flag for flag in spec.startup if args.has(flag)]
+    if started:  # `bash -i` runs ~/.bashrc, which the line does not show
+        it.programs.append(f"{by} {started[0]}")
+
+
+def _command_in(it: Interpreter, word: Word, where: Where, shown: str) -> None:
+    """A program an option or a variable names (`rg --pre CMD`, `EDITOR=CMD`), run as the
+    line's own command would be; a computed one is only known when it runs."""
+    if not word.known:
+        it.programs.append(shown[:80])
+    else:  # LESSOPEN's `|CMD %s`
+        it.again(word.value.lstrip("|-"), where, shown)
+
+
+def _outside(value: Word, where: Where, origin: Path | None) -> bool:
+    """A search path or options naming a file or folder outside the project (`a:/tmp/b`,
+    `-I/tmp/lib`, `--require /tmp/x.js`), or only known when the line runs."""
+    parts = [re.sub(r"^-\w(?=[/~.])", "", p) for p in re.split(r"[\s:=]+", value.value)]
+    paths = [Word(part) for part in parts if part[:1] not in ("", "-")]
+    return not value.known or any(foreign(path, where, origin) for path in paths)
+
+
 def _module(it: Interpreter, module: Word, rest: list[Word], where: Where) -> None:
     """`python -m black .` is black; `python -m automaton_rules` is status.py."""
     name = module.value
@@ -212,21 +259,16 @@ def _module(it: Interpreter, module: Word, rest: list[Word], where: Where) -> No
         it.apply(MODULES[name], [Word(name), *rest], where, name)
 
 
-def _elsewhere(
-    spec: Spec, args: Args, where: Where, moved: Where, origin: Path | None
-) -> Word | None:
-    """The first option value naming code from outside the project (a makefile, a folder
-    it runs in), read where the option is."""
-    for option in spec.foreign:
-        for word in args.every(option):
-            if foreign(word, where if option in spec.chdir else moved, origin):
-                return word
-    return None
-
-
-def _values(words: list[Word]) -> set[str]:
-    """The words' values."""
-    return {word.value for word in words}
+def _values(token: str, args: Args) -> list[Word]:
+    """The values a row's option token names: `-o` all of them, `*` the operands,
+    `--cov-report:` the path after `kind:`, `-o:cache_dir=` those after `cache_dir=`."""
+    if token == "*":
+        return args.positional
+    name, colon, prefix = token.partition(":")
+    found = args.every(name)
+    if colon and not prefix:
+        return [_after(w, w.value.index(":") + 1) for w in found if ":" in w.value]
+    return [_after(w, len(prefix)) for w in found if w.value.startswith(prefix)]
 
 
 def _targets(token: str, args: Args, by: str, ran: bool) -> tuple[list[Word], str, bool]:
@@ -245,16 +287,13 @@ def _targets(token: str, args: Args, by: str, ran: bool) -> tuple[list[Word], st
     elif token.lstrip("-").isdigit():  # `1` the first operand, `-1` the last
         index = int(token) - (token[0] != "-")
         targets = [operands[index]] if -len(operands) <= index < len(operands) else []
-    elif token.endswith("="):  # `dd of=FILE`
+    elif token.endswith("=") and token[0] != "-":  # `dd of=FILE`
         targets = [_after(w, len(token)) for w in operands if w.value.startswith(token)]
     elif token == "+":
         targets = [MEMBERS]
-    else:  # an option's values; `--cov-report:` the path after `kind:`
-        name = token.rstrip(":")
-        targets = [w for w in args.every(name) if w.value != "-"]
-        if token.endswith(":"):
-            targets = [_after(w, w.value.index(":") + 1) for w in targets if ":" in w.value]
-        by = f"{by} {name}"
+    else:  # an option's values
+        targets = [w for w in _values(token, args) if w.value != "-"]
+        by = f"{by} {token.partition(':')[0]}"
     if default:  # `-` is standard input or output (`black -` formats it); none: the default
         targets = [word for word in targets if word.value != "-"]
         if not targets and not (token == "*" and any(w.value == "-" for w in operands)):

@@ -33,8 +33,6 @@ _HOOK_ENV = re.compile(r"^GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$")
 # Variables whose value a shell runs as code when it starts: an exported function
 # (`BASH_FUNC_f%%=() {...}`), the start-up file of a non-interactive bash or a POSIX sh.
 _CODE_ENV = re.compile(r"^(BASH_FUNC_.+|BASH_ENV|ENV)$")
-# Variables that make a program load code from the folders they name.
-_LOAD_PATHS = frozenset({"PYTHONPATH", "NODE_PATH", "PERL5LIB", "RUBYLIB", "LD_PRELOAD"})
 
 
 def foreign(word: Word, where: Where, origin: Path | None) -> bool:
@@ -93,14 +91,7 @@ class Reading:
             self.hooks.append(f"{name}={value.raw}")
         if _CODE_ENV.match(name):
             self.code.append(f"{name}={value.raw}"[:80])
-        elif name in _LOAD_PATHS and self.foreign_path(value, where):
-            self.programs.append(f"{name}={value.raw}"[:80])
         self.name(value, where)
-
-    def foreign_path(self, value: Word, where: Where) -> bool:
-        """A search path naming a folder outside the project (or only known at run time)."""
-        parts = [part for part in value.value.split(":") if part]
-        return not value.known or any(foreign(Word(p), where, self.origin) for p in parts)
 
     def name(self, word: Word, where: Where) -> None:
         """A literal a variable or `echo` holds: a computed write may be using it."""

@@ -15,7 +15,12 @@ A row (`Spec`) says, in words the interpreter reads:
   command may use, `hook` it reroutes git's hooks;
 - `code`: options whose value is code; `module`: `python -m`; `chdir`: options moving the
   folder; `into`: the option naming the folder written into; `foreign`: options naming
-  code that runs, unknown when it comes from outside the project;
+  code that runs (a makefile, a config, a folder of programs; `*` its operands, a test
+  runner's files), unknown when it comes from outside the project; `program`: options
+  whose value is a program it runs, read as a command of the line (`git grep -O`,
+  `rg --pre`, `go test -exec`); `startup`: flags by which it runs start-up files the line
+  does not show (`bash -i`). `-o:cache_dir=` names the option's values that begin
+  `cache_dir=` (the rest of each), `--cov-report:` the part after a value's `kind:`;
 - `modes`: flags that change what it does, first match wins (`--check` reads); `subs`:
   its sub-commands (`""`: none given; `*`: any other, as the whole command); `least`:
   operands needed before it does anything; `handler`: a hand-written reader
@@ -54,9 +59,11 @@ class Spec:
         module: str = "",
         optional: str = "",
         repeat: bool = False,
+        program: str = "",
+        startup: str = "",
     ) -> None:
         self._row = (values, writes, runs, code, modes, subs, chdir, into, foreign, least)
-        self._more = (handler, dash, module, optional, repeat)
+        self._more = (handler, dash, module, optional, repeat, program, startup)
 
     def __getattr__(self, name: str) -> Any:
         """The row's fields, split out of its strings when one is first read."""
@@ -68,14 +75,15 @@ class Spec:
     def _split(self) -> None:
         """Every field the interpreter reads, from the row as written."""
         values, writes, runs, code, modes, subs, chdir, into, foreign, self.least = self._row
-        self.handler, self.dash, module, self.optional, repeat = self._more
+        self.handler, self.dash, module, self.optional, repeat, program, startup = self._more
         self.writes, self.runs = tuple(writes.split()), frozenset(runs.split())
         self.code, self.module = tuple(code.split()), tuple(module.split())
         self.chdir, self.into = tuple(chdir.split()), tuple(into.split())
-        self.foreign = tuple(foreign.split())
+        self.foreign, self.program = tuple(foreign.split()), tuple(program.split())
+        self.startup = tuple(startup.split())
         options = [*values.split(), *self.code, *self.module, *self.chdir, *self.into]
-        targets = [w.split("|")[0].strip("!:*") for w in self.writes if w[:1] == "-"]
-        options += [*self.foreign, *targets]
+        options += [*self.foreign, *self.program, *(w for w in self.writes if w[:1] == "-")]
+        options = [o.split("|")[0].split(":")[0].strip("!*") for o in options if o != "*"]
         self.short = "".join(o[1] for o in options if len(o) == 2 and not self.dash)
         self.long = frozenset(o for o in options if len(o) > 2 or self.dash)
         # `python -c CODE ARGS`: code ends the options, unless it may `repeat` (perl -e -e)
@@ -118,7 +126,8 @@ def manager(
     write = Spec(writes=f"={manifest}", modes=((GLOBAL, READ),))
     change = Spec(writes=f"={manifest}", least=1, modes=((GLOBAL, READ), ("--bump", write)))
     subs = {changes: change, always: write, runs: RUNNER, execs: NPX, tree: TREE, **(more or {})}
-    return Spec(MANAGED, subs={k: v for k, v in subs.items() if k}, modes=modes)
+    subs = {k: v for k, v in subs.items() if k}
+    return Spec(MANAGED, subs=subs, modes=modes, foreign=FOREIGN, program="--script-shell")
 
 
 def script_editor(values: str) -> Spec:
@@ -131,6 +140,7 @@ def script_editor(values: str) -> Spec:
 READ = Spec()  # reads, or runs what the project is made of
 GLOBAL = "-g --global --location=global"
 MANAGED = "-C --prefix --cwd --directory --manifest-path"
+FOREIGN = f"{MANAGED} --userconfig --globalconfig"  # a package or settings from elsewhere
 RUNS = (  # a runner's options that take a value, before the command it runs
     "-p -n -w -e --with --with-editable --with-requirements --python --project --directory "
     "--package --extra --group --env-file --index --from --name --prefix --cwd --spec "
@@ -141,11 +151,17 @@ NPX = Spec(RUNS, code="-c --call", runs="cmd sh")  # `npx -c STRING`
 WHOLE = Spec(writes="=.")  # the whole folder it runs in
 TREE = Spec(writes="=.", modes=(("--check -check -n", READ),))
 SUDO = "-C -g -h -p -r -R -t -T -U -u --group --host --prompt --role --type --user"
-REPORTS = Spec(  # test and check tools write reports and caches where an option says
-    writes="--basetemp! --junitxml --junit-xml --junit-prefix --html --report-log --result-log "
+REPORTED = (  # test and check tools write reports and caches where an option says
+    "--basetemp! --junitxml --junit-xml --junit-prefix --html --report-log --result-log "
     "--cache-dir --html-report --xml-report --txt-report --linecount-report --cov-report: "
     "--linecoverage-report --lineprecision-report --cobertura-xml-report --any-exprs-report "
     "--data-file"
+)
+REPORTS = Spec(writes=REPORTED, foreign="--config-file --rcfile")  # a config names plugins
+PYTEST = Spec(  # the files it is given are code it runs; `-p NAME` loads an installed module
+    "-k -m -p -n -W --tb --maxfail --deselect --ignore --ignore-glob --rootdir --durations",
+    writes=f"{REPORTED} --debug --log-file -o:cache_dir= --override-ini:cache_dir=",
+    foreign="* -c --config-file -o:pythonpath= --override-ini:pythonpath=",
 )
 PYTHON = Spec(
     "-W -X --check-hash-based-pycs",
@@ -168,6 +184,7 @@ CURL = (
 )
 HOOKED = "install uninstall init add"  # a hook manager's sub-commands that reroute the hooks
 SWITCH = "-c -C --create --force-create --orphan"
+STASH_READS = "list show create store drop clear"  # the rest change the tree (push: paths)
 GIT = {  # git's sub-commands
     "config": Spec("-f --file --blob --type --default --comment --value", handler="config"),
     "checkout": Spec("-b -B --orphan --conflict --pathspec-from-file", handler="checkout"),
@@ -178,20 +195,42 @@ GIT = {  # git's sub-commands
         modes=(("-W --worktree", Spec("-s --source", writes="*")), ("-S --staged", READ)),
     ),
     "reset": Spec(modes=(("--hard --merge --keep", WHOLE),)),
-    "stash": Spec("-m --message", handler="stash"),
+    "stash": Spec(subs={STASH_READS: READ, "push": Spec("-m --message", "*|."), "*": WHOLE}),
     "clean": Spec("-e --exclude", writes="*|.!", modes=(("-n --dry-run", READ),)),
     "apply": Spec("-p -C --directory --exclude --include --build-fake-ancestor", handler="apply"),
     "mv": Spec(COPY, handler="copy"),
     "rm": Spec("--pathspec-from-file", writes="*!", modes=(("--cached -n --dry-run", READ),)),
     "clone": Spec(
-        "-b -o -c -j -u --branch --origin --config --depth --template --reference "
+        "-b -o -c -j --branch --origin --config --depth --template --reference "
         "--separate-git-dir --filter --jobs",
+        program="-u --upload-pack",
         handler="clone",
     ),
     "worktree": Spec(subs={"add": Spec("-b -B --reason", "1"), "remove prune": Spec(writes="*!")}),
     "init": Spec("-b --template --separate-git-dir --initial-branch", handler="init"),
-    "am merge pull rebase cherry-pick revert bisect submodule checkout-index read-tree": WHOLE,
-    "diff log show format-patch archive bundle": Spec(writes="-o --output --output-directory"),
+    "am merge cherry-pick revert bisect submodule checkout-index read-tree": WHOLE,
+    # Plumbing that writes the repository without the hooks a commit runs: a write of it.
+    "commit-tree update-ref mktree mktag write-tree update-index fast-import unpack-objects": WHOLE,
+    "symbolic-ref": Spec("-m", writes="=.", least=2),
+    "replace": Spec(writes="=.", least=1),
+    "hash-object": Spec(modes=(("-w", WHOLE),)),
+    "notes": Spec(subs={"add append copy edit merge remove prune": WHOLE}),
+    "merge-file": Spec("-L", writes="1", modes=(("-p --stdout", READ),)),
+    "bundle": Spec(subs={"create": Spec(writes="1"), "unbundle": WHOLE}),
+    "sparse-checkout": Spec(subs={"set add reapply init disable": WHOLE}),
+    "diff log show format-patch archive": Spec(writes="-o --output --output-directory"),
+    # Options naming a program git runs.
+    "pull": Spec(writes="=.", program="--upload-pack"),
+    "rebase": Spec(writes="=.", program="-x --exec"),
+    "fetch ls-remote": Spec(program="--upload-pack --exec"),
+    "push": Spec(program="--receive-pack --exec"),
+    "grep": Spec(program="-O --open-files-in-pager", optional="O"),  # `-O[PAGER]`
+    "difftool": Spec(program="-x --extcmd"),
+    "filter-branch": Spec(
+        writes="=.",
+        program="--setup --env-filter --tree-filter --index-filter --parent-filter "
+        "--msg-filter --commit-filter --tag-name-filter",
+    ),
 }
 SHELL = "-o +o -O +O --rcfile --init-file"
 SHELL_MODES: Modes = (("-c", Spec(SHELL, runs="code sh")), ("-s", Spec(SHELL, runs="stdin sh")))
@@ -199,6 +238,14 @@ WATCH = "-n --interval --differences"
 NPM, PY = "package.json", "pyproject.toml"
 CLIPPY = Spec(modes=(("--fix", WHOLE),))
 GO_MOD = Spec(subs={"tidy edit": Spec(writes="=go.mod"), "": Spec(writes="=go.mod")})
+GO_RUNS = "-exec -toolexec -vettool"  # programs that run the built binaries or the tools
+GO_FROM = "-modfile -overlay"  # sources and modules replaced from elsewhere
+GO_BUILDS = {
+    "test vet build install": Spec(dash=True, program=GO_RUNS, foreign=GO_FROM),
+    "run": Spec(dash=True, program=GO_RUNS, foreign=GO_FROM, runs="script"),
+}
+YQ, YQ_RUN = "-o -p -I --output-format --input-format --indent", "e eval ea eval-all"
+YQ_EDIT = Spec(YQ, writes="*1")  # `yq -i [eval] EXPR FILE...` rewrites the files
 NODE = Spec("-r", code="-e --eval -p --print", runs="script stdin")
 TOOLS = {"*": Spec(MANAGED, runs="cmd")}  # `yarn prettier --write .` runs prettier
 MODULES = rows(  # what `python -m MODULE` runs, beside the programs of the same name
@@ -211,15 +258,26 @@ MODULES = rows(  # what `python -m MODULE` runs, beside the programs of the same
 TABLE: dict[str, Spec] = rows(
     {
         # Programs that read, or only run the project's own code and checks.
-        "cat head tail ls ll dir wc grep egrep fgrep rg ag ack pwd which type whereis file "
+        "cat head tail ls ll dir wc grep egrep fgrep ag pwd which type whereis file "
         "stat du df diff cmp comm cut paste join tr nl column fold fmt rev tac less more jq "
         "realpath readlink basename dirname date whoami id groups uname hostname true false "
         "test [ sleep md5sum sha1sum sha224sum sha256sum sha512sum b2sum cksum od hexdump "
         "strings nproc free ps pgrep uptime seq printenv locale tty base64 base32 expr bc "
         "wait read set shopt unset export local declare readonly return exit shift getopts "
-        "hash ulimit umask jobs kill cd pushd popd : ssh-agent pip pip3 flake8 pylint "
-        "pyright pyflakes pydocstyle bandit vulture tox nox jest vitest mocha tsc": READ,
-        "pytest py.test mypy dmypy coverage": REPORTS,
+        "hash ulimit umask jobs kill cd pushd popd : ssh-agent pip pip3 flake8 pyright pyflakes "
+        "pydocstyle bandit vulture tsc": READ,
+        "rg": Spec(program="--pre --hostname-bin"),  # `rg --pre CMD` runs CMD on each file
+        "ack": Spec(program="--pager"),
+        "pylint": Spec(code="--init-hook", foreign="--rcfile"),
+        "pytest py.test": PYTEST,
+        "mocha": Spec("-g --grep -t --timeout -R --reporter", foreign="* -r --require"),
+        "jest vitest": Spec(foreign="-c --config --rootDir --root --dir"),
+        "tox": Spec(foreign="-c --conf --root"),
+        "nox": Spec(foreign="-f --noxfile"),
+        "mypy dmypy": REPORTS,
+        "coverage": Spec(
+            subs={"run": Spec(writes=REPORTED, module="-m", runs="script"), "*": REPORTS}
+        ),
         "echo printf": Spec(runs="names"),
         # Wrappers: they run the command after their own options.
         "builtin nohup setsid unbuffer valgrind torsocks noglob nocorrect then": Spec(runs="cmd"),
@@ -271,8 +329,12 @@ TABLE: dict[str, Spec] = rows(
         "fd fdfind": Spec(handler="fd"),
         # Interpreters: code after an option, a script, or standard input.
         "python pypy py": PYTHON,
-        "sh bash zsh dash ksh mksh ash fish": Spec(
-            SHELL, runs="script stdin sh", modes=SHELL_MODES
+        "sh bash zsh dash ksh mksh ash fish": Spec(  # `-i`, `-l`: start-up files run
+            SHELL,
+            runs="script stdin sh",
+            modes=SHELL_MODES,
+            startup="-i -l --login --interactive",
+            foreign="--rcfile --init-file",
         ),
         "busybox": Spec(SHELL, runs="cmd stdin sh", modes=SHELL_MODES),
         "node nodejs": NODE,
@@ -300,7 +362,7 @@ TABLE: dict[str, Spec] = rows(
             runs="code",
             handler="awk",
         ),
-        "yq": Spec(handler="yq"),
+        "yq": Spec(YQ, modes=(("-i --inplace", Spec(YQ, subs={YQ_RUN: YQ_EDIT, "*": YQ_EDIT})),)),
         # Writers: what their operands or options name.
         "tee": Spec("--output-error", writes="*"),
         "sponge dos2unix unix2dos": Spec(writes="*"),
@@ -360,7 +422,11 @@ TABLE: dict[str, Spec] = rows(
         ),
         # git, and what reroutes its hooks.
         "git": Spec(
-            "-c --config-env --git-dir --namespace", chdir="-C --work-tree", subs=GIT, handler="git"
+            "-c --config-env --git-dir --namespace",
+            chdir="-C --work-tree",
+            foreign="--exec-path",  # where git finds the programs of its sub-commands
+            subs=GIT,
+            handler="git",
         ),
         "husky": Spec(runs="hook"),
         "lefthook": Spec(subs={HOOKED: Spec(runs="hook")}),
@@ -438,13 +504,24 @@ TABLE: dict[str, Spec] = rows(
         "cargo": manager(
             "Cargo.toml", "add remove rm", "init", tree="fmt fix", more={"clippy": CLIPPY}
         ),
-        "go": manager("go.mod", "get", tree="fmt generate fix", more={"mod": GO_MOD}),
+        "go": manager("go.mod", "get", tree="fmt generate fix", more={"mod": GO_MOD, **GO_BUILDS}),
         "conda mamba micromamba": manager("environment.yml", "", runs="run"),
         "npx": NPX,
         "pnpx bunx uvx": RUNNER,
         "pipx": Spec(subs={"run": RUNNER}),
     }
 )
+# Environment a program reads as something to run, set on the line (`X=v CMD`, `export`,
+# `env X=v`): `program` a command it runs, read as one of the line's; `paths` folders or
+# files it loads code from, unknown code when outside the project.
+ENVIRONMENT = {
+    "GIT_EXTERNAL_DIFF GIT_SSH GIT_SSH_COMMAND GIT_PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR "
+    "GIT_ASKPASS SSH_ASKPASS GIT_PROXY_COMMAND EDITOR VISUAL PAGER MANPAGER LESSOPEN "
+    "LESSCLOSE PROMPT_COMMAND": "program",
+    "PYTHONPATH PYTHONSTARTUP NODE_PATH NODE_OPTIONS PERL5LIB PERL5OPT RUBYLIB RUBYOPT "
+    "LD_PRELOAD GIT_EXEC_PATH JAVA_TOOL_OPTIONS": "paths",
+}
+ENVIRONMENT = {name: kind for names, kind in ENVIRONMENT.items() for name in names.split()}
 MANAGERS = "npm yarn pnpm bun uv poetry pdm rye hatch pipenv pixi cargo go conda mamba micromamba"
 # Adding or removing a dependency changes a manifest's dependencies and nothing more.
 MANIFEST_WRITERS = frozenset(

@@ -84,19 +84,6 @@ class Ruling(Record):
         self._init(refusal, held)
 
 
-def judge(
-    command: str,
-    cwd: Path | None,
-    finder: Callable[[], Project | None],
-    task: str | None,
-    explicit: bool = False,
-    typed: bool = False,
-) -> str | None:
-    """The refusal for one shell line, or None when it may run. `typed`: the harness lets
-    the agent type into a shell the line leaves running, and shows no hook what it types."""
-    return rule(command, cwd, finder, task, explicit, typed).refusal
-
-
 def rule(
     command: str,
     cwd: Path | None,
@@ -105,7 +92,9 @@ def rule(
     explicit: bool = False,
     typed: bool = False,
 ) -> Ruling:
-    """`judge`'s answer, with whether the refusal is one a sandbox makes unnecessary."""
+    """The refusal for one shell line (None: it may run), and whether a sandbox makes it
+    unnecessary. `typed`: the harness lets the agent type into a shell the line leaves
+    running, and shows no hook what it types."""
     if reader.plain_read(command):
         return Ruling(None)
     cwd = cwd or Path.cwd()  # a harness that sends no folder runs the line here
