@@ -150,6 +150,30 @@ def test_each_harness_installs_and_uninstalls_through_its_record(name: str, tmp_
     assert not (repo / record.instructions).exists()
 
 
+@pytest.mark.parametrize("name", [record.name for record in harnesses.TABLE if record.hooks()])
+def test_a_settings_file_whose_hooks_are_of_another_shape_is_refused_whole(
+    name: str, tmp_path: Path
+) -> None:
+    """Nothing is written, and the installer says why in one line (exit 2)."""
+    record = harnesses.get(name)
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=60)
+    settings = repo / record.settings_file
+    settings.parent.mkdir(parents=True)
+    wrong = "[]" if isinstance(record.hooks()["hooks"], dict) else "{}"
+    settings.write_text(f'{{"hooks": {wrong}}}')
+    env = {**os.environ, "HOME": str(tmp_path)}
+    args = [str(INSTALL), "--project", str(repo), "--harness", name]
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, timeout=60)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        f'ERROR: {settings}: its "hooks" is not a JSON '
+        f'{"object" if wrong == "[]" else "list"}, so no hook can go in\n'
+    )
+    assert settings.read_text() == f'{{"hooks": {wrong}}}'
+    assert not (repo / record.instructions).exists()
+
+
 # ------------------------------------------------------------------ GitHub Copilot CLI
 
 

@@ -206,8 +206,15 @@ class Settings:
 class JsonHooks(Settings):
     """Our entries merged into the `hooks` map (event to entries) of a JSON file."""
 
+    shape: type = dict
+    shape_name = "object"
+
     def check(self, project: Path) -> None:
-        read_json(project / self.relpath)
+        path = project / self.relpath
+        hooks = read_json(path).get("hooks")
+        if hooks is not None and not isinstance(hooks, self.shape):
+            why = f'its "hooks" is not a JSON {self.shape_name}'
+            raise AutomatonError("install-failed", f"{path}: {why}, so no hook can go in")
 
     def merged(self, current: dict[str, Any]) -> dict[str, Any]:
         return merge_hooks(current, self.harness.hooks())
@@ -245,6 +252,9 @@ class JsonHooks(Settings):
 
 class HookList(JsonHooks):
     """Our entries in a `hooks` list of named entries, one per trigger (Kiro CLI)."""
+
+    shape = list
+    shape_name = "list"
 
     def merged(self, current: dict[str, Any]) -> dict[str, Any]:
         mine = self.harness.hooks()
