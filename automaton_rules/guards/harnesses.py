@@ -132,9 +132,11 @@ class Harness:
     # ------------------------------------------------------------------ answers
 
     def allow(self) -> Answer:
+        """A tool call that may run as it is: what leaves the harness's own checks in charge."""
         return self.quiet, "", 0
 
     def deny(self, reason: str) -> Answer:
+        """A tool call refused, with the reason the agent reads."""
         specific = {"hookEventName": "PreToolUse", "permissionDecision": "deny"}
         return _json({"hookSpecificOutput": {**specific, "permissionDecisionReason": reason}})
 
@@ -384,6 +386,7 @@ class Cursor(Harness):
     quiet = "{}"
 
     def cursor_entry(self, **extra: Any) -> dict[str, Any]:
+        """A hook entry as Cursor takes it: the command on the entry itself."""
         return {"command": self.command(), **extra}
 
     def hooks(self) -> dict[str, Any]:
@@ -492,6 +495,7 @@ class CopilotCli(Harness):
     timeout_key = "timeoutSec"
 
     def copilot_entry(self, event: str, timeout: int, tail: str = "") -> dict[str, Any]:
+        """A command hook for `event`, which the command names: the input does not."""
         command = self.command("--event", event) + tail
         return {"type": "command", "bash": command, "timeoutSec": timeout}
 
@@ -537,6 +541,7 @@ class KiroCli(Harness):
     rewrites = False
 
     def kiro_entry(self, name: str, trigger: str, timeout: int, **extra: Any) -> dict[str, Any]:
+        """One named hook of a V3 hook file; `timeout` in seconds."""
         action = {"type": "command", "command": self.command()}
         entry = {"name": name, "trigger": trigger, **extra, "action": action}
         return {**entry, "timeout": timeout, "enabled": True}
