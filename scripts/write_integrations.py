@@ -8,16 +8,22 @@ import json
 import re
 from pathlib import Path
 
-from automaton_rules.cli import install, install_files
+from automaton_rules.cli import install_files
+from automaton_rules.guards import harnesses
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "automaton_rules" / "guards" / "opencode_plugin.js"
 
 
 def write_integrations() -> None:
-    """Each harness's settings file, and the opencode plugin with today's lookup."""
-    for harness, (relative, ours) in install.HARNESS_CONFIGS.items():
-        path = ROOT / "integrations" / harness / Path(relative).name
+    """Each harness's settings file, from the harness table, and the opencode plugin with
+    today's lookup."""
+    for record in harnesses.HARNESSES.values():
+        ours = record.hooks()
+        if not ours:  # a plugin, not a settings file (opencode): below
+            continue
+        path = ROOT / "integrations" / record.name / Path(record.settings_file).name
+        path.parent.mkdir(exist_ok=True)
         path.write_text(json.dumps(ours, indent=2) + "\n", encoding="utf-8")
     lookup = f"const LOOKUP = {json.dumps(install_files.HOOK_LOOKUP)};"
     text = re.sub(r"^const LOOKUP = .*;$", lambda _: lookup, PLUGIN.read_text(), flags=re.M)

@@ -16,10 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import Project, denied, hook_command, reader_only, rewritten
 
-from automaton_rules.cli import install
-from automaton_rules.guards import sandbox
+from automaton_rules.guards import harnesses, hook_settings, sandbox
 
-HARNESSES = ("claude", "codex", "gemini", "cursor", "opencode")
 REFUSED = "; refused, since a hook that fails must not let the action through.\n"
 
 
@@ -134,17 +132,25 @@ def test_a_hook_that_runs_past_its_deadline_denies(misbehaving, harness: str) ->
     )
 
 
+def handlers(value: object) -> list[dict]:
+    """Every hook entry that runs a command, at any depth of a configuration."""
+    if isinstance(value, list):
+        return [found for item in value for found in handlers(item)]
+    if not isinstance(value, dict):
+        return []
+    own = [value] if {"command", "bash", "action"} & set(value) else []
+    return own + [found for item in value.values() for found in handlers(item)]
+
+
 def test_the_deadline_is_below_the_timeout_each_harness_is_given() -> None:
     from automaton_rules.guards import harness
 
-    assert harness.DEADLINE < install.HOOK_TIMEOUT
-    for name, (_, config) in install.HARNESS_CONFIGS.items():
-        for entries in config["hooks"].values():
-            for entry in entries:
-                for handler in entry.get("hooks", [entry]):
-                    timeout = handler.get("timeout")
-                    seconds = timeout / 1000 if name == "gemini" else timeout
-                    assert seconds is None or seconds > harness.DEADLINE, (name, handler)
+    assert harness.DEADLINE < harnesses.HOOK_TIMEOUT
+    for record in harnesses.HARNESSES.values():
+        for handler in handlers(record.hooks().get("hooks")):
+            timeout = handler.get(record.timeout_key)
+            seconds = None if timeout is None else timeout / record.per_second
+            assert seconds is None or seconds > harness.DEADLINE, (record.name, handler)
 
 
 def test_a_bad_deadline_is_bad_usage() -> None:
@@ -158,13 +164,13 @@ def test_a_bad_deadline_is_bad_usage() -> None:
 def test_each_harness_blocks_a_failed_hook_where_it_has_a_setting() -> None:
     """Claude Code's `onFailure: block` (2.1.295) and Cursor's `failClosed` on every hook that
     decides; Codex and Gemini CLI have no such setting, and rely on the command's exit 2."""
-    claude = install.HARNESS_CONFIGS["claude"][1]["hooks"]
+    claude = harnesses.get("claude").hooks()["hooks"]
     for event, entries in claude.items():
         if event == "Stop":  # a Stop hook that cannot run lets the agent stop, as before
             assert all("onFailure" not in h for e in entries for h in e["hooks"])
             continue
         assert all(h["onFailure"] == "block" for e in entries for h in e["hooks"]), event
-    cursor = install.HARNESS_CONFIGS["cursor"][1]["hooks"]
+    cursor = harnesses.get("cursor").hooks()["hooks"]
     for event in ("beforeShellExecution", "beforeMCPExecution", "preToolUse"):
         assert all(entry["failClosed"] is True for entry in cursor[event]), event
 
@@ -177,7 +183,7 @@ def test_each_harness_blocks_a_failed_hook_where_it_has_a_setting() -> None:
 
 
 def test_powershell_is_in_claudes_matcher() -> None:
-    matcher = install.HARNESS_CONFIGS["claude"][1]["hooks"]["PreToolUse"][0]["matcher"]
+    matcher = harnesses.get("claude").hooks()["hooks"]["PreToolUse"][0]["matcher"]
     assert "PowerShell" in matcher.split("|")
     assert "mcp__.*" in matcher.split("|")
 
@@ -328,7 +334,7 @@ def test_a_shell_given_its_code_is_not_left_reading_the_keyboard(guarded, line) 
 @pytest.mark.parametrize("harness", ["claude", "codex"])
 @pytest.mark.parametrize("source", ["startup", "resume", "clear", "compact", "fork"])
 def test_every_session_source_is_told_the_state(guarded, harness, source) -> None:
-    config = install.HARNESS_CONFIGS[harness][1]["hooks"]
+    config = harnesses.get(harness).hooks()["hooks"]
     assert all("matcher" not in entry for entry in config["SessionStart"])  # every source
     payload = json.dumps(
         {"hook_event_name": "SessionStart", "source": source, "cwd": str(guarded.root)}
@@ -341,7 +347,7 @@ def test_every_session_source_is_told_the_state(guarded, harness, source) -> Non
 
 @pytest.mark.parametrize("harness", ["claude", "codex"])
 def test_subagent_start_is_installed_and_answered(guarded, harness) -> None:
-    assert "SubagentStart" in install.HARNESS_CONFIGS[harness][1]["hooks"]
+    assert "SubagentStart" in harnesses.get(harness).hooks()["hooks"]
     payload = json.dumps(
         {
             "hook_event_name": "SubagentStart",
@@ -371,8 +377,8 @@ def claude_installed(guarded, tmp_path: Path) -> Path:
     """The project with automaton-install's Claude Code settings, and a user's permissions."""
     settings = guarded.root / ".claude" / "settings.json"
     settings.parent.mkdir()
-    ours = install.merge_hooks(
-        {"permissions": {"allow": ["Bash(ls)"]}}, install.HARNESS_CONFIGS["claude"][1]
+    ours = hook_settings.merge_hooks(
+        {"permissions": {"allow": ["Bash(ls)"]}}, harnesses.get("claude").hooks()
     )
     settings.write_text(json.dumps(ours))
     return settings
@@ -426,4 +432,4 @@ def test_a_local_settings_file_may_not_switch_hooks_off_either(guarded, tmp_path
 
 
 def test_config_change_is_installed_for_claude_code() -> None:
-    assert "ConfigChange" in install.HARNESS_CONFIGS["claude"][1]["hooks"]
+    assert "ConfigChange" in harnesses.get("claude").hooks()["hooks"]

@@ -9,17 +9,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import HOOK, ROOT, Project, denied
+from conftest import HOOK, ROOT, Project, denied, recorded
 
 from automaton_rules.core import store
 from automaton_rules.guards import harness, sandbox
-
-FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
-HARNESSES = ("claude", "codex", "gemini", "cursor", "opencode")
+from automaton_rules.guards.harnesses import NAMES as HARNESSES
 
 
-def event(name: str, project: Project) -> str:
-    return (FIXTURES / name).read_text().replace("__PROJECT__", str(project.root))
+def event(
+    name: str, fixture: str, project: Project, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """The adapter's answer to a recorded event of harness `name`, as its command runs."""
+    payload, given = recorded(name, fixture, project.root)
+    return hook(name, payload, *given, *args)
 
 
 def hook(harness_name: str, payload: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -43,12 +45,12 @@ def guarded(project: Project, task_in) -> Project:
 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_an_edit_during_research_is_denied_in_the_harness_format(guarded, name) -> None:
-    reason = denied(name, hook(name, event(f"{name}/edit.json", guarded)))
+    reason = denied(name, event(name, "edit.json", guarded))
     assert reason == (
         f"DENIED: No task in project '{guarded.root}' is in implement or doc_review phase "
         "(guarded: research). Code edits require implement or doc_review phase."
     )
-    named = denied(name, hook(name, event(f"{name}/edit.json", guarded), "--task", "guarded"))
+    named = denied(name, event(name, "edit.json", guarded, "--task", "guarded"))
     assert named == (
         "DENIED: Task 'guarded' is in research phase. "
         "Code edits require implement or doc_review phase."
@@ -58,12 +60,12 @@ def test_an_edit_during_research_is_denied_in_the_harness_format(guarded, name) 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_the_same_edit_during_implement_is_allowed(guarded, name) -> None:
     guarded.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
-    assert denied(name, hook(name, event(f"{name}/edit.json", guarded))) is None
+    assert denied(name, event(name, "edit.json", guarded)) is None
 
 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_a_shell_write_during_research_is_denied(guarded, name) -> None:
-    reason = denied(name, hook(name, event(f"{name}/shell-write.json", guarded)))
+    reason = denied(name, event(name, "shell-write.json", guarded))
     assert reason is not None
     assert reason.startswith("DENIED: No task in project")
     assert "(guarded: research)" in reason
@@ -73,24 +75,24 @@ def test_a_shell_write_during_research_is_denied(guarded, name) -> None:
 @pytest.mark.parametrize("name", HARNESSES)
 def test_writing_state_through_the_shell_is_always_denied(guarded, name) -> None:
     guarded.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
-    reason = denied(name, hook(name, event(f"{name}/shell-state.json", guarded)))
+    reason = denied(name, event(name, "shell-state.json", guarded))
     assert reason is not None and "workflow state (.state files)" in reason
 
 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_the_agent_running_the_approval_command_is_denied(guarded, name) -> None:
-    reason = denied(name, hook(name, event(f"{name}/shell-approve.json", guarded)))
+    reason = denied(name, event(name, "shell-approve.json", guarded))
     assert reason is not None and reason.startswith("DENIED: Approval is the user's decision.")
     assert "Ask the user to approve: to type `approve TASK` in the chat" in reason  # next step
 
 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_reading_through_the_shell_is_allowed(guarded, name) -> None:
-    assert denied(name, hook(name, event(f"{name}/shell-read.json", guarded))) is None
+    assert denied(name, event(name, "shell-read.json", guarded)) is None
 
 
 def test_echo_into_state_is_denied_and_state_untouched(guarded) -> None:
-    proc = hook("claude", event("claude/shell-state.json", guarded))
+    proc = event("claude", "shell-state.json", guarded)
     assert denied("claude", proc) is not None
     assert guarded.state("guarded") == "research\n"
 
@@ -118,7 +120,7 @@ def test_internal_errors_deny_with_a_reason(guarded) -> None:
 
 def test_a_broken_configuration_fails_closed(guarded) -> None:
     (guarded.root / "automaton.toml").write_text("nonsense = 1\n")
-    reason = denied("codex", hook("codex", event("codex/edit.json", guarded)))
+    reason = denied("codex", event("codex", "edit.json", guarded))
     assert reason is not None and "Unknown key 'nonsense'" in reason
 
 

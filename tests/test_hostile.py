@@ -25,6 +25,7 @@ from conftest import ROOT, STATUS_PY, Project, denied, empty_project, hook_comma
 
 from automaton_rules.core import store
 from automaton_rules.engine.plugins import PluginTimeout, time_limit
+from automaton_rules.guards.harnesses import NAMES as HARNESSES
 from automaton_rules.testing import AutomatonProject
 
 
@@ -511,7 +512,6 @@ def ill_formed(project: Project) -> dict[str, tuple[str, str]]:
     }
 
 
-HARNESSES = ("claude", "codex", "gemini", "cursor", "opencode")
 
 
 @pytest.mark.parametrize("harness", HARNESSES)

@@ -60,6 +60,7 @@ STATUS_BUDGET = CORE | {
 HOOK_BUDGET = CORE | {
     "automaton_rules.launch",  # the console script's entry, which survives a broken install
     "automaton_rules.guards.harness",
+    "automaton_rules.guards.harnesses",  # the harness table: its events and answers
     "automaton_rules.guards.hook_input",  # the event, read strictly
     "automaton_rules.core.console",  # the console scripts' shared argument reading
     "json",

@@ -25,6 +25,10 @@ import pytest
 from conftest import ROOT
 
 from automaton_rules.cli import install, install_files
+from automaton_rules.guards import harnesses, hook_settings
+
+# The harnesses whose hooks go into a JSON settings file (all but opencode's plugin).
+JSON_SETTINGS = [record for record in harnesses.HARNESSES.values() if record.hooks()]
 
 INSTALL = Path(sys.executable).parent / "automaton-install"
 SCRIPT_CALL = "python3 ~/.automaton/scripts/status.py"
@@ -285,7 +289,7 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
     assert claude["hooks"]["PostToolUse"] == USER_CLAUDE["hooks"]["PostToolUse"]
     pre = claude["hooks"]["PreToolUse"]
     assert pre[0] == USER_CLAUDE["hooks"]["PreToolUse"][0]
-    assert pre[1:] == install.HARNESS_CONFIGS["claude"][1]["hooks"]["PreToolUse"]
+    assert pre[1:] == harnesses.get("claude").hooks()["hooks"]["PreToolUse"]
     # The command names no path of this machine: a team commits it as it is.
     assert pre[1]["hooks"][0]["command"] == (
         f"sh -c '{install_files.HOOK_LOOKUP}' automaton-hook --harness claude"
@@ -293,11 +297,11 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
 
     gemini = json.loads((repo / ".gemini" / "settings.json").read_text())
     assert {k: gemini[k] for k in USER_GEMINI} == USER_GEMINI
-    assert gemini["hooks"] == install.HARNESS_CONFIGS["gemini"][1]["hooks"]
+    assert gemini["hooks"] == harnesses.get("gemini").hooks()["hooks"]
 
-    for harness in ("codex", "cursor"):
-        relative, ours = install.HARNESS_CONFIGS[harness]
-        assert json.loads((repo / relative).read_text()) == ours, harness
+    for harness in ("codex", "cursor", "copilot", "kiro"):  # files of their own
+        record = harnesses.get(harness)
+        assert json.loads((repo / record.settings_file).read_text()) == record.hooks(), harness
 
     # The user-prompt hook of each harness, where `approve TASK` is the user's approval.
     prompt_hooks = {
@@ -305,11 +309,18 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
         ".codex/hooks.json": "UserPromptSubmit",
         ".gemini/settings.json": "BeforeAgent",
         ".cursor/hooks.json": "beforeSubmitPrompt",
+        ".github/hooks/automaton-rules.json": "userPromptSubmitted",
     }
     for relative, event in prompt_hooks.items():
         assert "automaton-hook --harness" in json.dumps(
             json.loads((repo / relative).read_text())["hooks"][event]
         ), relative
+    kiro = json.loads((repo / ".kiro" / "hooks" / "automaton-rules.json").read_text())
+    assert [entry["trigger"] for entry in kiro["hooks"]] == [
+        "PreToolUse",
+        "SessionStart",
+        "UserPromptSubmit",
+    ]
 
     plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
     packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js").read_text()
@@ -487,21 +498,18 @@ def test_integration_json_files_equal_the_installer_configs() -> None:
         path.relative_to(ROOT / "integrations").as_posix()
         for path in (ROOT / "integrations").glob("*/*.json")
     }
-    expected = {
-        f"{harness}/{Path(relative).name}"
-        for harness, (relative, _) in install.HARNESS_CONFIGS.items()
-    }
+    expected = {f"{h.name}/{Path(h.settings_file).name}" for h in JSON_SETTINGS}
     assert shipped == expected
-    for harness, (relative, ours) in install.HARNESS_CONFIGS.items():
-        path = ROOT / "integrations" / harness / Path(relative).name
-        assert json.loads(path.read_text()) == ours, harness
+    for record in JSON_SETTINGS:
+        path = ROOT / "integrations" / record.name / Path(record.settings_file).name
+        assert json.loads(path.read_text()) == record.hooks(), record.name
 
 
 def test_integration_opencode_plugin_is_the_packaged_plugin() -> None:
     shipped = (ROOT / "integrations" / "opencode" / "automaton-guard.js").read_bytes()
     packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js").read_bytes()
     assert shipped == packaged
-    assert install.OPENCODE_PLUGIN.endswith("/automaton-guard.js")
+    assert harnesses.get("opencode").settings_file.endswith("/automaton-guard.js")
 
 
 def test_uninstall_without_a_project_removes_the_shared_script(tmp_path: Path) -> None:
@@ -562,12 +570,12 @@ def test_an_unchanged_opencode_plugin_is_updated_and_removed(home: Path, repo: P
     old_body = "// an older release of the plugin\n"
     digest = hashlib.sha256(old_body.encode()).hexdigest()
     plugin.write_text(
-        f"{install.OPENCODE_MARKER} (sha256 {digest}); a changed copy is kept\n{old_body}"
+        f"{hook_settings.OPENCODE_MARKER} (sha256 {digest}); a changed copy is kept\n{old_body}"
     )
     args = ("--project", str(repo), "--harness", "opencode")
     proc = run_install(home, *args)
     assert proc.returncode == 0, proc
-    assert plugin.read_text() == install.opencode_plugin()
+    assert plugin.read_text() == hook_settings.opencode_plugin()
     assert run_install(home, *args, "--uninstall").returncode == 0
     assert not plugin.exists()
     assert not (repo / ".opencode").exists()
@@ -584,9 +592,10 @@ MISSING = "is not installed on this machine"
 def committed_commands(repo: Path) -> list[str]:
     """Every hook command the installed JSON configurations hold."""
     found = []
-    for relative, _ in install.HARNESS_CONFIGS.values():
-        if (repo / relative).exists():
-            found += install._commands(json.loads((repo / relative).read_text()).get("hooks"))
+    for record in JSON_SETTINGS:
+        path = repo / record.settings_file
+        if path.exists():
+            found += hook_settings.commands(json.loads(path.read_text()).get("hooks"))
     return [command for command in found if "automaton-hook" in command]
 
 
@@ -615,7 +624,8 @@ def test_the_committed_configuration_exits_2_without_the_tool(home: Path, repo: 
     proc = run_install(home, "--project", str(repo), "--harness", "all", "--git-hooks")
     assert proc.returncode == 0, proc
     commands = committed_commands(repo)
-    assert len(commands) == 21  # 6 Claude, 5 Codex, 4 Gemini, 6 Cursor
+    # 6 Claude, 5 Codex, 4 Gemini, 6 Cursor, 5 GitHub Copilot CLI, 3 Kiro CLI
+    assert len(commands) == 29
     for command in commands:
         assert str(Path(sys.executable).parent) not in command
         # A stop hook lets the agent stop instead: there, exit 2 would make it carry on.
@@ -849,12 +859,12 @@ def test_a_settings_file_of_the_previous_release_is_upgraded_not_doubled(
     """The previous release wrote the venv's absolute path; the user then tuned a timeout.
     Installing again puts today's command in its place, keeps the timeout, adds no entry."""
     old = "/home/someone/venv/bin/automaton-hook"
-    claude = json.loads(json.dumps(install.HARNESS_CONFIGS["claude"][1]))
+    claude = json.loads(json.dumps(harnesses.get("claude").hooks()))
     for entries in claude["hooks"].values():
         entries[0]["hooks"][0]["command"] = f"{old} --harness claude"
     claude["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 20
     (repo / ".claude" / "settings.json").write_text(json.dumps(claude))
-    cursor = json.loads(json.dumps(install.HARNESS_CONFIGS["cursor"][1]))
+    cursor = json.loads(json.dumps(harnesses.get("cursor").hooks()))
     for entries in cursor["hooks"].values():
         entries[0]["command"] = f"'{old}' --harness cursor"
     (repo / ".cursor").mkdir()
@@ -865,12 +875,12 @@ def test_a_settings_file_of_the_previous_release_is_upgraded_not_doubled(
     args = ("--project", str(repo), "--harness", "claude,cursor", "--git-hooks")
     assert run_install(home, *args).returncode == 0
     upgraded = json.loads((repo / ".claude" / "settings.json").read_text())
-    expected = json.loads(json.dumps(install.HARNESS_CONFIGS["claude"][1]))
+    expected = json.loads(json.dumps(harnesses.get("claude").hooks()))
     expected["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 20
     assert upgraded == expected
     assert (
         json.loads((repo / ".cursor" / "hooks.json").read_text())
-        == (install.HARNESS_CONFIGS["cursor"][1])
+        == harnesses.get("cursor").hooks()
     )
     assert "/old/bin" not in hook.read_text()
     assert install_files.LOOKUP in hook.read_text()
@@ -1127,6 +1137,8 @@ def test_the_installers_files_commit_cleanly_through_the_installed_hooks(
         ".codex/hooks.json",
         ".cursor/hooks.json",
         ".gemini/settings.json",
+        ".github/hooks/automaton-rules.json",
+        ".kiro/hooks/automaton-rules.json",
         ".opencode/plugin/automaton-guard.js",
         "AGENTS.md",
         "CLAUDE.md",

@@ -16,17 +16,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, STATUS_PY, Project
+from conftest import ROOT, STATUS_PY, Project, recorded
 
 from automaton_rules import workflow
 from automaton_rules.core import integrity, store
 from automaton_rules.core.errors import AutomatonError, Refusal
 from automaton_rules.core.project import HAND_EDITED, load_tracked, project_at
 from automaton_rules.engine.runner import Engine
+from automaton_rules.guards.harnesses import NAMES as HARNESSES
 
 FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
 HOOK = Path(sys.executable).parent / "automaton-hook"
-HARNESSES = ("claude", "codex", "gemini", "cursor", "opencode")
 CHANGED_BY_HAND = ".state was changed outside status.py"
 
 
@@ -298,10 +298,10 @@ def test_load_tracked_refuses_a_hand_edit_through_the_python_api(tampered) -> No
 
 def _decision(harness_name: str, project: Project, fixture: str) -> str:
     """The adapter's answer to a recorded event: everything it printed."""
-    payload = (FIXTURES / harness_name / fixture).read_text()
+    payload, given = recorded(harness_name, fixture, project.root)
     proc = subprocess.run(
-        [str(HOOK), "--harness", harness_name],
-        input=payload.replace("__PROJECT__", str(project.root)),
+        [str(HOOK), "--harness", harness_name, *given],
+        input=payload,
         capture_output=True,
         text=True,
         timeout=60,

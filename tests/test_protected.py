@@ -16,17 +16,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Project
+from conftest import ROOT, Project, denied, recorded
 
 from automaton_rules.core.config import load_config
 from automaton_rules.core.guard_files import PROGRAM
 from automaton_rules.core.project import Project as CoreProject
 from automaton_rules.core.project import find_project
 from automaton_rules.guards import checks, harness, protected
+from automaton_rules.guards.harnesses import NAMES as HARNESSES
 
 FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
 HOOK = Path(sys.executable).parent / "automaton-hook"
-HARNESSES = ("claude", "codex", "gemini", "cursor", "opencode")
 PHASES = ("research", "implement")
 
 CONFIG = "the workflow's configuration"
@@ -49,31 +49,18 @@ def denial(path: Path | str, what: str) -> str:
     return f"DENIED: File '{path}' is {what}; only the user changes it."
 
 
-def hook(name: str, payload: str, home: Path | None = None) -> subprocess.CompletedProcess[str]:
+def hook(
+    name: str, payload: str, *args: str, home: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOME": str(home)} if home is not None else None
     return subprocess.run(
-        [str(HOOK), "--harness", name],
+        [str(HOOK), "--harness", name, *args],
         input=payload,
         capture_output=True,
         text=True,
         env=env,
         timeout=60,
     )
-
-
-def reason_of(name: str, proc: subprocess.CompletedProcess[str]) -> str | None:
-    """The deny reason in the harness's own answer, or None when the call is allowed."""
-    out = json.loads(proc.stdout) if proc.stdout.strip() else {}
-    if name == "claude":
-        assert proc.returncode == 0, proc.stderr
-        return out.get("hookSpecificOutput", {}).get("permissionDecisionReason")
-    if name == "gemini":
-        assert proc.returncode == 0, proc.stderr
-        return out.get("reason") if out.get("decision") == "deny" else None
-    if name == "cursor":
-        assert proc.returncode == 0, proc.stderr
-        return out["agent_message"] if out["permission"] == "deny" else None
-    return proc.stderr.strip() if proc.returncode == 2 else None
 
 
 def write(project: Project, path: Path, content: str = "x\n", **extra: object) -> str | None:
@@ -86,12 +73,12 @@ def write(project: Project, path: Path, content: str = "x\n", **extra: object) -
         "tool_input": {"file_path": str(path), "content": content},
         **extra,
     }
-    return reason_of("claude", hook("claude", json.dumps(payload)))
+    return denied("claude", hook("claude", json.dumps(payload)))
 
 
 def claude_tool(project: Project, tool: str, tool_input: dict[str, object]) -> str | None:
     payload = {"cwd": str(project.root), "tool_name": tool, "tool_input": tool_input}
-    return reason_of("claude", hook("claude", json.dumps(payload)))
+    return denied("claude", hook("claude", json.dumps(payload)))
 
 
 @pytest.fixture(params=PHASES)
@@ -198,7 +185,7 @@ def test_the_installed_status_script_and_home_settings_are_denied(
             "tool_name": "Write",
             "tool_input": {"file_path": str(target), "content": "x\n"},
         }
-        assert reason_of("claude", hook("claude", json.dumps(payload), home)) == denial(
+        assert denied("claude", hook("claude", json.dumps(payload), home=home)) == denial(
             target, what
         )
 
@@ -235,7 +222,7 @@ def test_a_subagents_edit_is_judged_as_the_main_agents(guarded: Project) -> None
     """Claude Code and Codex send a subagent's tool calls with `agent_id`/`agent_type`."""
     for name in ("claude", "codex"):
         payload = (FIXTURES / name / "subagent-edit.json").read_text()
-        reason = reason_of(name, hook(name, payload.replace("__PROJECT__", str(guarded.root))))
+        reason = denied(name, hook(name, payload.replace("__PROJECT__", str(guarded.root))))
         assert (reason is None) == (phase_of(guarded) == "implement"), (name, reason)
     target = guarded.root / "automaton.toml"
     assert write(guarded, target, agent_id="a-1", agent_type="Explore") == denial(target, CONFIG)
@@ -282,8 +269,8 @@ def test_status_py_names_the_file_as_given_and_explains_in_json(guarded: Project
 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_each_harness_edit_tool_is_denied_the_configuration(guarded: Project, name: str) -> None:
-    payload = (FIXTURES / name / "edit-config.json").read_text()
-    reason = reason_of(name, hook(name, payload.replace("__PROJECT__", str(guarded.root))))
+    payload, given = recorded(name, "edit-config.json", guarded.root)
+    reason = denied(name, hook(name, payload, *given))
     assert reason is not None
     assert reason.startswith("DENIED: File '") and reason.endswith(
         "automaton.toml' is the workflow's configuration; only the user changes it."
@@ -293,7 +280,7 @@ def test_each_harness_edit_tool_is_denied_the_configuration(guarded: Project, na
 def test_an_opencode_patch_adding_state_is_denied_as_codexs_is(guarded: Project) -> None:
     payload = (FIXTURES / "opencode" / "patch-state.json").read_text()
     payload = payload.replace("__PROJECT__", str(guarded.root)).replace("guarded", "t1")
-    assert "workflow state" in (reason_of("opencode", hook("opencode", payload)) or "")
+    assert "workflow state" in (denied("opencode", hook("opencode", payload)) or "")
 
 
 @pytest.mark.parametrize(
@@ -376,7 +363,7 @@ def test_an_edit_that_cannot_be_worked_out_is_denied_while_the_table_exists(
         "tool_name": "apply_patch",
         "tool_input": {"command": patch},
     }
-    assert reason_of("codex", hook("codex", json.dumps(payload))) == denial("pyproject.toml", TABLE)
+    assert denied("codex", hook("codex", json.dumps(payload))) == denial("pyproject.toml", TABLE)
     result = guarded.run("--can-edit", "--file", str(pyproject))
     assert (result.rc, result.out) == (1, denial(pyproject, TABLE) + "\n")
 
@@ -483,9 +470,9 @@ def test_opencode_shell_paths_resolve_against_workdir(researching: Project) -> N
     (researching.root.parent / "elsewhere").mkdir()
     payload = (FIXTURES / "opencode" / "shell-workdir.json").read_text()
     payload = payload.replace("__PROJECT__", str(researching.root))
-    assert reason_of("opencode", hook("opencode", payload)) is None
+    assert denied("opencode", hook("opencode", payload)) is None
     inside = payload.replace('"../elsewhere"', '"src"')
-    reason = reason_of("opencode", hook("opencode", inside))
+    reason = denied("opencode", hook("opencode", inside))
     assert reason is not None and reason.endswith("This shell command writes files.")
 
 
@@ -495,7 +482,7 @@ def test_gemini_shell_paths_resolve_against_dir_path(researching: Project, tmp_p
     payload = (FIXTURES / "gemini" / "shell-dir-path.json").read_text()
     payload = payload.replace("__PROJECT__", str(researching.root))
     payload = payload.replace("__OUTSIDE__", str(outside))
-    reason = reason_of("gemini", hook("gemini", payload))
+    reason = denied("gemini", hook("gemini", payload))
     assert reason is not None and "(guarded: research)" in reason
     action = harness.read_action(json.loads(payload), "gemini")
     assert action.cwd == (researching.root / "src").resolve()

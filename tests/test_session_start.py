@@ -16,51 +16,37 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Project
+from conftest import ROOT, Project, answered, context_of, recorded
 
-from automaton_rules.cli import install, install_files
+from automaton_rules.cli import install_files
 from automaton_rules.core.config import load_config
 from automaton_rules.core.project import STATUS_SCRIPT, find_project
-from automaton_rules.guards import harness, sandbox, session
+from automaton_rules.guards import harness, harnesses, sandbox, session
+from automaton_rules.guards.harnesses import NAMES as HARNESSES
 
 FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
 HOOK = Path(sys.executable).parent / "automaton-hook"
 INSTALL = Path(sys.executable).parent / "automaton-install"
-HARNESSES = ("claude", "codex", "gemini", "cursor", "opencode")
-EVENT = {
-    "claude": "SessionStart",
-    "codex": "SessionStart",
-    "gemini": "SessionStart",
-    "cursor": "sessionStart",
-    "opencode": "SessionStart",
-}
+
+
+def started(name: str, root: Path) -> subprocess.CompletedProcess[str]:
+    """The adapter's answer to harness `name`'s recorded session start."""
+    payload, given = recorded(name, "session-start.json", root)
+    return hook(name, payload, *given)
 
 
 def event(name: str, root: Path) -> str:
     return (FIXTURES / name).read_text().replace("__PROJECT__", str(root))
 
 
-def hook(name: str, payload: str) -> subprocess.CompletedProcess[str]:
+def hook(name: str, payload: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(HOOK), "--harness", name], input=payload, capture_output=True, text=True, timeout=60
+        [str(HOOK), "--harness", name, *args],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
-
-
-def context_of(name: str, proc: subprocess.CompletedProcess[str]) -> str:
-    """The context in the harness's own format; exit 0 and nothing on stderr, always."""
-    assert (proc.returncode, proc.stderr) == (0, ""), proc
-    if not proc.stdout.strip():
-        return ""
-    body = json.loads(proc.stdout)
-    if name == "cursor":
-        return str(body.get("additional_context", ""))
-    if name == "opencode":
-        return str(body.get("additionalContext", ""))
-    if not body:
-        return ""
-    output = body["hookSpecificOutput"]
-    assert output["hookEventName"] in ("SessionStart", "SubagentStart")
-    return str(output["additionalContext"])
 
 
 @pytest.fixture
@@ -72,7 +58,7 @@ def guarded(project: Project, task_in) -> Project:
 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_a_session_start_yields_the_tasks_phase(guarded: Project, name: str) -> None:
-    text = context_of(name, hook(name, event(f"{name}/session-start.json", guarded.root)))
+    text = context_of(name, started(name, guarded.root))
     assert "- guarded: research phase (state research)" in text
     assert "  Allowed now: Read project files; Ask clarifying questions; Write SPEC.md" in text
     assert "  Forbidden now: Edit code;" in text
@@ -85,23 +71,19 @@ def test_a_session_start_yields_the_tasks_phase(guarded: Project, name: str) -> 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_after_compaction_the_agent_is_told_its_phase_again(guarded: Project, name: str) -> None:
     guarded.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
-    text = context_of(name, hook(name, event(f"{name}/session-start.json", guarded.root)))
+    text = context_of(name, started(name, guarded.root))
     assert "- guarded: implement phase (state implement)" in text
     assert "Allowed now: Edit code; Write and run tests; Write IMPLEMENTATION.md" in text
 
 
 def test_the_answer_is_in_each_harnesss_context_format(guarded: Project) -> None:
+    """Exactly the harness's documented shape; where it names the event, the event it got."""
     for name in HARNESSES:
-        proc = hook(name, event(f"{name}/session-start.json", guarded.root))
-        body = json.loads(proc.stdout)
-        if name == "cursor":
-            assert set(body) == {"continue", "additional_context"} and body["continue"] is True
-        elif name == "opencode":
-            assert set(body) == {"additionalContext"}
-        else:
-            assert set(body) == {"hookSpecificOutput"}
-            assert set(body["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
-            assert body["hookSpecificOutput"]["hookEventName"] == EVENT[name]
+        payload, given = recorded(name, "session-start.json", guarded.root)
+        found = answered(name, "context", hook(name, payload, *given))
+        assert found is not None and "guarded" in found["TEXT"], name
+        sent = json.loads(payload).get("hook_event_name") or given[-1]
+        assert found.get("EVENT", sent) == sent, name
 
 
 def test_a_subagent_start_gets_the_same_context(guarded: Project) -> None:
@@ -149,8 +131,7 @@ def test_without_an_active_task_the_agent_is_told_to_create_one(project: Project
 
 def test_outside_any_project_there_is_nothing_to_say(tmp_path: Path) -> None:
     for name in HARNESSES:
-        proc = hook(name, event(f"{name}/session-start.json", tmp_path))
-        assert context_of(name, proc) == "", name
+        assert context_of(name, started(name, tmp_path)) == "", name
 
 
 def test_a_broken_configuration_is_said_but_never_blocks_a_start(guarded: Project) -> None:
@@ -237,7 +218,7 @@ def test_install_puts_a_session_hook_in_every_harness(repo: tuple[Path, Path]) -
     plugin = (folder / ".opencode" / "plugin" / "automaton-guard.js").read_text()
     assert f"const LOOKUP = {json.dumps(install_files.HOOK_LOOKUP)};" in plugin
     assert '"experimental.session.compacting"' in plugin
-    assert install.CODEX_TRUST in proc.stdout.splitlines()
+    assert harnesses.CODEX_TRUST in proc.stdout.splitlines()
 
 
 def test_the_installed_session_hook_answers(repo: tuple[Path, Path]) -> None:
@@ -304,7 +285,7 @@ def test_a_gemini_setting_that_turns_hooks_off_is_reported(repo: tuple[Path, Pat
     path.write_text('{"hooksConfig": {"enabled": false}}\n')
     proc = run_install(home, "--project", str(folder), "--harness", "gemini")
     assert proc.returncode == 0, proc
-    assert install.GEMINI_OFF.format(path=path) in proc.stdout.splitlines()
+    assert harnesses.GEMINI_OFF.format(path=path) in proc.stdout.splitlines()
     assert settings(folder, ".gemini/settings.json")["hooksConfig"] == {"enabled": False}
 
 

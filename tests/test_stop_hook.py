@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import Board, status_env, write_config
 
-from automaton_rules.cli import install
 from automaton_rules.core import store
+from automaton_rules.guards import harnesses
 from automaton_rules.testing import AutomatonProject
 
 pytest.importorskip("starlette", reason="the dashboard's extra: pip install '.[board]'")
@@ -154,7 +154,7 @@ def test_a_cursor_agent_the_user_aborted_is_not_kept(tmp_path: Path) -> None:
 def test_a_stop_hook_that_cannot_run_lets_the_agent_stop(tmp_path: Path) -> None:
     """Installed but missing, the portable command exits 2, which on Stop would make the
     agent carry on: the installed Stop hooks let it stop instead."""
-    _path, ours = install.HARNESS_CONFIGS["claude"]
+    ours = harnesses.get("claude").hooks()
     command = ours["hooks"]["Stop"][0]["hooks"][0]["command"]
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     proc = subprocess.run(

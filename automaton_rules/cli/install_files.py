@@ -1,6 +1,7 @@
-"""What `automaton-install` writes besides the harness settings: the portable hook
-command, the per-user launchers, the git hook scripts, and its own sections of the agent
-instructions (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`) and of `.automaton/.gitignore`.
+"""What `automaton-install` writes besides the harness settings: the per-user launchers,
+the git hook scripts, and its own sections of the agent instructions (`CLAUDE.md`,
+`AGENTS.md`, `GEMINI.md`: the file each harness record names) and of
+`.automaton/.gitignore`. The portable hook command is `guards/lookup.py`'s.
 
 Nothing it writes into a project names a path of this machine, so a team commits those
 files as they are: each machine finds the tool by itself, on `PATH`, else through the
@@ -19,51 +20,14 @@ from automaton_rules.core import guard_files, machine
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import FRAMEWORK_HOME, STATUS_SCRIPT, framework_home
 from automaton_rules.guards.checks import EDIT_PHASES_TEXT
+from automaton_rules.guards.lookup import HOOK_LOOKUP as HOOK_LOOKUP
+from automaton_rules.guards.lookup import INSTALL_HINT
+from automaton_rules.guards.lookup import LOOKUP as LOOKUP
+from automaton_rules.guards.lookup import hook_command as hook_command
 
 MARKER = "# installed by automaton-install"
 
-# POSIX sh, run as `sh -c 'LOOKUP' TOOL ARGS...` ($0 is TOOL): the tool on PATH, else the
-# per-user launcher; neither there: how to install, and exit 2. It never reads stdin
-# itself, so it cannot hang on it. No single quote: the script is single-quoted.
-INSTALL_HINT = (
-    "pip install automaton-rules, then automaton-install --project . in this project "
-    "(automaton-rules: docs/adopting.md)"
-)
-_FIND = 'h="$(command -v "$0")" || h="$HOME"/.automaton/bin/"$0"'
-_MISSING = (
-    'printf "ERROR: %s is not installed on this machine (not on PATH, not in '
-    f'~/.automaton/bin). Install it: {INSTALL_HINT}\\n" "$0" >&2; exit 2'
-)
-# For git, which refuses a commit on any status but 0: the status is passed on, but one
-# that says the tool could not run (126, 127) or was killed (128 and up) becomes 2.
-LOOKUP = (
-    f"{_FIND}; "
-    'if [ -x "$h" ]; then "$h" "$@"; s="$?"; [ "$s" -lt 126 ] || s=2; exit "$s"; fi; '
-    f"{_MISSING}"
-)
-# For an agent harness, which lets the action through on every status but 2 (and on a
-# timeout): 0 and 2 pass with the tool's own output; anything else (a crash, an install
-# that cannot import, a signal) is one `ERROR:` line naming the cause, and 2. The tool's
-# stderr is kept to name the cause (a traceback's last line) and given back when it
-# answered; its stdout goes straight through. automaton-hook keeps its own deadline, below
-# the timeout the installer gives the harness (guards/harness.py, DEADLINE).
-HOOK_LOOKUP = (
-    f'{_FIND}; if [ ! -x "$h" ]; then {_MISSING}; fi; '
-    'exec 3>&1; e="$("$h" "$@" 2>&1 >&3 3>&-)" 2>/dev/null; s="$?"; exec 3>&-; '
-    'case "$s" in 0|2) [ -z "$e" ] || printf "%s\\n" "$e" >&2; exit "$s";; esac; '
-    'if [ "$s" -gt 128 ]; then c="was stopped by signal $((s - 128))"; '
-    'elif [ "$s" -ge 126 ]; then c="could not run (exit status $s)"; '
-    'else c="failed (exit status $s)"; fi; '
-    'l="$(printf "%s\\n" "$e" | grep . | tail -n 1)"; '
-    'printf "ERROR: %s %s%s; refused, since a hook that fails must not let the action '
-    'through.\\n" "$0" "$c" "${l:+: $l}" >&2; exit 2'
-)
 LAUNCHED = ("automaton-hook", "automaton-git-hook")
-
-
-def hook_command(tool: str, *args: str, script: str = HOOK_LOOKUP) -> str:
-    """The command a committed configuration runs `tool` with: no path of this machine."""
-    return " ".join(("sh", "-c", f"'{script}'", tool, *args))
 
 
 def launcher_path(home: Path | None, tool: str) -> Path:
@@ -97,14 +61,6 @@ def git_hook_script(command: str) -> str:
     )
 
 
-# Which agent-instructions file each harness reads.
-INSTRUCTION_FILE = {
-    "claude": "CLAUDE.md",
-    "codex": "AGENTS.md",
-    "cursor": "AGENTS.md",
-    "opencode": "AGENTS.md",
-    "gemini": "GEMINI.md",
-}
 GITIGNORE = f"{FRAMEWORK_HOME}/.gitignore"
 # What status.py makes and removes again on one machine. `.state.mutex` is not here: it
 # is committed, an empty file that never changes, which the audit reads as "made by

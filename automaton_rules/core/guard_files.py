@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 # Settings that decide whether an agent harness runs the hooks, relative to the project
 # and to the home folder alike: the installer writes the first of each, and the others
 # can switch hooks off (Claude Code's `disableAllHooks`, a local override, a plugin folder).
+# The harness records of guards/harnesses.py name their settings file; a test holds each
+# of them to this list, which the audit and the git hook read from below that layer.
 HARNESS_FILES: tuple[str, ...] = (
     ".claude/settings.json",
     ".claude/settings.local.json",
@@ -36,8 +38,23 @@ HARNESS_FILES: tuple[str, ...] = (
     "opencode.json",
     "opencode.jsonc",
     ".config/opencode/opencode.json",
+    # GitHub Copilot CLI: `disableAllHooks` and inline hooks in the repository's settings
+    # and the user's; which folders are trusted (~/.copilot/config.json).
+    ".github/copilot/settings.json",
+    ".github/copilot/settings.local.json",
+    ".copilot/settings.json",
+    ".copilot/config.json",
 )
-HARNESS_FOLDERS: tuple[str, ...] = (".opencode/plugin", ".opencode/plugins", ".config/opencode")
+HARNESS_FOLDERS: tuple[str, ...] = (
+    ".opencode/plugin",
+    ".opencode/plugins",
+    ".config/opencode",
+    ".github/hooks",  # GitHub Copilot CLI's hook files (the repository's)
+    ".copilot/hooks",  # and the user's
+    ".kiro/hooks",  # Kiro CLI's hook files, the project's and the user's
+    ".kiro/agents",  # its agents, which carry hooks of their own (the 2.x way)
+    ".kiro/settings",  # its settings, the default agent among them
+)
 # The pre-commit framework's configuration: which hooks git runs, so the guard's.
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 DEFAULT_SIGNERS = f"{FRAMEWORK_HOME}/allowed_signers"

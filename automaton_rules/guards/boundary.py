@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from automaton_rules.core.config import CONFIG_FILE, PYPROJECT, Config
-from automaton_rules.core.guard_files import HARNESS_FOLDERS, PRE_COMMIT_CONFIG
+from automaton_rules.core.guard_files import HARNESS_FILES, HARNESS_FOLDERS, PRE_COMMIT_CONFIG
 from automaton_rules.core.project import FRAMEWORK_HOME, Project, inside
 from automaton_rules.core.record import Record
 from automaton_rules.guards import checks, protected
@@ -119,6 +119,7 @@ def _guard_paths(project: Project, settings: Config) -> list[Path]:
     root = project.root.resolve()
     found = [root / FRAMEWORK_HOME, root / CONFIG_FILE, root / PRE_COMMIT_CONFIG]
     found += [root / folder for folder in HARNESS_FOLDERS]
+    found += [root / name for name in HARNESS_FILES]
     found += [root / ".claude", root / ".codex", root / ".gemini", root / ".cursor"]
     found += [root / name for name in HARNESS_ROOT_FILES]
     found += protected.hooks_paths(root)

@@ -1,14 +1,15 @@
 """One adapter for every agent harness: read its hook JSON, decide, answer in its format.
 
-`automaton-hook --harness claude|codex|gemini|cursor|opencode` reads the event a
-harness sends on stdin and dispatches on its name. Before a tool runs it decides with
+`automaton-hook --harness NAME` reads the event a harness sends on stdin and dispatches
+on what it asks (its name, else `--event`). Before a tool runs it decides with
 the same core as `status.py --can-edit` and prints the harness's own deny answer: edits
 in a non-edit phase, the guard's own files in any phase, the agent running the approval
 command, and shell commands that write where an edit could not. It fails closed: an
 event it cannot read whole, an internal error, or no answer within its deadline denies.
 At session start (and after compaction) it answers with the workflow's state as context
 instead; a settings change during a session that would drop the guard's hooks is
-refused; so one command serves every hook.
+refused; so one command serves every hook. What each harness calls its events and how it
+wants its answers is its record in `guards/harnesses.py`; nothing here names a harness.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from automaton_rules.core.output import printable
 from automaton_rules.core.project import STATUS_SCRIPT, Project, find_project
 from automaton_rules.core.record import Record
 from automaton_rules.guards import checks as guard
+from automaton_rules.guards import harnesses
+from automaton_rules.guards.harnesses import CONFIG, EVENTS, PROMPT, SESSION, STOP, TOOL
 from automaton_rules.guards.hook_input import DELETE_TOOLS, Malformed, read_action, where
 from automaton_rules.guards.hook_input import Action as Action
 
@@ -32,31 +35,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-HARNESSES: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "opencode")
-# Harnesses whose agent can type into a shell it started, with no hook on what it types
-# (Codex's `write_stdin`): a bare shell or interpreter there runs whatever follows.
-TYPES_INTO_SHELLS = frozenset({"codex"})
+    from automaton_rules.guards.harnesses import Answer, Harness
+
+HARNESSES: tuple[str, ...] = harnesses.NAMES
 # Seconds the adapter may take before it refuses on its own: below the timeout the
 # installer gives each harness (10 s), since a harness that kills a slow hook lets the
 # action through. `--deadline` sets another.
 DEADLINE = 8.0
-
-# Events of a tool about to run, in each harness's name for it.
-TOOL_EVENTS = frozenset(
-    {"PreToolUse", "BeforeTool", "preToolUse", "beforeShellExecution", "beforeMCPExecution"}
-)
-# Events that start (or restart, after compaction) an agent's context.
-SESSION_EVENTS = frozenset({"SessionStart", "SubagentStart", "sessionStart", "subagentStart"})
-# Events of a prompt the user submits, before the model sees it: Claude Code and Codex
-# `UserPromptSubmit` (opencode's plugin sends its `chat.message` under this name too),
-# Gemini CLI `BeforeAgent`, Cursor `beforeSubmitPrompt`.
-PROMPT_EVENTS = frozenset({"UserPromptSubmit", "BeforeAgent", "beforeSubmitPrompt"})
-# A settings file changed during a session (Claude Code's `ConfigChange`).
-CONFIG_EVENTS = frozenset({"ConfigChange"})
-# Events of an agent that ends its turn: Claude Code and Codex `Stop` (opencode's plugin
-# sends its `session.idle` under this name too), Gemini CLI `AfterAgent`, Cursor `stop`.
-STOP_EVENTS = frozenset({"Stop", "AfterAgent", "stop"})
-
 
 
 class Verdict(Record):
@@ -86,6 +71,11 @@ def new_text(tool_input: dict[str, Any], before: str | None) -> str | None:
     for key in ("content", "contents"):  # Write (Claude, Gemini, opencode), Cursor's Write
         if isinstance(tool_input.get(key), str):
             return str(tool_input[key])
+    command = tool_input.get("command")  # Copilot's create, Kiro's fs_write: what it does
+    if command not in (None, "create", "str_replace"):
+        return None  # an insert or an append: not worked out here
+    if isinstance(tool_input.get("file_text"), str) and command in (None, "create"):
+        return str(tool_input["file_text"])
     edits = tool_input.get("edits")
     text = before
     for edit in edits if isinstance(edits, list) else [tool_input]:
@@ -96,11 +86,11 @@ def new_text(tool_input: dict[str, Any], before: str | None) -> str | None:
 
 
 def _replaced(text: str | None, edit: Any) -> str | None:
-    """One replacement: Claude's `old_string`, opencode's `oldString`, Gemini's `replace`."""
+    """One replacement: Claude's `old_string`, opencode's `oldString`, Gemini's `replace`,
+    Copilot's and Kiro's `old_str` (`oldStr` in Kiro's newer spelling)."""
     if not isinstance(edit, dict):
         return None
-    old = edit.get("old_string", edit.get("oldString"))
-    new = edit.get("new_string", edit.get("newString"))
+    old, new = _first_text(edit, OLD_KEYS), _first_text(edit, NEW_KEYS)
     if not isinstance(old, str) or not isinstance(new, str):
         return None
     if text is None or old == "":
@@ -112,6 +102,15 @@ def _replaced(text: str | None, edit: Any) -> str | None:
     if every or (isinstance(count, int) and count > 1):
         return text.replace(old, new)
     return text.replace(old, new, 1)
+
+
+OLD_KEYS = ("old_string", "oldString", "old_str", "oldStr")
+NEW_KEYS = ("new_string", "newString", "new_str", "newStr")
+
+
+def _first_text(edit: dict[str, Any], keys: tuple[str, ...]) -> object:
+    """The value of the first of `keys` the edit has (None: none)."""
+    return next((edit[key] for key in keys if key in edit), None)
 
 
 def _proposed(action: Action) -> Callable[[str | None], str | None] | None:
@@ -210,74 +209,12 @@ def _decide_edits(action: Action, project: str | None, task: str | None) -> Verd
     return Verdict(True)
 
 
-SANDBOXED = (
-    "automaton-rules runs this command inside the phase's sandbox: the kernel keeps every "
-    "write outside what the phase allows from happening."
-)
-
-
-def render_rewrite(harness: str, verdict: Verdict) -> tuple[str, str, int]:
-    """(stdout, stderr, exit code) of an allowed shell command that runs as `updated`, in the
-    field each harness reads a new input from, and with the user's own rules kept."""
-    updated = verdict.updated or {}
-    if harness == "codex":  # only `command` is replaced; `allow` is what a rewrite needs
-        output = {"permissionDecision": "allow", "updatedInput": {"command": updated["command"]}}
-        return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", **output}}), "", 0
-    if harness == "gemini":
-        body: dict[str, Any] = {
-            "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": updated}
-        }
-        if verdict.permission == "ask":
-            body["decision"] = "ask"
-        return json.dumps(body), "", 0
-    if harness == "opencode":
-        return json.dumps({"rewrite": {"command": updated["command"]}}), "", 0
-    specific: dict[str, Any] = {"hookEventName": "PreToolUse", "updatedInput": updated}
-    if verdict.permission in ("allow", "ask"):
-        specific["permissionDecision"] = verdict.permission
-        specific["permissionDecisionReason"] = SANDBOXED
-    return json.dumps({"hookSpecificOutput": specific}), "", 0
-
-
-def render(harness: str, verdict: Verdict) -> tuple[str, str, int]:
-    """(stdout, stderr, exit code) in the harness's own protocol."""
+def render(harness: str, verdict: Verdict) -> Answer:
+    """(stdout, stderr, exit code) of a verdict in the harness's own protocol."""
+    record = harnesses.get(harness)
     if verdict.allowed and verdict.updated is not None:
-        return render_rewrite(harness, verdict)
-    if verdict.allowed:
-        if harness == "cursor":  # fail-closed hooks must answer; silence would refuse
-            return json.dumps({"permission": "allow"}), "", 0
-        return ("{}" if harness == "gemini" else ""), "", 0
-    reason = verdict.reason
-    if harness == "claude":
-        body = {
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": reason,
-            }
-        }
-        return json.dumps(body), "", 0
-    if harness == "gemini":
-        return json.dumps({"decision": "deny", "reason": reason}), "", 0
-    if harness == "cursor":  # documented: the answer's JSON on exit 0, messages included
-        denial = {"permission": "deny", "user_message": reason, "agent_message": reason}
-        return json.dumps(denial), "", 0
-    if harness == "opencode":
-        return json.dumps({"allowed": False, "reason": reason}), reason, 2
-    return "", reason, 2  # codex: exit 2 blocks and stderr is the reason
-
-
-def render_context(harness: str, event: str, text: str) -> tuple[str, str, int]:
-    """(stdout, stderr, exit code) of a session-start answer, in the harness's context format."""
-    if not text:
-        return ("{}" if harness in ("gemini", "cursor") else ""), "", 0
-    if harness == "cursor":
-        body: dict[str, Any] = {"continue": True, "additional_context": text}
-    elif harness == "opencode":
-        body = {"additionalContext": text}
-    else:  # Claude Code, Codex and Gemini share the shape
-        body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    return json.dumps(body), "", 0
+        return record.rewrite(verdict.updated, verdict.permission)
+    return record.allow() if verdict.allowed else record.deny(verdict.reason)
 
 
 def session_context(
@@ -312,34 +249,17 @@ def _message(exc: Exception) -> str:
     return printable(text, None)
 
 
-def render_prompt(harness: str, event: str, text: str | None) -> tuple[str, str, int]:
-    """(stdout, stderr, exit code) of a user-prompt answer: untouched when `text` is None;
-    else the user sees `text` and the agent gets it as context, where the harness allows."""
-    if text is None:
-        passed = {"gemini": "{}", "cursor": json.dumps({"continue": True})}
-        return passed.get(harness, ""), "", 0
-    if harness == "cursor":  # no context channel here: stop the message, tell the user
-        return json.dumps({"continue": False, "user_message": text}), "", 0
-    if harness == "opencode":
-        return json.dumps({"additionalContext": text}), "", 0
-    body = {
-        "systemMessage": text,
-        "hookSpecificOutput": {"hookEventName": event, "additionalContext": text},
-    }
-    return json.dumps(body), "", 0
-
-
 def prompt_answer(
-    payload: dict[str, Any], harness: str, event: str, options: dict[str, str]
-) -> tuple[str, str, int]:
+    payload: dict[str, Any], record: Harness, event: str, options: dict[str, str]
+) -> Answer:
     """A prompt is the user's: an approval it asks for is recorded, anything else passes.
     It fails open (nothing is approved, the message goes on), never blocking the chat."""
     from automaton_rules.guards import prompt
 
     if payload.get("agent_id"):  # Codex: a subagent's prompt, written by its parent agent
-        return render_prompt(harness, event, None)
+        return record.prompt(event, None)
     try:
-        text = prompt.approve(payload, harness, options.get("project"), where(payload))
+        text = prompt.approve(payload, record.name, options.get("project"), where(payload))
     except Exception as exc:
         text = (
             f"automaton-rules could not check this message for an approval ({_message(exc)}); "
@@ -347,11 +267,11 @@ def prompt_answer(
             if prompt.asked(str(payload.get("prompt") or ""))[0]
             else None
         )
-    if text is None and harness != "cursor":  # Cursor's prompt hook has no context channel
+    if text is None and record.prompt_context:  # the open requests for changes, if any
         requested = requests_context(payload, options.get("project"))
         if requested:
-            return render_context(harness, event, requested)
-    return render_prompt(harness, event, text)
+            return record.context(event, requested)
+    return record.prompt(event, text)
 
 
 def requests_context(payload: dict[str, Any], project: str | None) -> str:
@@ -366,21 +286,7 @@ def requests_context(payload: dict[str, Any], project: str | None) -> str:
         return ""
 
 
-def render_stop(harness: str, text: str | None) -> tuple[str, str, int]:
-    """(stdout, stderr, exit code) when the agent ends its turn: let it stop (None), or
-    make it carry on with `text` as its next instruction, in the harness's own words."""
-    if text is None:
-        return ("" if harness in ("claude", "codex") else "{}"), "", 0
-    if harness == "gemini":  # AfterAgent: deny the response, `reason` is the next prompt
-        return json.dumps({"decision": "deny", "reason": text}), "", 0
-    if harness == "cursor":  # stop: submitted as the next user message
-        return json.dumps({"followup_message": text}), "", 0
-    return json.dumps({"decision": "block", "reason": text}), "", 0
-
-
-def stop_answer(
-    payload: dict[str, Any], harness: str, options: dict[str, str]
-) -> tuple[str, str, int]:
+def stop_answer(payload: dict[str, Any], record: Harness, options: dict[str, str]) -> Answer:
     """The agent ends its turn: wait for a decision on a task at its gate (guards/stop.py).
     It fails open: whatever goes wrong, the agent stops as it would have."""
     from automaton_rules.guards import stop
@@ -390,31 +296,26 @@ def stop_answer(
         text = stop.answer(payload, options.get("project"), where(payload))
     except Exception:
         text = None
-    return render_stop(harness, text)
+    return record.stop(text)
 
 
-def render_block(harness: str, reason: str | None) -> tuple[str, str, int]:
-    """(stdout, stderr, exit code) of a settings-change answer: refused with `reason`."""
-    if reason is None:
-        return ("{}" if harness == "gemini" else ""), "", 0
-    return json.dumps({"decision": "block", "reason": reason}), "", 0
-
-
-def answer(payload: Any, harness: str, options: dict[str, str]) -> tuple[str, str, int]:
-    """Dispatch on the event: session start gets context, a user's prompt may approve, a
-    settings change may be refused, a tool about to run gets a verdict. An event the
-    adapter does not answer passes, unless it carries a tool: that is denied."""
+def answer(payload: Any, harness: str, options: dict[str, str]) -> Answer:
+    """Dispatch on what the event asks: session start gets context, a user's prompt may
+    approve, a settings change may be refused, a tool about to run gets a verdict. An event
+    the adapter does not answer passes, unless it carries a tool: that is denied."""
     if not isinstance(payload, dict):
         raise Malformed("the hook input is not a JSON object")
     name = payload.get("hook_event_name")
     if name is not None and not isinstance(name, str):
         raise Malformed("hook_event_name is not text")
-    event = name or ""
-    if event in PROMPT_EVENTS:
-        return prompt_answer(payload, harness, event, options)
-    if event in STOP_EVENTS and isinstance(payload, dict):
-        return stop_answer(payload, harness, options)
-    if event in SESSION_EVENTS:
+    event = name or options.get("event") or ""  # an event with no name is a tool's
+    kind = EVENTS.get(event) if event else TOOL
+    record = harnesses.get(harness)
+    if kind == PROMPT:
+        return prompt_answer(payload, record, event, options)
+    if kind == STOP:
+        return stop_answer(payload, record, options)
+    if kind == SESSION:
         try:
             text = session_context(payload, options.get("project"), harness)
         except Exception as exc:  # context is advice: say what failed, never block a start
@@ -422,15 +323,15 @@ def answer(payload: Any, harness: str, options: dict[str, str]) -> tuple[str, st
                 f"automaton-rules could not read this project's workflow ({_message(exc)}). "
                 f"Before editing, run {STATUS_SCRIPT} --task NAME to see your task's phase."
             )
-        return render_context(harness, event, text)
-    if event in CONFIG_EVENTS:
+        return record.context(event, text)
+    if kind == CONFIG:
         from automaton_rules.guards import settings_change
 
-        return render_block(harness, settings_change.judge(payload))
-    if event and event not in TOOL_EVENTS:
+        return record.block(settings_change.judge(payload))
+    if kind != TOOL:
         if any(key in payload for key in ("tool_name", "tool", "toolName", "command")):
             raise Malformed(f"the event {event!r} carries a tool, and is not one it answers")
-        return render(harness, Verdict(True))
+        return record.allow()
     action = read_action(payload, harness)
     verdict = decide(
         action, project=options.get("project"), task=options.get("task"), harness=harness
@@ -438,32 +339,34 @@ def answer(payload: Any, harness: str, options: dict[str, str]) -> tuple[str, st
     return render(harness, verdict)
 
 
-USAGE = """\
-usage: automaton-hook [--harness claude|codex|gemini|cursor|opencode] [--project DIR] [--task NAME]
+USAGE = f"""\
+usage: automaton-hook [--harness NAME] [--event EVENT] [--project DIR] [--task NAME]
                       [--deadline SECONDS]
 
-Reads one hook event of a harness as JSON on stdin and answers in that harness's format.
-Before a tool runs: allowed prints nothing (claude, codex, opencode), {} (gemini) or
-{"permission": "allow"} (cursor); denied prints the harness's deny answer. It fails
-closed: empty or ill-formed input (no tool name, an input that is not an object, a
-shell command that is not text), an event it does not know that carries a tool, an
-internal error, or no answer within --deadline seconds (default 8) is denied. At
-session start (SessionStart, sessionStart, SubagentStart) it prints the workflow's state
-as the harness's additional context. When the user submits a prompt (UserPromptSubmit,
-BeforeAgent, beforeSubmitPrompt), `approve TASK` approves the task; any other prompt
-passes through untouched. A settings change during a session (ConfigChange) that would
-stop the hooks is refused. Bad usage exits 2, which every harness takes as a refusal.
+Reads one hook event of a harness as JSON on stdin and answers in that harness's format
+(NAME: {", ".join(HARNESSES)}). The event is the input's hook_event_name, else
+--event (GitHub Copilot CLI names none), else a tool about to run. Before a tool runs:
+allowed answers as the harness expects of an allowed call, denied prints its deny
+answer. It fails closed: empty or ill-formed input (no tool name, an input that is not
+an object, a shell command that is not text), an event it does not know that carries a
+tool, an internal error, or no answer within --deadline seconds (default 8) is denied.
+At session start (SessionStart, sessionStart, SubagentStart, agentSpawn) it prints the
+workflow's state as the harness's additional context. When the user submits a prompt
+(UserPromptSubmit, BeforeAgent, beforeSubmitPrompt, userPromptSubmitted), `approve
+TASK` approves the task; any other prompt passes through untouched. A settings change
+during a session (ConfigChange) that would stop the hooks is refused. Bad usage exits
+2, which every harness takes as a refusal.
 
 Example (what Claude Code runs before each tool call):
-  echo '{"hook_event_name": "PreToolUse", "tool_name": "Write",
-         "tool_input": {"file_path": "src/app.py"}, "cwd": "."}' | automaton-hook --harness claude
+  echo '{{"hook_event_name": "PreToolUse", "tool_name": "Write", "cwd": ".",
+         "tool_input": {{"file_path": "src/app.py"}}}}' | automaton-hook --harness claude
 
 See docs/harness-integration.md and docs/approvals.md.
 """
 SCRIPT = Script(
     "automaton-hook",
     USAGE,
-    valued=("--harness", "--project", "--task", "--deadline"),
+    valued=("--harness", "--event", "--project", "--task", "--deadline"),
     positionals=0,
 )
 
@@ -516,7 +419,7 @@ def _hook(options: dict[str, Any], _words: list[str]) -> int:
     return code
 
 
-def _answer_stdin(harness: str, options: dict[str, Any], deadline: float) -> tuple[str, str, int]:
+def _answer_stdin(harness: str, options: dict[str, Any], deadline: float) -> Answer:
     """The answer to the event on stdin; any failure, or the deadline, denies."""
     try:
         text = sys.stdin.read()

@@ -15,13 +15,16 @@ import re
 from pathlib import Path
 
 from automaton_rules.core.record import Record
-from automaton_rules.guards import checks
+from automaton_rules.guards import checks, harnesses
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# Tool names that edit files, per harness vocabulary (compared case-insensitively).
+# Tool names that edit files, per harness vocabulary (compared case-insensitively):
+# Claude Code, Codex, Gemini CLI, Cursor, opencode; GitHub Copilot CLI's `create`, `edit`
+# and `str_replace_editor`; Kiro CLI's `fs_write` (`write` in its newer spelling),
+# `str_replace` and `fs_append`.
 EDIT_TOOLS = frozenset(
     {
         "write",
@@ -36,24 +39,37 @@ EDIT_TOOLS = frozenset(
         "deletefile",
         "patch",
         "apply_patch",
+        "create",
+        "str_replace_editor",
+        "fs_write",
+        "str_replace",
+        "fs_append",
     }
 )
-SHELL_TOOLS = frozenset({"bash", "shell", "run_shell_command", "local_shell", "exec_command"})
-# Claude Code's PowerShell tool (the main shell on Windows), and pwsh elsewhere.
-POWERSHELL_TOOLS = frozenset({"powershell"})
+# Kiro CLI's `execute_bash` is `shell` in its newer spelling.
+SHELL_TOOLS = frozenset(
+    {"bash", "shell", "run_shell_command", "local_shell", "exec_command", "execute_bash"}
+)
+# Claude Code's PowerShell tool (the main shell on Windows), and pwsh elsewhere; Kiro
+# CLI's `execute_cmd` (cmd.exe on Windows), which the bash reader cannot read either.
+POWERSHELL_TOOLS = frozenset({"powershell", "execute_cmd"})
+# Text typed into a shell the agent started (GitHub Copilot CLI's `write_bash`, its
+# `input`): `{enter}` ends a line; the other keys it takes edit a line that cannot be read.
+TYPING_TOOLS = {"write_bash": "input"}
+TYPED_KEYS = re.compile(r"\{(?:up|down|left|right|backspace)\}|[\x00-\x08\x0b-\x1f\x7f]")
 DELETE_TOOLS = frozenset({"delete", "deletefile"})
 PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "target_file", "absolute_path")
 # Where a patch travels: Codex's apply_patch (`command`, `input`), opencode's (`patchText`).
 PATCH_KEYS = ("patch", "patchText", "input", "command", "cmd")
 # A shell tool's own working folder: opencode's bash `workdir`, Gemini's `dir_path`
-# (`directory` in older releases), Codex's shell `workdir`.
-WORKDIR_KEYS = ("workdir", "dir_path", "directory")
+# (`directory` in older releases), Codex's shell `workdir`, Kiro CLI's shell `cwd`.
+WORKDIR_KEYS = ("workdir", "dir_path", "directory", "cwd")
 # Where a tool's name and input travel: `tool_name`/`tool_input` (Claude Code, Codex,
-# Gemini CLI, Cursor, the opencode plugin), `tool`/`args` and `toolName`/`toolArgs`.
+# Gemini CLI, Cursor, the opencode plugin, Kiro CLI), `tool`/`args`, and
+# `toolName`/`toolArgs` (GitHub Copilot CLI). Whether a harness may send the input as JSON
+# text is its record's `json_text_inputs`.
 TOOL_NAME_KEYS = ("tool_name", "tool", "toolName")
 TOOL_INPUT_KEYS = ("tool_input", "args", "toolArgs")
-# Harnesses that send a tool's input as JSON text: Cursor's beforeMCPExecution.
-JSON_TEXT_INPUTS = frozenset({"cursor"})
 
 # Verbs in a tool's name that change files, and the argument keys that carry their paths:
 # an MCP tool is `mcp__server__tool` (Claude Code, Codex), `mcp_server_tool` (Gemini CLI),
@@ -182,6 +198,20 @@ def _shell_line(tool_input: dict[str, Any]) -> str:
     raise Malformed("the shell tool's input has no command")
 
 
+def _typed_line(tool_input: dict[str, Any], key: str) -> str:
+    """What text typed into a running shell runs, as a shell line: `{enter}` ends a line;
+    the keys that move in or edit a line make it one that cannot be read."""
+    typed = tool_input.get(key)
+    if not isinstance(typed, str):
+        raise Malformed(f"the text typed into the shell ({key}) is {_kind(typed)}, not text")
+    line = typed.replace("{enter}", "\n").replace("\r", "\n")
+    found = TYPED_KEYS.search(line)
+    if found:
+        shown = found.group() if found.group().startswith("{") else repr(found.group())
+        raise Malformed(f"the text typed into the shell edits its line ({shown})")
+    return line if line.strip() else "true"  # only Enter: an empty line runs nothing
+
+
 def _kind(value: object) -> str:
     """A JSON value's kind, as a refusal names it."""
     if value is None:
@@ -238,15 +268,16 @@ def read_action(payload: Any, harness: str) -> Action:
     """One harness's pre-tool event as an `Action`; `Malformed` when it cannot be read whole."""
     if not isinstance(payload, dict):
         raise Malformed("the hook input is not a JSON object")
+    record = harnesses.get(harness)
     cwd = where(payload)
-    if harness == "cursor" and "command" in payload and "tool_name" not in payload:
-        return Action("shell", command=_shell_line(payload), cwd=cwd)  # beforeShellExecution
+    if record.bare_shell_event and "command" in payload and "tool_name" not in payload:
+        return Action("shell", command=_shell_line(payload), cwd=cwd)  # the line alone
     key, tool = _first(payload, TOOL_NAME_KEYS)
     if not isinstance(tool, str) or not tool.strip():
         shown = f"{key} is {_kind(tool)}" if key else "no tool_name"
         raise Malformed(f"the hook input names no tool ({shown})")
     key, tool_input = _first(payload, TOOL_INPUT_KEYS)
-    if isinstance(tool_input, str) and harness in JSON_TEXT_INPUTS:
+    if isinstance(tool_input, str) and record.json_text_inputs:
         tool_input = _json_object(tool_input)
     if not isinstance(tool_input, dict):
         shown = f"{key} is {_kind(tool_input)}" if key else "no tool_input"
@@ -276,6 +307,11 @@ def _action(tool: str, tool_input: dict[str, Any], cwd: Path | None) -> Action:
     if name in POWERSHELL_TOOLS:
         folder = _shell_folder(tool_input, cwd)
         return Action("powershell", command=_shell_line(tool_input), cwd=folder, details=details)
+    if name in TYPING_TOOLS:
+        line = _typed_line(tool_input, TYPING_TOOLS[name])
+        return Action("shell", command=line, cwd=cwd, details=details)
+    if name in EDIT_TOOLS and tool_input.get("command") == "view":
+        return Action("other", cwd=cwd, details={"tool": tool})  # str_replace_editor reads
     if name in EDIT_TOOLS:
         paths = _paths(tool_input)
         if not paths:

@@ -8,7 +8,8 @@ rules against the original itself (`decide`): `deny` when one denies it, `ask` w
 asks, `allow` when rules allow every command of the line, and None when no rule speaks,
 which leaves the harness's own mode to decide. Read here: Claude Code's
 `permissions.allow|ask|deny` `Bash(...)` rules; Codex's `prefix_rule`s in `.rules` files;
-Gemini CLI's policy rules and `tools.exclude`; opencode's `permission.bash`.
+Gemini CLI's policy rules and `tools.exclude`; opencode's `permission.bash`. Each
+harness record names its reader (`Harness.permission_rules`, guards/harnesses.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any
+
+    from automaton_rules.guards.harnesses import Harness
 
 DENY, ASK, ALLOW = "deny", "ask", "allow"
 _SPLIT = re.compile(r"\|\||&&|[;|\n&]")
@@ -47,10 +50,10 @@ def commands(line: str) -> list[str]:
     return [part.strip() for part in parts if part.strip()]
 
 
-def decide(harness: str, line: str, project: Path, home: Path) -> str | None:
+def decide(harness: Harness, line: str, project: Path, home: Path) -> str | None:
     """DENY, ASK or ALLOW as the user's rules for `harness` answer the original `line`;
     None when no rule speaks of it."""
-    rules = list(_RULES.get(harness, _no_rules)(project, home))
+    rules = list(harness.permission_rules(project, home))
     if not rules:
         return None
     parts = commands(line) or [line]
@@ -62,10 +65,6 @@ def decide(harness: str, line: str, project: Path, home: Path) -> str | None:
     if all(ALLOW in verdicts for verdicts in found):
         return ALLOW
     return None
-
-
-def _no_rules(project: Path, home: Path) -> Iterator[tuple[Any, str]]:
-    return iter(())
 
 
 def _json(path: Path) -> dict[str, Any]:
@@ -84,7 +83,7 @@ CLAUDE_MANAGED = (
 )
 
 
-def _claude(project: Path, home: Path) -> Iterator[tuple[Any, str]]:
+def claude_rules(project: Path, home: Path) -> Iterator[tuple[Any, str]]:
     """`Bash`, `Bash(exact)`, `Bash(prefix:*)`, `Bash(glob *)` in every settings file."""
     files = [*CLAUDE_MANAGED, home / ".claude/settings.json"]
     files += [project / ".claude/settings.json", project / ".claude/settings.local.json"]
@@ -122,7 +121,7 @@ _PATTERN = re.compile(r"pattern\s*=\s*\[")
 CODEX_DECISIONS = {"forbidden": DENY, "prompt": ASK, "allow": ALLOW}
 
 
-def _codex(project: Path, home: Path) -> Iterator[tuple[Any, str]]:
+def codex_rules(project: Path, home: Path) -> Iterator[tuple[Any, str]]:
     """`prefix_rule(pattern = [...], decision = "forbidden" | "prompt" | "allow")`."""
     import ast
 
@@ -186,7 +185,7 @@ def _prefix(pattern: list[Any]) -> Any:
 GEMINI_DECISIONS = {"deny": DENY, "ask_user": ASK, "allow": ALLOW}
 
 
-def _gemini(project: Path, home: Path) -> Iterator[tuple[Any, str]]:
+def gemini_rules(project: Path, home: Path) -> Iterator[tuple[Any, str]]:
     """Policy rules on `run_shell_command` (`commandPrefix`, `commandRegex`) and
     `tools.exclude` entries `run_shell_command(PREFIX)`."""
     from automaton_rules.core.config import toml_module
@@ -227,7 +226,7 @@ def _gemini_rules(rules: Iterable[Any]) -> Iterator[tuple[Any, str]]:
 # ---------------------------------------------------------------------- opencode
 
 
-def _opencode(project: Path, home: Path) -> Iterator[tuple[Any, str]]:
+def opencode_rules(project: Path, home: Path) -> Iterator[tuple[Any, str]]:
     """`permission.bash`: one action, or glob patterns (`git push*`) to actions."""
     for path in (home / ".config/opencode/opencode.json", project / "opencode.json"):
         permission = _json(path).get("permission")
@@ -239,5 +238,3 @@ def _opencode(project: Path, home: Path) -> Iterator[tuple[Any, str]]:
                 if verdict in (DENY, ASK, ALLOW):
                     yield (lambda c, g=str(glob): fnmatchcase(c, g)), verdict
 
-
-_RULES = {"claude": _claude, "codex": _codex, "gemini": _gemini, "opencode": _opencode}

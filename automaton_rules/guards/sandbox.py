@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from automaton_rules.core.config import Config
     from automaton_rules.core.project import Project
     from automaton_rules.guards.boundary import Boundary
+    from automaton_rules.guards.harnesses import Harness
 
 PROBE_FILE = ("cache", "sandbox-probe")
 HOW_TO_ENABLE = (
@@ -142,10 +143,11 @@ def trusted_status(calls: Sequence[tuple[str, bool]], cwd: Path, home: Path | No
 
 def describe(settings: Config, harness: str, root: Path) -> str:
     """One line for a starting session: what holds the agent's shell, or why nothing does."""
-    kind = HARNESSES.get(harness, Harness(False))
-    nested = kind.nested or (harness == "claude" and _claude_sandbox(root))
-    mechanism = choose(nested) if kind.rewrites and settings.sandbox != "off" else None
-    why = unavailable(settings, kind.rewrites, mechanism)
+    from automaton_rules.guards import harnesses
+
+    kind = harnesses.get(harness)
+    mechanism = _mechanism(settings, kind, root)
+    why = unavailable(settings, kind, mechanism)
     if why is None:
         assert mechanism is not None
         return (
@@ -162,12 +164,19 @@ def describe(settings: Config, harness: str, root: Path) -> str:
     )
 
 
-def unavailable(settings: Config, harness_can: bool, mechanism: Mechanism | None) -> str | None:
+def _mechanism(settings: Config, kind: Harness, root: Path) -> Mechanism | None:
+    """The mechanism that would hold this harness's shell here, if it may be rewritten."""
+    if not kind.rewrites or settings.sandbox == "off":
+        return None
+    return choose(kind.runs_nested(root))
+
+
+def unavailable(settings: Config, kind: Harness, mechanism: Mechanism | None) -> str | None:
     """Why the reader alone guards the shell here (None: the sandbox holds it)."""
     if settings.sandbox == "off":
         return 'the project sets sandbox = "off"'
-    if not harness_can:
-        return "this harness gives the adapter no way to run its shell inside a sandbox"
+    if not kind.rewrites:
+        return kind.no_rewrite
     if mechanism is None:
         return f"no sandbox mechanism works on this machine: {HOW_TO_ENABLE}"
     return None
@@ -266,35 +275,6 @@ def explain(mechanism: Mechanism | None, limits: Boundary) -> str:
 # ------------------------------------------------------------------ the adapter's plan
 
 
-class Harness(Record):
-    """What a harness lets the adapter do with a shell command: rewrite it (and in which
-    field), whether its commands already run inside its own sandbox, whether it keeps
-    the folder a command ends in."""
-
-    _fields = ("rewrites", "nested", "keeps_cwd", "typed")
-    rewrites: bool
-    nested: bool
-    keeps_cwd: bool
-    typed: bool  # the agent can type into a shell it started, with no hook on what it types
-
-    def __init__(
-        self, rewrites: bool, nested: bool = False, keeps_cwd: bool = False, typed: bool = False
-    ) -> None:
-        self._init(rewrites, nested, keeps_cwd, typed)
-
-
-# Claude Code: `updatedInput` (Hooks reference, "PreToolUse decision control"), a `cd`
-# kept between Bash calls; Codex: `updatedInput` with `allow`, commands inside its own
-# sandbox (codex-rs/hooks output_parser.rs); Gemini CLI: `hookSpecificOutput.tool_input`
-# (scheduler/hook-utils.ts); opencode: the plugin changes `output.args` in place; Cursor:
-# no rewrite of a shell command.
-HARNESSES = {
-    "claude": Harness(True, keeps_cwd=True),
-    "codex": Harness(True, nested=True, typed=True),
-    "gemini": Harness(True),
-    "opencode": Harness(True),
-    "cursor": Harness(False),
-}
 REQUIRED = (
     "DENIED: This project runs the agent's shell only inside its sandbox (sandbox = "
     '"required"), and {why}.'
@@ -330,11 +310,11 @@ def plan(
 ) -> ShellPlan:
     """Refuse what the reader sees is forbidden; run the rest inside the boundary where a
     sandbox works, and by the reader's answer where none does."""
-    from automaton_rules.guards import shell
+    from automaton_rules.guards import harnesses, shell
 
     if shell.inert(line):
         return ShellPlan()
-    kind = HARNESSES.get(harness, Harness(False))
+    kind = harnesses.get(harness)
     where = cwd or Path.cwd()
     refusal, held = None, False  # a test runner or a build: nothing to refuse, much to hold
     if not shell.plain_read(line):
@@ -348,7 +328,7 @@ def plan(
     calls = shell.status_calls(line)
     if project is None or (calls is not None and trusted_status(calls, where)):
         return ShellPlan(refusal)
-    return _sandboxed(line, where, project, task, harness, kind, refusal)
+    return _sandboxed(line, where, project, task, kind, refusal)
 
 
 def _sandboxed(
@@ -356,7 +336,6 @@ def _sandboxed(
     cwd: Path,
     project: Project,
     task: str | None,
-    harness: str,
     kind: Harness,
     refusal: str | None,
 ) -> ShellPlan:
@@ -364,45 +343,15 @@ def _sandboxed(
     from automaton_rules.guards import boundary, permissions
 
     settings = load_config(project.root)
-    nested = kind.nested or (harness == "claude" and _claude_sandbox(project.root))
-    mechanism = choose(nested) if kind.rewrites and settings.sandbox != "off" else None
-    why = unavailable(settings, kind.rewrites, mechanism)
+    mechanism = _mechanism(settings, kind, project.root)
+    why = unavailable(settings, kind, mechanism)
     if why is not None:
         return ShellPlan(REQUIRED.format(why=why) if settings.sandbox == "required" else refusal)
     assert mechanism is not None
-    said = permissions.decide(harness, line, project.root.resolve(), Path.home())
+    said = permissions.decide(kind, line, project.root.resolve(), Path.home())
     if said == permissions.DENY:
-        return ShellPlan(DENIED_BY_USER.format(harness=_HARNESS_NAMES[harness]))
-    if said == permissions.ASK and harness in ("codex", "opencode"):
+        return ShellPlan(DENIED_BY_USER.format(harness=kind.title))
+    if said == permissions.ASK and not kind.asks_rewritten:
         return ShellPlan()  # no asking with a rewrite there: the user is asked about the line
     limits = boundary.compute(project, settings, task, cwd=cwd)
     return ShellPlan(None, wrap(line, mechanism, limits, kind.keeps_cwd), said)
-
-
-_HARNESS_NAMES = {
-    "claude": "Claude Code",
-    "codex": "Codex",
-    "gemini": "Gemini CLI",
-    "opencode": "opencode",
-    "cursor": "Cursor",
-}
-
-
-def _claude_sandbox(root: Path) -> bool:
-    """Whether Claude Code runs its Bash commands in its own sandbox (`sandbox.enabled` in
-    any of its settings files): bubblewrap cannot nest there, Landlock can."""
-    import json
-
-    for path in (
-        Path.home() / ".claude/settings.json",
-        root / ".claude/settings.json",
-        root / ".claude/settings.local.json",
-    ):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        found = data.get("sandbox") if isinstance(data, dict) else None
-        if isinstance(found, dict) and found.get("enabled") is True:
-            return True
-    return False
