@@ -64,7 +64,7 @@ UNKNOWN = (
 )
 TYPED = (
     " This command starts a shell or an interpreter that reads what is typed into it ({shown}), "
-    "which no hook of this harness sees; give it a script or -c CODE instead."
+    "which the guard cannot judge as lines of a script; give it a script or -c CODE instead."
 )
 PYPROJECT = (
     " A shell command cannot show that it leaves [tool.automaton] alone; "
