@@ -402,9 +402,11 @@ def now() -> int:
     return int(time.time())
 
 
-def stamp(moment: int) -> str:
-    """A moment as the task files write it."""
-    return datetime.fromtimestamp(moment, timezone.utc).strftime(TIME_FORMAT)
+def stamp(moment: int | datetime) -> str:
+    """A moment (seconds, or a datetime in UTC) as the task files write it."""
+    if not isinstance(moment, datetime):
+        moment = datetime.fromtimestamp(moment, timezone.utc)
+    return moment.strftime(TIME_FORMAT)
 
 
 def seconds(text: str) -> int:
@@ -617,6 +619,17 @@ def shell_event(project: AutomatonProject, line: str, **extra: object) -> str:
             "cwd": str(project.root),
             "tool_name": "Bash",
             "tool_input": {"command": line, "description": "d", "timeout": 5000, **extra},
+        }
+    )
+
+
+def edit_event(project: AutomatonProject, relative: str) -> str:
+    """Claude Code's input for an Edit of the file at `relative` in the project."""
+    return json.dumps(
+        {
+            "cwd": str(project.root),
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(project.root / relative)},
         }
     )
 

@@ -14,7 +14,7 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-from conftest import HOOK, ROOT, STATUS_PY, denied
+from conftest import HOOK, ROOT, STATUS_PY, denied, edit_event
 
 from automaton_rules import Edit, Rule, hookimpl, rule
 from automaton_rules.core.project import find_project
@@ -122,10 +122,6 @@ def adapter(project: AutomatonProject, payload: dict[str, object]) -> str | None
     return denied("claude", proc)
 
 
-def edit_event(project: AutomatonProject, relative: str) -> dict[str, object]:
-    return {"tool_name": "Edit", "tool_input": {"file_path": str(project.root / relative)}}
-
-
 def at(project: AutomatonProject, relative: str) -> str:
     """A file of the project as an absolute path: in-process runs keep pytest's cwd."""
     return str(project.root / relative)
@@ -231,15 +227,17 @@ def test_list_rules_shows_when_a_rule_runs_at_edits(with_edit_rules) -> None:
 
 
 def test_the_adapter_denies_with_the_rules_message(with_edit_rules) -> None:
-    assert adapter(with_edit_rules, edit_event(with_edit_rules, "generated/app.py")) == GENERATED
-    assert adapter(with_edit_rules, edit_event(with_edit_rules, "src/app.py")) is None
+    assert (
+        adapter(with_edit_rules, json.loads(edit_event(with_edit_rules, "generated/app.py")))
+        == GENERATED
+    )
+    assert adapter(with_edit_rules, json.loads(edit_event(with_edit_rules, "src/app.py"))) is None
 
 
 def test_the_adapter_with_a_task_runs_its_task_rules(with_edit_rules) -> None:
-    payload = {"cwd": str(with_edit_rules.root), **edit_event(with_edit_rules, "src/app.py")}
     proc = subprocess.run(
         [str(HOOK), "--harness", "codex", "--task", "coding"],
-        input=json.dumps(payload),
+        input=edit_event(with_edit_rules, "src/app.py"),
         capture_output=True,
         text=True,
         timeout=60,
@@ -265,7 +263,7 @@ def test_the_adapter_fails_closed_on_a_crashing_rule(automaton_project) -> None:
     automaton_project.task("coding", "implement")
     (automaton_project.root / "src").mkdir()
     automaton_project.write_plugin(CRASHING)
-    reason = adapter(automaton_project, edit_event(automaton_project, "src/app.py"))
+    reason = adapter(automaton_project, json.loads(edit_event(automaton_project, "src/app.py")))
     assert reason is not None
     assert reason.startswith("DENIED: automaton-rules could not check this action (plugin ")
     assert "the rule fell over" in reason
