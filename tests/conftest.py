@@ -303,6 +303,13 @@ def walk(root: Path, name: str, state: str) -> None:
 # ------------------------------------------------------------------ reading output
 
 OUT_OF_ORDER_PASS = "Folder validation: PASS — no out-of-order artifacts found"
+# How the commands status.py suggests call it: the installed script, as the spec installs it.
+SCRIPT_CALL = "python3 ~/.automaton/scripts/status.py"
+
+
+def no_traceback(result: Run) -> None:
+    """Nothing status.py printed is a Python traceback."""
+    assert "Traceback" not in result.out + result.err, result
 
 
 def one_line(text: str, prefix: str) -> str:
