@@ -441,6 +441,18 @@ def chained_history(task_dir: Path) -> list[dict[str, Any]]:
     return entries
 
 
+def age_task(project: AutomatonProject, name: str, minutes: float) -> None:
+    """Move the time of the task's first history line (its creation) `minutes` into the
+    past, the digest chain left as it was (the lines after it are not rewritten)."""
+    path = project.task_dir(name) / store.HISTORY
+    lines = path.read_text().splitlines()
+    first = json.loads(lines[0])
+    then = datetime.now(timezone.utc) - timedelta(minutes=minutes)
+    first["time"] = then.strftime(TIME_FORMAT)
+    lines[0] = json.dumps(first, separators=(",", ":"))
+    path.write_text("\n".join(lines) + "\n")
+
+
 def rewrite_history(folder: Path, entries: list[dict[str, Any]]) -> None:
     """Write history entries, each chained to the line before as status.py chains them."""
     out, prev = [], None

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import HOOK, ROOT, Project, denied, replay, run_hook
+from conftest import HOOK, ROOT, denied, edit_event, put, replay, run_hook
 
 from automaton_rules.core import store
 from automaton_rules.guards import harness, sandbox
@@ -274,24 +274,9 @@ def test_writes_outside_the_project_from_the_shell_are_not_its_business(guarded)
 # --------------------------------------------------------------------------------------
 
 
-def put_state(project: Project, name: str, state: str) -> None:
-    """A task folder with only a `.state`: enough for the edit-time answer."""
-    folder = project.task_dir(name)
-    folder.mkdir(parents=True)
-    (folder / ".state").write_text(f"{state}\n")
-
-
-def edit_payload(project: Project) -> dict[str, object]:
-    return {
-        "cwd": str(project.root),
-        "tool_name": "Edit",
-        "tool_input": {"file_path": str(project.root / "src" / "app.py")},
-    }
-
-
 def test_the_adapter_reads_states_only_until_a_task_may_edit(project, monkeypatch) -> None:
     for index in range(30):
-        put_state(project, f"task-{index:02}", "implement")
+        put(project, "implement", f"task-{index:02}")
     reads: list[Path] = []
     real = store.read_state
 
@@ -300,7 +285,7 @@ def test_the_adapter_reads_states_only_until_a_task_may_edit(project, monkeypatc
         return real(task_dir)
 
     monkeypatch.setattr(store, "read_state", counting)
-    action = harness.read_action(edit_payload(project), "claude")
+    action = harness.read_action(json.loads(edit_event(project, "src/app.py")), "claude")
     assert harness.decide(action) == harness.Verdict(True)
     assert len(reads) == 1
     reads.clear()
@@ -310,22 +295,22 @@ def test_the_adapter_reads_states_only_until_a_task_may_edit(project, monkeypatc
 
 def test_the_adapter_finds_an_editing_subtask_among_many_tasks(project) -> None:
     for index in range(20):
-        put_state(project, f"task-{index:02}", "research")
-    put_state(project, "task-07/part-b", "doc_review")
-    action = harness.read_action(edit_payload(project), "claude")
+        put(project, "research", f"task-{index:02}")
+    put(project, "doc_review", "task-07/part-b")
+    action = harness.read_action(json.loads(edit_event(project, "src/app.py")), "claude")
     assert harness.decide(action) == harness.Verdict(True)
 
 
 def test_the_adapters_refusal_lists_tasks_as_status_py_does(project) -> None:
     for name in ("zeta", "alpha", "alpha-b", "alpha/sub-2", "alpha/sub-1", "mid", "done"):
-        put_state(project, name, "complete" if name == "done" else "research")
-    put_state(project, "untracked-by-hand", "not-a-phase")
+        put(project, "complete" if name == "done" else "research", name)
+    put(project, "not-a-phase", "untracked-by-hand")
     expected = project.run("--can-edit")
     assert expected.rc == 1
     assert "(alpha: research, alpha/sub-1: research, alpha/sub-2: research, alpha-b: " in (
         expected.out
     )
-    action = harness.read_action(edit_payload(project), "claude")
+    action = harness.read_action(json.loads(edit_event(project, "src/app.py")), "claude")
     assert harness.decide(action) == harness.Verdict(False, expected.out.strip())
 
 
@@ -335,7 +320,7 @@ def test_a_task_folder_leading_outside_still_fails_closed(project, tmp_path) -> 
     (outside / ".state").write_text("implement\n")
     project.tasks.mkdir(parents=True)
     (project.tasks / "sneaky").symlink_to(outside)
-    reason = denied("claude", run_hook("claude", json.dumps(edit_payload(project))))
+    reason = denied("claude", run_hook("claude", edit_event(project, "src/app.py")))
     assert reason is not None
     assert reason.startswith("DENIED: automaton-rules could not check this action")
     assert "outside" in reason

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, clean_env, run_install
+from conftest import ROOT, SCRIPT_CALL, clean_env, run_install
 
 from automaton_rules.cli import install, install_files
 from automaton_rules.guards import harnesses, hook_settings
@@ -30,7 +30,6 @@ from automaton_rules.guards import harnesses, hook_settings
 # The harnesses whose hooks go into a JSON settings file (all but opencode's plugin).
 JSON_SETTINGS = [record for record in harnesses.HARNESSES.values() if record.hooks()]
 
-SCRIPT_CALL = "python3 ~/.automaton/scripts/status.py"
 LAUNCHED = ("automaton-hook", "automaton-git-hook")
 
 USER_CLAUDE = {

@@ -35,7 +35,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SCRIPT_CALL, STATUS_PY, entries_below, no_traceback, put
+from conftest import ROOT, SCRIPT_CALL, STATUS_PY, entries_below, no_traceback, one_line, put
 from spec_tables import (
     ACCEPTANCE_CRITERIA,
     ALL_ARTIFACTS,
@@ -81,9 +81,8 @@ def items_under(out: str, header: str) -> list[str]:
 
 
 def field(out: str, prefix: str) -> str:
-    matches = [line[len(prefix) :] for line in out.splitlines() if line.startswith(prefix)]
-    assert len(matches) == 1, (prefix, out)
-    return matches[0]
+    """What follows `prefix` on the one line of `out` that starts with it."""
+    return one_line(out, prefix)[len(prefix) :]
 
 
 # --------------------------------------------------------------------------------------

@@ -8,12 +8,10 @@ tests/test_harness.py and the tests of the guard.
 
 from __future__ import annotations
 
-import json
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import put
+from conftest import age_task, put
 from spec_tables import STATES, base
 
 # --------------------------------------------------------------------------------------
@@ -107,17 +105,6 @@ def test_scope_check_returns_in_scope_out_of_scope(project, tmp_path):
     )
 
 
-def _age_task(project, name: str, minutes: float) -> None:
-    """Rewrite the time of the task's first history line `minutes` into the past."""
-    history = project.task_dir(name) / ".state.history"
-    lines = history.read_text().splitlines()
-    first = json.loads(lines[0])
-    then = datetime.now(timezone.utc) - timedelta(minutes=minutes)
-    first["time"] = then.strftime("%Y-%m-%dT%H:%M:%SZ")
-    lines[0] = json.dumps(first, separators=(",", ":"))
-    history.write_text("\n".join(lines) + "\n")
-
-
 def test_same_session_returns_same_session_different_session_heuristic(project):
     """Criterion: "--same-session returns SAME_SESSION/DIFFERENT_SESSION heuristic (optional,
     for tool integration)" -- a task created within the last 30 minutes (the default) is
@@ -126,7 +113,7 @@ def test_same_session_returns_same_session_different_session_heuristic(project):
     result = project.run("--same-session", "--task", "add-user-auth")
     assert (result.rc, result.out, result.err) == (1, "SAME_SESSION\n", "")
 
-    _age_task(project, "add-user-auth", 60)
+    age_task(project, "add-user-auth", 60)
     result = project.run("--same-session", "--task", "add-user-auth")
     assert (result.rc, result.out, result.err) == (0, "DIFFERENT_SESSION\n", "")
     result = project.script(
