@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 STATUS_PY = ROOT / "status.py"
 BIN = Path(sys.executable).parent  # the console scripts of the installation under test
 HOOK = BIN / "automaton-hook"
+INSTALL = BIN / "automaton-install"
+PACKAGE = ROOT / "automaton_rules"
 
 # ------------------------------------------------------------ how big the sized suites run
 
@@ -188,6 +191,77 @@ def task_in(project: Project):
     return make
 
 
+@pytest.fixture
+def guarded(project: Project, task_in) -> Project:
+    """A project whose only task, `guarded`, is in research, with a source file to edit."""
+    (project.root / "src").mkdir()
+    (project.root / "src" / "app.py").write_text("x = 1\n")
+    task_in("research", name="guarded")
+    return project
+
+
+@pytest.fixture
+def hooked_repo(project: Project, task_in) -> Project:
+    """A git repository with the package's git hooks in force (core.hooksPath), its source
+    committed, and its one task, `guarded`, in research and committed through the hooks."""
+    git_with_hooks(project.root, "init", "-q")
+    git_with_hooks(project.root, "config", "core.hooksPath", str(ROOT / "githooks"))
+    (project.root / "src").mkdir()
+    (project.root / "src" / "app.py").write_text("x = 1\n")
+    git_with_hooks(project.root, "add", "src")
+    git_with_hooks(project.root, "commit", "-q", "--no-verify", "-m", "initial")
+    task_in("research", name="guarded")
+    git_with_hooks(project.root, "add", ".automaton")
+    git_with_hooks(project.root, "commit", "-q", "-m", "track the task")
+    return project
+
+
+def implement(project: AutomatonProject, name: str) -> None:
+    """Take task `name` from research through its approval into implement."""
+    project.advance(name, ["research:awaiting_approval", "research:approved", "implement"])
+
+
+def put(
+    project: AutomatonProject, state: str, name: str = "demo-task", artifacts: tuple = ()
+) -> str:
+    """A task folder laid out as --create-task makes it, set to `state`, with artifacts.
+
+    Written directly (not through --create-task) to keep the several hundred parametrized
+    cases fast; --create-task itself is tested in tests/test_status.py.
+    """
+    folder = project.task_dir(name)
+    folder.mkdir(parents=True)
+    (folder / ".state").write_text(f"{state}\n")
+    (folder / ".state.approvals").write_bytes(b"")
+    for artifact in artifacts:
+        verdict = "Verdict: PASS\n" if artifact == "VERDICT.md" else ""
+        (folder / artifact).write_text(f"# {artifact}\n\nsome content\n{verdict}")
+    return name
+
+
+PROMPT = 'approval = "prompt"\n'
+# The two phases the guard's tests try each case in: one where it refuses writes to the
+# project's source (research), one where it allows them (implement).
+GUARD_PHASES = ("research", "implement")
+
+
+def awaiting(project: AutomatonProject, name: str = "login") -> str:
+    """A task at design's gate, walked there before any approval mode or listener (the
+    configuration is set aside for the walk and put back)."""
+    config = project.root / "automaton.toml"
+    saved = config.read_text() if config.exists() else None
+    config.unlink(missing_ok=True)
+    project.task(name, "design:awaiting_approval")
+    if saved is not None:
+        config.write_text(saved)
+    return name
+
+
+def current_state(project: AutomatonProject, name: str) -> str:
+    """The state a task's .state holds, without its newline."""
+    return (project.task_dir(name) / store.STATE).read_text().strip()
+
+
 def status_env(**extra: str) -> dict[str, str]:
     """The environment status.py runs in from this checkout, with `extra` variables."""
     return {**os.environ, "PYTHONPATH": str(ROOT), **extra}
@@ -229,6 +303,13 @@ def walk(root: Path, name: str, state: str) -> None:
 # ------------------------------------------------------------------ reading output
 
 OUT_OF_ORDER_PASS = "Folder validation: PASS — no out-of-order artifacts found"
+# How the commands status.py suggests call it: the installed script, as the spec installs it.
+SCRIPT_CALL = "python3 ~/.automaton/scripts/status.py"
+
+
+def no_traceback(result: Run) -> None:
+    """Nothing status.py printed is a Python traceback."""
+    assert "Traceback" not in result.out + result.err, result
 
 
 def one_line(text: str, prefix: str) -> str:
@@ -236,6 +317,21 @@ def one_line(text: str, prefix: str) -> str:
     found = [line for line in text.splitlines() if line.startswith(prefix)]
     assert len(found) == 1, (prefix, text)
     return found[0]
+
+
+def entries_below(folder: Path) -> dict[str, bytes | str]:
+    """Every entry below a folder: file bytes, link targets, folders, to prove nothing
+    changed."""
+    found: dict[str, bytes | str] = {}
+    for path in sorted(folder.rglob("*")):
+        key = str(path.relative_to(folder))
+        if path.is_symlink():
+            found[key] = f"-> {os.readlink(path)}"
+        elif path.is_file():
+            found[key] = path.read_bytes()
+        else:
+            found[key] = "dir"
+    return found
 
 
 def files_below(folder: Path) -> dict[str, bytes]:
@@ -313,9 +409,11 @@ def now() -> int:
     return int(time.time())
 
 
-def stamp(moment: int) -> str:
-    """A moment as the task files write it."""
-    return datetime.fromtimestamp(moment, timezone.utc).strftime(TIME_FORMAT)
+def stamp(moment: int | datetime) -> str:
+    """A moment (seconds, or a datetime in UTC) as the task files write it."""
+    if not isinstance(moment, datetime):
+        moment = datetime.fromtimestamp(moment, timezone.utc)
+    return moment.strftime(TIME_FORMAT)
 
 
 def seconds(text: str) -> int:
@@ -325,6 +423,34 @@ def seconds(text: str) -> int:
 
 def history(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (folder / ".state.history").read_text().splitlines()]
+
+
+def chained_history(task_dir: Path) -> list[dict[str, Any]]:
+    """A task's history entries ([] before it has one), after checking the digest chain
+    line by line and that each entry leaves the state the one before it entered."""
+    path = task_dir / store.HISTORY
+    if not path.exists():
+        return []
+    lines = path.read_text().splitlines()
+    entries = [json.loads(line) for line in lines]
+    assert entries[0]["prev"] is None
+    for before, entry in zip(lines, entries[1:]):
+        assert entry["prev"] == hashlib.sha256(before.encode()).hexdigest()
+    for before, entry in zip(entries, entries[1:]):
+        assert entry["from"] == before["to"], "a history line is duplicated or missing"
+    return entries
+
+
+def age_task(project: AutomatonProject, name: str, minutes: float) -> None:
+    """Move the time of the task's first history line (its creation) `minutes` into the
+    past, the digest chain left as it was (the lines after it are not rewritten)."""
+    path = project.task_dir(name) / store.HISTORY
+    lines = path.read_text().splitlines()
+    first = json.loads(lines[0])
+    then = datetime.now(timezone.utc) - timedelta(minutes=minutes)
+    first["time"] = then.strftime(TIME_FORMAT)
+    lines[0] = json.dumps(first, separators=(",", ":"))
+    path.write_text("\n".join(lines) + "\n")
 
 
 def rewrite_history(folder: Path, entries: list[dict[str, Any]]) -> None:
@@ -466,6 +592,67 @@ sys.path.insert(0, str(ROOT / "rules"))
 # ------------------------------------------------------------------- harness answers
 
 
+def run_hook(
+    harness: str, payload: object, *args: str, home: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """automaton-hook fed one input (a text, or an object sent as JSON), as a harness runs
+    it; with `home`, HOME is that folder."""
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    return subprocess.run(
+        [str(HOOK), "--harness", harness, *args],
+        input=text,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(home)} if home is not None else None,
+        timeout=60,
+        check=False,
+    )
+
+
+def claude_prompt(root: Path, prompt: str) -> dict[str, object]:
+    """A Claude Code UserPromptSubmit input, as its hooks documentation shows it."""
+    return {
+        "session_id": "abc123",
+        "transcript_path": "/home/u/.claude/projects/p/abc123.jsonl",
+        "cwd": str(root),
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
+
+
+def replay(
+    harness_name: str, fixture: str, root: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """The adapter's answer to a recorded event of the harness, for the project at `root`,
+    as its installed command runs it."""
+    payload, given = recorded(harness_name, fixture, root)
+    return run_hook(harness_name, payload, *given, *args)
+
+
+def shell_event(project: AutomatonProject, line: str, **extra: object) -> str:
+    """Claude Code's input for a Bash call running `line` in the project."""
+    return json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "cwd": str(project.root),
+            "tool_name": "Bash",
+            "tool_input": {"command": line, "description": "d", "timeout": 5000, **extra},
+        }
+    )
+
+
+def edit_event(project: AutomatonProject, relative: str) -> str:
+    """Claude Code's input for an Edit of the file at `relative` in the project."""
+    return json.dumps(
+        {
+            "cwd": str(project.root),
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(project.root / relative)},
+        }
+    )
+
+
 def hook_command(
     harness: str,
     payload: str,
@@ -588,6 +775,58 @@ def reader_only(root: Path) -> None:
     config = root / "automaton.toml"
     text = config.read_text(encoding="utf-8") if config.exists() else ""
     config.write_text(text + 'sandbox = "off"\n', encoding="utf-8")
+
+
+# ------------------------------------------------------------------- the installer
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    """This environment as a person's shell has it, with `home` as HOME: none of the
+    variables the tests or a re-executed command set."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("PYTHONPATH", "AUTOMATON_REEXEC", "AUTOMATON_AGENT", "PYTHONHOME")
+    }
+    env["HOME"] = str(home)
+    return env
+
+
+def run_install(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """automaton-install as a person runs it, from `home`."""
+    return subprocess.run(
+        [str(INSTALL), *args],
+        capture_output=True,
+        text=True,
+        env=clean_env(home),
+        cwd=home,
+        timeout=60,
+    )
+
+
+# ----------------------------------------------------------------- what a command imports
+
+IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|(?P<name>\s*\S+)\s*$")
+
+
+def modules_imported(command: list[str], cwd: Path, stdin: str = "") -> tuple[int, str, set[str]]:
+    """Run `python -X importtime COMMAND`; its exit code, stdout and every module imported."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", *command],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    names = set()
+    for line in proc.stderr.splitlines():
+        match = IMPORT_LINE.match(line)
+        if match:
+            names.add(match.group("name").strip())
+    assert names, proc.stderr[:2000]
+    return proc.returncode, proc.stdout, names
 
 
 # ------------------------------------------------------------------- the dashboard

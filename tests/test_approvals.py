@@ -16,12 +16,16 @@ from pathlib import Path
 
 import pytest
 from conftest import (
+    PROMPT,
     ROOT,
     STATUS_PY,
     Project,
+    awaiting,
+    claude_prompt,
     history,
     make_key,
     rewrite_history,
+    run_hook,
     signers_file,
     status_env,
     with_code,
@@ -31,7 +35,6 @@ from conftest import (
 from automaton_rules.core import signing
 
 SIGNED = 'approval = "signed"\n'
-PROMPT = 'approval = "prompt"\n'
 
 
 @pytest.fixture
@@ -48,21 +51,6 @@ def signed(project: Project, keys: dict[str, Path]) -> Project:
     signers_file(project.root / ".automaton" / "allowed_signers", alice=keys["alice"])
     write_config(project, SIGNED)
     return project
-
-
-def awaiting(project: Project, name: str = "login", state: str = "design") -> str:
-    """A task waiting at `state`'s gate, walked there before the mode was set."""
-    config = project.root / "automaton.toml"
-    saved = config.read_text() if config.exists() else None
-    config.unlink(missing_ok=True)
-    project.create(name)
-    project.advance(name, ["research", "research:awaiting_approval"])
-    project.run("--task", name, "--approve")
-    if state == "design":
-        project.advance(name, ["design", "design:awaiting_approval"])
-    if saved is not None:
-        config.write_text(saved)
-    return name
 
 
 def sign_approval(project: Project, name: str, key: Path, approver: str = "alice") -> None:
@@ -397,32 +385,6 @@ def test_key_goes_with_signed_mode_only(project: Project, tmp_path: Path) -> Non
 
 # ------------------------------------------------------------------ prompt mode, hooks
 
-HOOK = Path(sys.executable).parent / "automaton-hook"
-
-
-def prompt_hook(harness: str, payload: dict[str, object]) -> subprocess.CompletedProcess[str]:
-    """automaton-hook fed one recorded user-prompt event, as the harness runs it."""
-    return subprocess.run(
-        [str(HOOK), "--harness", harness],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
-def claude_prompt(root: Path, prompt: str) -> dict[str, object]:
-    """A Claude Code UserPromptSubmit input, as its hooks documentation shows it."""
-    return {
-        "session_id": "abc123",
-        "transcript_path": "/home/u/.claude/projects/p/abc123.jsonl",
-        "cwd": str(root),
-        "permission_mode": "default",
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": prompt,
-    }
-
 
 @pytest.fixture
 def prompted(project: Project) -> Project:
@@ -432,7 +394,7 @@ def prompted(project: Project) -> Project:
 
 def test_a_user_prompt_approve_task_approves_the_task(prompted: Project) -> None:
     name = awaiting(prompted)
-    proc = prompt_hook("claude", claude_prompt(prompted.root, f"approve {name}"))
+    proc = run_hook("claude", claude_prompt(prompted.root, f"approve {name}"))
     assert proc.returncode == 0, proc.stderr
     answer = json.loads(proc.stdout)
     context = answer["hookSpecificOutput"]["additionalContext"]
@@ -455,7 +417,7 @@ def test_an_ordinary_prompt_changes_nothing(prompted: Project) -> None:
     name = awaiting(prompted)
     before = files_below(prompted.root)
     for text in ("please approve the design when ready", f"approve {name} and continue", "hi"):
-        proc = prompt_hook("claude", claude_prompt(prompted.root, text))
+        proc = run_hook("claude", claude_prompt(prompted.root, text))
         assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     assert files_below(prompted.root) == before
 
@@ -463,13 +425,13 @@ def test_an_ordinary_prompt_changes_nothing(prompted: Project) -> None:
 @pytest.mark.parametrize("typed", ["/APPROVE {name}", "  Approve `{name}`.  ", "approve {upper}"])
 def test_any_case_and_a_leading_slash_are_accepted(prompted: Project, typed: str) -> None:
     name = awaiting(prompted)
-    prompt_hook("claude", claude_prompt(prompted.root, typed.format(name=name, upper=name.upper())))
+    run_hook("claude", claude_prompt(prompted.root, typed.format(name=name, upper=name.upper())))
     assert prompted.state(name) == "design:approved\n"
 
 
 def test_approved_alone_approves_the_one_task_awaiting(prompted: Project) -> None:
     name = awaiting(prompted)
-    proc = prompt_hook("claude", claude_prompt(prompted.root, "APPROVED"))
+    proc = run_hook("claude", claude_prompt(prompted.root, "APPROVED"))
     assert f"approved task '{name}'" in proc.stdout
     assert prompted.state(name) == "design:approved\n"
 
@@ -477,7 +439,7 @@ def test_approved_alone_approves_the_one_task_awaiting(prompted: Project) -> Non
 def test_approved_alone_with_two_tasks_awaiting_approves_neither(prompted: Project) -> None:
     first = awaiting(prompted, "first")
     second = awaiting(prompted, "second")
-    proc = prompt_hook("claude", claude_prompt(prompted.root, "Approved."))
+    proc = run_hook("claude", claude_prompt(prompted.root, "Approved."))
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "several tasks await approval (first, second)" in context
     assert "nothing" not in context or "did not record" in context
@@ -486,14 +448,14 @@ def test_approved_alone_with_two_tasks_awaiting_approves_neither(prompted: Proje
 
 def test_a_prompt_for_an_unknown_task_says_so_and_approves_nothing(prompted: Project) -> None:
     name = awaiting(prompted)
-    proc = prompt_hook("claude", claude_prompt(prompted.root, "approve nosuch"))
+    proc = run_hook("claude", claude_prompt(prompted.root, "approve nosuch"))
     assert "there is no task 'nosuch'" in proc.stdout
     assert prompted.state(name) == "design:awaiting_approval\n"
 
 
 def test_a_prompt_approval_in_signed_mode_is_refused_with_how_to_sign(signed: Project) -> None:
     name = awaiting(signed)
-    proc = prompt_hook("claude", claude_prompt(signed.root, f"approve {name}"))
+    proc = run_hook("claude", claude_prompt(signed.root, f"approve {name}"))
     assert "takes signed approvals only" in proc.stdout
     assert signed.state(name) == "design:awaiting_approval\n"
 
@@ -546,11 +508,11 @@ def test_every_harness_prompt_hook_approves(
         if harness == "cursor"
         else {"cwd": str(prompted.root)}
     )
-    ordinary = prompt_hook(harness, {**event, **where, "prompt": "what next?"})
+    ordinary = run_hook(harness, {**event, **where, "prompt": "what next?"})
     assert ordinary.returncode == 0
     assert ordinary.stdout.strip() in ("", "{}", '{"continue": true}')
     assert prompted.state(name) == "design:awaiting_approval\n"
-    proc = prompt_hook(harness, {**event, **where, "prompt": f"approve {name}"})
+    proc = run_hook(harness, {**event, **where, "prompt": f"approve {name}"})
     assert proc.returncode == 0, proc.stderr
     answer = json.loads(proc.stdout)
     if harness == "cursor":  # no context channel: the message stops, the user is told
@@ -568,7 +530,7 @@ def test_a_codex_subagents_prompt_approves_nothing(prompted: Project) -> None:
     """A subagent's "prompt" was written by its parent agent, not typed by the user."""
     name = awaiting(prompted)
     event = {**claude_prompt(prompted.root, f"approve {name}"), "agent_id": "sub-1"}
-    proc = prompt_hook("codex", event)
+    proc = run_hook("codex", event)
     assert (proc.returncode, proc.stdout) == (0, "")
     assert prompted.state(name) == "design:awaiting_approval\n"
 
@@ -579,7 +541,7 @@ def test_a_broken_configuration_lets_the_prompt_through_and_approves_nothing(
     """A prompt hook fails open: the chat never locks, and nothing is approved."""
     name = awaiting(prompted)
     write_config(prompted, "approval = [\n")
-    proc = prompt_hook("codex", claude_prompt(prompted.root, f"approve {name}"))
+    proc = run_hook("codex", claude_prompt(prompted.root, f"approve {name}"))
     assert proc.returncode == 0
     assert "nothing was approved" in json.loads(proc.stdout)["systemMessage"].lower()
     assert prompted.state(name) == "design:awaiting_approval\n"
@@ -591,7 +553,7 @@ def test_the_gemini_prompt_is_read_after_the_context_its_hooks_put_first(
     name = awaiting(prompted)
     typed = f"<hook_context>Tasks: {name}</hook_context>\n\napprove {name}"
     event = {"cwd": str(prompted.root), "hook_event_name": "BeforeAgent", "prompt": typed}
-    assert prompt_hook("gemini", event).returncode == 0
+    assert run_hook("gemini", event).returncode == 0
     assert prompted.state(name) == "design:approved\n"
 
 
@@ -603,7 +565,7 @@ def test_the_adapter_still_denies_the_agents_own_approve(prompted: Project) -> N
         "tool_name": "Bash",
         "tool_input": {"command": f"python status.py --task {name} --approve"},
     }
-    answer = json.loads(prompt_hook("claude", event).stdout)
+    answer = json.loads(run_hook("claude", event).stdout)
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
@@ -647,7 +609,8 @@ def test_the_task_view_says_how_this_project_approves(
 
 
 def test_a_terminal_approve_of_a_task_not_awaiting_asks_nothing(project: Project) -> None:
-    name = awaiting(project, state="research")
+    name = "login"
+    project.task(name, "research:approved")
     write_config(project, PROMPT)
     code, out = _at_terminal(project.root, "", "--task", name, "--approve")
     assert code == 1, out

@@ -11,11 +11,10 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import PACKAGE, ROOT
 
 from automaton_rules import _LAZY as LAZY_NAMES
 
-PACKAGE = ROOT / "automaton_rules"
 TESTS = ROOT / "tests"
 
 # Each layer and the layers it may import, beside itself. `builtin` is loaded by module

@@ -34,7 +34,7 @@ def legacy(automaton_project: AutomatonProject) -> AutomatonProject:
     return automaton_project
 
 
-def write(project: AutomatonProject, path: Path, *args: str) -> tuple[int, str]:
+def write_baseline(project: AutomatonProject, path: Path, *args: str) -> tuple[int, str]:
     result = project.run("--audit", "--write-baseline", str(path), *args)
     assert result.err == "", result.err
     return result.exit_code, result.out
@@ -49,7 +49,7 @@ def test_round_trip_only_the_new_violation_fails(legacy: AutomatonProject, tmp_p
     assert before.exit_code == 1
     assert {"AR101", "AR202", "AR301", "AR401"} <= set(before.codes)
     file = tmp_path / "baseline.json"
-    code, out = write(legacy, file)
+    code, out = write_baseline(legacy, file)
     assert code == 0
     count = len(before.findings)
     assert out.strip() == (
@@ -87,7 +87,7 @@ def test_a_second_commit_to_a_file_the_baseline_knows_is_new(
     """Found by a review: AR301 reported a task's file once, for its first commit, so a
     baseline holding that commit hid every later one. It reports the latest."""
     file = tmp_path / "baseline.json"
-    assert write(legacy, file)[0] == 0
+    assert write_baseline(legacy, file)[0] == 0
     old = legacy.git("rev-parse", "HEAD").strip()
     legacy.commit({"src/app.py": "x = 3\n"}, "again", task="coder", when=now() - 300)
     new = legacy.git("rev-parse", "HEAD").strip()
@@ -104,7 +104,7 @@ def test_known_findings_are_shown_as_base_and_not_counted(
     legacy: AutomatonProject, tmp_path: Path
 ) -> None:
     file = tmp_path / "baseline.json"
-    write(legacy, file)
+    write_baseline(legacy, file)
     text = legacy.run("--audit", "--baseline", str(file)).out
     lines = section(text, CAT4)
     assert any(line.startswith("[BASE] by-hand: task was created manually") for line in lines)
@@ -116,7 +116,7 @@ def test_the_file_holds_fingerprints_never_messages_or_times(
     legacy: AutomatonProject, tmp_path: Path
 ) -> None:
     file = tmp_path / "baseline.json"
-    write(legacy, file)
+    write_baseline(legacy, file)
     content = json.loads(file.read_text())
     assert content["version"] == baselines.VERSION
     assert content["kind"] == baselines.KIND
@@ -143,7 +143,7 @@ def test_a_changed_message_with_the_same_fingerprint_stays_known(
 ) -> None:
     """AR202's message names the artifacts present; its fingerprint does not."""
     file = tmp_path / "baseline.json"
-    write(legacy, file)
+    write_baseline(legacy, file)
     (legacy.task_dir("skipper") / "BUG_REPORT.md").write_text("# later\n")
     audit = legacy.audit("--baseline", str(file))
     assert [f["code"] for f in audit.findings] == ["AR101"]  # BUG_REPORT.md is new
@@ -154,7 +154,7 @@ def test_entries_no_longer_found_are_listed_and_do_not_fail(
     legacy: AutomatonProject, tmp_path: Path
 ) -> None:
     file = tmp_path / "baseline.json"
-    write(legacy, file)
+    write_baseline(legacy, file)
     assert legacy.run("--upgrade").exit_code == 0  # adopts by-hand: AR401 is gone
     audit = legacy.audit("--baseline", str(file))
     assert audit.exit_code == 0, audit.text
@@ -175,7 +175,7 @@ def test_entries_no_longer_found_are_listed_and_do_not_fail(
 
 def test_fail_on_applies_to_new_findings_only(legacy: AutomatonProject, tmp_path: Path) -> None:
     file = tmp_path / "baseline.json"
-    write(legacy, file)
+    write_baseline(legacy, file)
     assert legacy.run("--audit", "--baseline", str(file), "--fail-on", "note").exit_code == 0
     legacy.commit({"automaton.toml": "fail-on = 'error'\n"}, "configure")  # an AR501 warning
     audit = legacy.audit("--baseline", str(file))
@@ -189,7 +189,7 @@ def test_fail_on_applies_to_new_findings_only(legacy: AutomatonProject, tmp_path
 
 def test_every_format_reports_only_new_findings(legacy: AutomatonProject, tmp_path: Path) -> None:
     file = tmp_path / "baseline.json"
-    write(legacy, file)
+    write_baseline(legacy, file)
     assert legacy.run("--upgrade").exit_code == 0
     (legacy.task_dir("coder") / "DESIGN.md").write_text("# ahead\n")
     args = ("--audit", "--baseline", str(file), "--format")
@@ -228,7 +228,7 @@ def test_write_baseline_answers_in_every_format(
     legacy: AutomatonProject, tmp_path: Path, fmt: str
 ) -> None:
     file = tmp_path / f"{fmt}.json"
-    code, out = write(legacy, file, "--format", fmt)
+    code, out = write_baseline(legacy, file, "--format", fmt)
     assert code == 0
     entries = len(json.loads(file.read_text())["findings"])
     if fmt == "json":
@@ -420,9 +420,10 @@ def test_pr_audit_with_baseline_and_since(
     assert audit.exit_code == 1
     # main's AR301 for src/old.py lies before the range: not looked for, so not gone.
     assert audit.report["baseline"]["gone"] == []
-    assert "no longer found" not in project.run(
-        "--audit", "--baseline", str(file), "--since", "main-copy"
-    ).out
+    assert (
+        "no longer found"
+        not in project.run("--audit", "--baseline", str(file), "--since", "main-copy").out
+    )
 
 
 def test_docs_show_a_pr_workflow_using_them() -> None:

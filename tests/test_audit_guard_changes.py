@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, git_with_hooks
+from conftest import ROOT, STATUS_PY, git_with_hooks
 
 from automaton_rules.engine import gitlog
 from automaton_rules.testing import Audit, AutomatonProject
 
-STATUS_PY = ROOT / "status.py"
 WHEN = 1_750_000_000  # a fixed second: commits made at it carry a known date
 DATE = datetime.fromtimestamp(WHEN, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 AUTHOR = "Mallory Agent"
@@ -63,7 +62,7 @@ def commit_as(
     return project.git("rev-parse", "HEAD").strip()
 
 
-def started(project: AutomatonProject) -> None:
+def start_repository(project: AutomatonProject) -> None:
     """A project (its tasks folder) in a repository with one source file, committed before
     anything the tests do."""
     project.tasks_dir.mkdir(parents=True, exist_ok=True)
@@ -101,7 +100,7 @@ def category_5(text: str) -> list[str]:
 def test_a_commit_to_automaton_toml_is_shown_with_commit_author_and_date(
     automaton_project: AutomatonProject,
 ) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     sha = commit_as(automaton_project, {"automaton.toml": 'ignore = ["AR1"]\n'}, "quieter")
     audit = automaton_project.audit()
     (finding,) = guard_findings(audit)
@@ -119,7 +118,7 @@ def test_a_commit_to_automaton_toml_is_shown_with_commit_author_and_date(
 def test_a_change_to_the_tool_automaton_table_is_shown_and_the_rest_of_pyproject_is_not(
     automaton_project: AutomatonProject,
 ) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     base = '[project]\nname = "app"\n'
     commit_as(automaton_project, {"pyproject.toml": base}, "packaging", when=WHEN - 60)
     commit_as(
@@ -142,7 +141,7 @@ def test_a_change_to_the_tool_automaton_table_is_shown_and_the_rest_of_pyproject
 def test_removing_the_tool_automaton_table_is_a_change_to_it(
     automaton_project: AutomatonProject,
 ) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     table = '[project]\nname = "app"\n\n[tool.automaton]\nsame-session-minutes = 45\n'
     first = commit_as(automaton_project, {"pyproject.toml": table}, "settings", when=WHEN - 60)
     second = commit_as(
@@ -153,7 +152,7 @@ def test_removing_the_tool_automaton_table_is_a_change_to_it(
 
 
 def test_a_harness_configuration_change_is_shown(automaton_project: AutomatonProject) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     sha = commit_as(
         automaton_project,
         {".claude/settings.json": '{"disableAllHooks": true}\n', "src/app.py": "x = 2\n"},
@@ -166,7 +165,7 @@ def test_a_harness_configuration_change_is_shown(automaton_project: AutomatonPro
 
 
 def test_a_deleted_harness_plugin_is_shown_as_deleted(automaton_project: AutomatonProject) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     plugin = ".opencode/plugin/automaton-guard.js"
     commit_as(automaton_project, {plugin: "export default {}\n"}, "guard", when=WHEN - 60)
     sha = commit_as(automaton_project, {plugin: None}, "unguard")
@@ -177,7 +176,7 @@ def test_a_deleted_harness_plugin_is_shown_as_deleted(automaton_project: Automat
 def test_a_committed_hooks_folder_named_by_core_hookspath_is_the_guards(
     automaton_project: AutomatonProject,
 ) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.git("config", "core.hooksPath", "hooks")
     sha = commit_as(automaton_project, {"hooks/pre-commit": "#!/bin/sh\nexit 0\n"}, "no hook")
     commit_as(automaton_project, {"tools/pre-commit": "#!/bin/sh\n"}, "not a hook", when=WHEN + 1)
@@ -190,7 +189,7 @@ def test_a_committed_hooks_folder_named_by_core_hookspath_is_the_guards(
 
 
 def test_the_signers_file_is_shown(automaton_project: AutomatonProject) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     sha = commit_as(
         automaton_project, {".automaton/allowed_signers": "me ssh-ed25519 AAAA\n"}, "trust me"
     )
@@ -207,7 +206,7 @@ def test_a_guard_file_committed_during_research_is_shown_not_unauthorized(
 ) -> None:
     """The guard's files are not source: category 3 leaves them to category 5; the rest
     of a pyproject.toml is still source there."""
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("researching", "research", files=["SPEC.md"])
     automaton_project.git("add", "-A")
     automaton_project.git("commit", "-q", "--no-verify", "-m", "task", when=WHEN - 60)
@@ -232,7 +231,7 @@ def test_task_records_and_source_are_not_the_guards_history(
     automaton_project: AutomatonProject,
 ) -> None:
     """status.py writes `.automaton/` with every command; other categories hold those."""
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("building", "implement")
     commit_as(automaton_project, {"src/app.py": "x = 3\n", ".automaton/notes.md": "n\n"}, "work")
     automaton_project.git("add", "-A")
@@ -266,7 +265,7 @@ def test_a_project_below_the_repository_top_reads_its_own_pyproject(tmp_path: Pa
 def test_a_deleted_task_folder_is_an_error_with_commit_author_and_date(
     automaton_project: AutomatonProject,
 ) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("t1", "implement")
     automaton_project.task("kept", "research")
     automaton_project.git("add", "-A")
@@ -294,7 +293,7 @@ def test_a_deleted_task_folder_is_an_error_with_commit_author_and_date(
 
 
 def test_the_correction_restores_the_folder(automaton_project: AutomatonProject) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("t1", "research")
     automaton_project.task("kept", "research")
     automaton_project.git("add", "-A")
@@ -311,7 +310,7 @@ def test_a_moved_task_folder_is_reported_and_a_renamed_stray_folder_is_not(
     automaton_project: AutomatonProject,
 ) -> None:
     """A folder no task can be named (AR402) is renamed on that rule's advice: no loss."""
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("t1", "research")
     automaton_project.folder("Fix_Login", ["SPEC.md"])
     automaton_project.git("add", "-A")
@@ -323,7 +322,7 @@ def test_a_moved_task_folder_is_reported_and_a_renamed_stray_folder_is_not(
 
 
 def test_a_removed_sub_task_is_named_parent_slash_sub(automaton_project: AutomatonProject) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("parent", "decomposition:approved")
     automaton_project.task("parent/child", "research")
     automaton_project.task("parent/other", "research")
@@ -341,7 +340,7 @@ def test_a_removed_sub_task_is_named_parent_slash_sub(automaton_project: Automat
 def test_a_removed_parent_is_reported_once_for_its_sub_tasks(
     automaton_project: AutomatonProject,
 ) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("parent", "decomposition:approved")
     automaton_project.task("parent/child", "research")
     automaton_project.task("kept", "research")
@@ -354,7 +353,7 @@ def test_a_removed_parent_is_reported_once_for_its_sub_tasks(
 def test_a_task_folder_removed_and_not_committed_is_reported(
     automaton_project: AutomatonProject,
 ) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("t1", "research")
     automaton_project.task("kept", "research")
     automaton_project.git("add", "-A")
@@ -369,7 +368,7 @@ def test_a_task_folder_removed_and_not_committed_is_reported(
 
 
 def test_a_task_folder_that_lost_a_file_is_not_gone(automaton_project: AutomatonProject) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("t1", "research", files=["SPEC.md"])
     automaton_project.git("add", "-A")
     automaton_project.git("commit", "-q", "--no-verify", "-m", "tasks", when=WHEN - 60)
@@ -378,7 +377,7 @@ def test_a_task_folder_that_lost_a_file_is_not_gone(automaton_project: Automaton
 
 
 def test_a_folder_removed_and_made_again_is_not_gone(automaton_project: AutomatonProject) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("t1", "research")
     automaton_project.task("kept", "research")
     automaton_project.git("add", "-A")
@@ -390,7 +389,7 @@ def test_a_folder_removed_and_made_again_is_not_gone(automaton_project: Automato
 
 def test_a_file_name_cannot_hide_a_commit_from_the_log(automaton_project: AutomatonProject) -> None:
     """A file named like the log's record marker is read as a name, not as a commit."""
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("t1", "research")
     automaton_project.task("kept", "research")
     automaton_project.git("add", "-A")
@@ -409,7 +408,7 @@ def test_a_file_name_cannot_hide_a_commit_from_the_log(automaton_project: Automa
 def test_the_fifth_category_prints_after_the_specifications_four(
     automaton_project: AutomatonProject,
 ) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     commit_as(automaton_project, {"automaton.toml": "jobs = 1\n"}, "settings")
     text = automaton_project.run("--audit").out
     headings = [line for line in text.splitlines() if line.startswith("=== Category")]
@@ -428,7 +427,7 @@ def test_outside_git_the_category_is_skipped(automaton_project: AutomatonProject
 
 
 def test_list_rules_names_ar501_and_ar502(automaton_project: AutomatonProject) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     lines = automaton_project.run("--list-rules").out.splitlines()
     codes = {
         line.split()[0]: (line, lines[n + 1]) for n, line in enumerate(lines) if line[:2] == "AR"
@@ -441,7 +440,7 @@ def test_list_rules_names_ar501_and_ar502(automaton_project: AutomatonProject) -
 
 def test_the_audit_as_ci_runs_it(automaton_project: AutomatonProject) -> None:
     """`python status.py --audit --json` in a subprocess: the JSON CI reads."""
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("t1", "research")
     automaton_project.task("kept", "research")
     automaton_project.git("add", "-A")
@@ -519,17 +518,6 @@ def hook_git(root: Path, *args: str, check: bool = True) -> subprocess.Completed
     return git_with_hooks(root, *args, check=check, author=("Person", "p@example.com"))
 
 
-@pytest.fixture
-def guarded(automaton_project: AutomatonProject) -> AutomatonProject:
-    """A repository with the git hooks in force and its one task in research."""
-    started(automaton_project)
-    automaton_project.task("guarded", "research")
-    hook_git(automaton_project.root, "add", "-A")
-    hook_git(automaton_project.root, "commit", "-q", "--no-verify", "-m", "task")
-    hook_git(automaton_project.root, "config", "core.hooksPath", str(ROOT / "githooks"))
-    return automaton_project
-
-
 GUARD_FILES = {
     "automaton.toml": "jobs = 1\n",
     ".claude/settings.json": "{}\n",
@@ -545,66 +533,68 @@ GUARD_FILES = {
 
 @pytest.mark.parametrize("path", GUARD_FILES)
 def test_a_person_commits_a_guard_file_while_no_task_may_edit(
-    guarded: AutomatonProject, path: str
+    hooked_repo: AutomatonProject, path: str
 ) -> None:
-    target = guarded.root / path
+    target = hooked_repo.root / path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(GUARD_FILES[path])
-    hook_git(guarded.root, "add", "--", path)
-    proc = hook_git(guarded.root, "commit", "-m", "settings", check=False)
+    hook_git(hooked_repo.root, "add", "--", path)
+    proc = hook_git(hooked_repo.root, "commit", "-m", "settings", check=False)
     assert proc.returncode == 0, proc.stderr
-    message = hook_git(guarded.root, "log", "-1", "--format=%B").stdout
+    message = hook_git(hooked_repo.root, "log", "-1", "--format=%B").stdout
     assert "Task:" not in message  # no task's work: commit-msg asks for no trailer
 
 
-def test_a_person_commits_a_change_to_the_tool_automaton_table(guarded: AutomatonProject) -> None:
+def test_a_person_commits_a_change_to_the_tool_automaton_table(
+    hooked_repo: AutomatonProject,
+) -> None:
     base = '[project]\nname = "app"\n'
-    (guarded.root / "pyproject.toml").write_text(base)
-    hook_git(guarded.root, "add", "pyproject.toml")
-    hook_git(guarded.root, "commit", "-q", "--no-verify", "-m", "packaging")
-    (guarded.root / "pyproject.toml").write_text(base + "[tool.automaton]\njobs = 1\n")
-    hook_git(guarded.root, "add", "pyproject.toml")
-    proc = hook_git(guarded.root, "commit", "-m", "settings", check=False)
+    (hooked_repo.root / "pyproject.toml").write_text(base)
+    hook_git(hooked_repo.root, "add", "pyproject.toml")
+    hook_git(hooked_repo.root, "commit", "-q", "--no-verify", "-m", "packaging")
+    (hooked_repo.root / "pyproject.toml").write_text(base + "[tool.automaton]\njobs = 1\n")
+    hook_git(hooked_repo.root, "add", "pyproject.toml")
+    proc = hook_git(hooked_repo.root, "commit", "-m", "settings", check=False)
     assert proc.returncode == 0, proc.stderr
 
 
-def test_the_rest_of_pyproject_is_still_source(guarded: AutomatonProject) -> None:
-    (guarded.root / "pyproject.toml").write_text('[project]\nname = "app"\n')
-    hook_git(guarded.root, "add", "pyproject.toml")
-    proc = hook_git(guarded.root, "commit", "-m", "packaging", check=False)
+def test_the_rest_of_pyproject_is_still_source(hooked_repo: AutomatonProject) -> None:
+    (hooked_repo.root / "pyproject.toml").write_text('[project]\nname = "app"\n')
+    hook_git(hooked_repo.root, "add", "pyproject.toml")
+    proc = hook_git(hooked_repo.root, "commit", "-m", "packaging", check=False)
     assert proc.returncode != 0
     assert "refusing to commit source files while no task is in implement" in proc.stderr
     assert "  - pyproject.toml" in proc.stderr
 
 
-def test_a_guard_file_does_not_carry_source_along(guarded: AutomatonProject) -> None:
-    (guarded.root / "automaton.toml").write_text("jobs = 1\n")
-    (guarded.root / "src" / "app.py").write_text("x = 2\n")
-    hook_git(guarded.root, "add", "-A")
-    proc = hook_git(guarded.root, "commit", "-m", "both", check=False)
+def test_a_guard_file_does_not_carry_source_along(hooked_repo: AutomatonProject) -> None:
+    (hooked_repo.root / "automaton.toml").write_text("jobs = 1\n")
+    (hooked_repo.root / "src" / "app.py").write_text("x = 2\n")
+    hook_git(hooked_repo.root, "add", "-A")
+    proc = hook_git(hooked_repo.root, "commit", "-m", "both", check=False)
     assert proc.returncode != 0
     assert "  - src/app.py" in proc.stderr
     assert "automaton.toml" not in proc.stderr
 
 
-def test_a_committed_hooks_folder_is_the_persons_to_commit(guarded: AutomatonProject) -> None:
-    hooks = guarded.root / "githooks"
+def test_a_committed_hooks_folder_is_the_persons_to_commit(hooked_repo: AutomatonProject) -> None:
+    hooks = hooked_repo.root / "githooks"
     shutil.copytree(ROOT / "githooks", hooks)
-    hook_git(guarded.root, "config", "core.hooksPath", "githooks")
+    hook_git(hooked_repo.root, "config", "core.hooksPath", "githooks")
     with (hooks / "pre-commit").open("a") as handle:
         handle.write("# reviewed\n")
-    hook_git(guarded.root, "add", "githooks")
-    proc = hook_git(guarded.root, "commit", "-m", "hooks", check=False)
+    hook_git(hooked_repo.root, "add", "githooks")
+    proc = hook_git(hooked_repo.root, "commit", "-m", "hooks", check=False)
     assert proc.returncode == 0, proc.stderr
 
 
 def test_a_hand_edited_state_is_still_refused_beside_guard_files(
-    guarded: AutomatonProject,
+    hooked_repo: AutomatonProject,
 ) -> None:
-    (guarded.task_dir("guarded") / ".state").write_text("implement\n")
-    (guarded.root / "automaton.toml").write_text("jobs = 1\n")
-    hook_git(guarded.root, "add", "-A")
-    proc = hook_git(guarded.root, "commit", "-m", "skip ahead", check=False)
+    (hooked_repo.task_dir("guarded") / ".state").write_text("implement\n")
+    (hooked_repo.root / "automaton.toml").write_text("jobs = 1\n")
+    hook_git(hooked_repo.root, "add", "-A")
+    proc = hook_git(hooked_repo.root, "commit", "-m", "skip ahead", check=False)
     assert proc.returncode != 0
     assert "refusing to commit hand-edited workflow state" in proc.stderr
 
@@ -615,7 +605,7 @@ def test_a_hand_edited_state_is_still_refused_beside_guard_files(
 def test_an_uncommitted_change_to_a_guard_file_is_an_error(
     automaton_project: AutomatonProject,
 ) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("t1", "research")
     signers = ".automaton/allowed_signers"
     automaton_project.commit(
@@ -640,7 +630,7 @@ def test_an_uncommitted_change_to_a_guard_file_is_an_error(
 def test_a_committed_change_to_a_guard_file_is_only_shown(
     automaton_project: AutomatonProject,
 ) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("t1", "research")
     automaton_project.commit({"automaton.toml": 'approval = "open"\n'}, "adopt")
     codes = {f["code"] for f in automaton_project.audit().findings}
@@ -650,7 +640,7 @@ def test_a_committed_change_to_a_guard_file_is_only_shown(
 def test_a_pyproject_change_outside_the_tool_table_is_not_a_guard_change(
     automaton_project: AutomatonProject,
 ) -> None:
-    started(automaton_project)
+    start_repository(automaton_project)
     automaton_project.task("t1", "implement")
     text = '[project]\nname = "x"\n\n[tool.automaton]\napproval = "open"\n'
     automaton_project.commit({"pyproject.toml": text}, "adopt")
@@ -666,7 +656,7 @@ def test_a_guard_file_with_a_second_hard_link_is_an_error(
 ) -> None:
     """The signers file linked from outside before the guard was there: a key appended
     through the link lands in it, unseen by any check made on the signers file's name."""
-    started(automaton_project)
+    start_repository(automaton_project)
     folder = automaton_project.task("t1", "research")
     signers = automaton_project.root / ".automaton" / "allowed_signers"
     signers.write_text("a@x ssh-ed25519 AAAA\n")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Board, status_env, system_tool, write_config
+from conftest import Board, current_state, status_env, system_tool, write_config
 
 from automaton_rules.core import store
 from automaton_rules.testing import AutomatonProject
@@ -22,7 +22,7 @@ from automaton_rules.testing import AutomatonProject
 pytest.importorskip("starlette", reason="the dashboard's extra: pip install '.[board]'")
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
 
-FLAGS = [
+CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -44,7 +44,7 @@ window.Notification = class {
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> AutomatonProject:
+def browser_project(tmp_path_factory: pytest.TempPathFactory) -> AutomatonProject:
     root = tmp_path_factory.mktemp("browser") / "proj"
     root.mkdir()
     made = AutomatonProject(root)
@@ -58,17 +58,17 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> AutomatonProject:
 
 
 @pytest.fixture(scope="module")
-def board(project: AutomatonProject) -> Any:
-    served = Board([project.root], person="hana@example.com")
+def browser_board(browser_project: AutomatonProject) -> Any:
+    served = Board([browser_project.root], person="hana@example.com")
     yield served
     served.stop()
 
 
 @pytest.fixture(scope="module")
-def page(board: Board) -> Any:
+def page(browser_board: Board) -> Any:
     chromium = system_tool("chromium", "chromium", "chromium-browser")
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=FLAGS)
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
         context = browser.new_context()
         # A stand-in for the browser's notifications, granted, that records each one.
         context.add_init_script(NOTIFICATIONS)
@@ -83,13 +83,9 @@ def page(board: Board) -> Any:
         browser.close()
 
 
-def state(project: AutomatonProject, name: str) -> str:
-    return (project.task_dir(name) / store.STATE).read_text().strip()
-
-
-def test_1_the_board_opens_from_the_printed_address(page: Any, board: Board) -> None:
-    page.goto(board.url)
-    assert page.url == board.base + "/"  # the secret left the address bar
+def test_1_the_board_opens_from_the_printed_address(page: Any, browser_board: Board) -> None:
+    page.goto(browser_board.url)
+    assert page.url == browser_board.base + "/"  # the secret left the address bar
     page.wait_for_selector('[data-task="login"]')
     assert page.text_content("#live") in ("live", "connecting…")
     page.wait_for_function("document.getElementById('live').textContent === 'live'")
@@ -97,7 +93,7 @@ def test_1_the_board_opens_from_the_printed_address(page: Any, board: Board) -> 
 
 
 def test_2_a_transition_made_by_status_py_appears_without_a_reload(
-    page: Any, project: AutomatonProject
+    page: Any, browser_project: AutomatonProject
 ) -> None:
     page.evaluate("window.notReloaded = true")
     proc = subprocess.run(
@@ -109,7 +105,7 @@ def test_2_a_transition_made_by_status_py_appears_without_a_reload(
             "--transition",
             "research:awaiting_approval",
             "--project",
-            str(project.root),
+            str(browser_project.root),
         ],
         cwd=Path(__file__).resolve().parent.parent,
         env=status_env(),
@@ -125,25 +121,31 @@ def test_2_a_transition_made_by_status_py_appears_without_a_reload(
 
 
 def test_3_a_task_is_approved_from_the_board_in_prompt_mode(
-    page: Any, project: AutomatonProject
+    page: Any, browser_project: AutomatonProject
 ) -> None:
     page.click('[data-awaiting="signup"] form.approve button')
     page.wait_for_selector('[data-awaiting="signup"]', state="detached", timeout=10000)
-    assert state(project, "signup") == "research:approved"
-    last = json.loads((project.task_dir("signup") / store.HISTORY).read_text().splitlines()[-1])
+    assert current_state(browser_project, "signup") == "research:approved"
+    last = json.loads(
+        (browser_project.task_dir("signup") / store.HISTORY).read_text().splitlines()[-1]
+    )
     assert (last["via"], last["approver"]) == ("board", "hana@example.com")
 
 
 def test_4_changes_requested_on_an_artifact_reach_the_agent(
-    page: Any, board: Board, project: AutomatonProject
+    page: Any, browser_board: Board, browser_project: AutomatonProject
 ) -> None:
-    page.goto(board.base + "/p/0/artifact?task=login&file=SPEC.md")
+    page.goto(browser_board.base + "/p/0/artifact?task=login&file=SPEC.md")
     page.click('.markdown [data-line="3"]')  # a comment on this line
     assert page.input_value("#line") == "3"
     page.fill("#comment", "Say which users.")
     page.click("form.changes button")
     page.wait_for_selector(".requests li.open", timeout=10000)
-    event = {"hook_event_name": "UserPromptSubmit", "prompt": "continue", "cwd": str(project.root)}
+    event = {
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "continue",
+        "cwd": str(browser_project.root),
+    }
     hook = subprocess.run(
         [sys.executable, "-m", "automaton_rules.guards.harness", "--harness", "claude"],
         input=json.dumps(event),
@@ -154,11 +156,11 @@ def test_4_changes_requested_on_an_artifact_reach_the_agent(
     )
     context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "on SPEC.md, line 3 (hana@example.com): Say which users." in context
-    assert state(project, "login") == "research:awaiting_approval"
+    assert current_state(browser_project, "login") == "research:awaiting_approval"
 
 
-def test_5_no_console_errors(page: Any, board: Board) -> None:
+def test_5_no_console_errors(page: Any, browser_board: Board) -> None:
     for path in ("/", "/p/0/task?name=login", "/p/0/workflow?task=login", "/p/0/audit?run=1"):
-        page.goto(board.base + path)
+        page.goto(browser_board.base + path)
         page.wait_for_load_state("networkidle") if path != "/" else page.wait_for_timeout(300)
     assert page.errors == []

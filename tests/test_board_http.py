@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="the dashboard's extra: pip install '.[board]'")
 
-from conftest import Board, status_env, write_config
+from conftest import Board, current_state, status_env, write_config
 
 from automaton_rules.core import store
 from automaton_rules.testing import AutomatonProject
@@ -25,7 +25,7 @@ HOSTILE = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> AutomatonProject:
+def http_project(tmp_path_factory: pytest.TempPathFactory) -> AutomatonProject:
     root = tmp_path_factory.mktemp("board") / "proj"
     root.mkdir()
     made = AutomatonProject(root)
@@ -39,14 +39,10 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> AutomatonProject:
 
 
 @pytest.fixture(scope="module")
-def board(project: AutomatonProject) -> Any:
-    served = Board([project.root], person="alice@example.com")
+def board(http_project: AutomatonProject) -> Any:
+    served = Board([http_project.root], person="alice@example.com")
     yield served
     served.stop()
-
-
-def state(project: AutomatonProject, name: str) -> str:
-    return (project.task_dir(name) / store.STATE).read_text().strip()
 
 
 def refused(answer: Any, status: int) -> None:
@@ -112,13 +108,13 @@ def test_a_fragment_is_the_main_part_only(board: Board) -> None:
 
 
 def test_the_audit_runs_on_request_and_is_kept_until_the_files_change(
-    board: Board, project: AutomatonProject
+    board: Board, http_project: AutomatonProject
 ) -> None:
     assert "Run the audit" in board.get("/p/0/audit").text
     ran = board.get("/p/0/audit?run=1").text
     assert "Out-of-order Artifacts" in ran
     assert "Run the audit" not in board.get("/p/0/audit").text  # kept
-    (project.task_dir("signup") / "DESIGN.md").write_text("touched\n")
+    (http_project.task_dir("signup") / "DESIGN.md").write_text("touched\n")
     deadline = time.monotonic() + 10
     while "Run the audit" not in board.get("/p/0/audit").text:  # the watcher saw it
         assert time.monotonic() < deadline, "the kept audit outlived a change of the files"
@@ -178,21 +174,25 @@ def test_localhost_is_a_local_host(board: Board) -> None:
 
 
 def test_an_approval_without_the_session_is_refused(
-    board: Board, project: AutomatonProject
+    board: Board, http_project: AutomatonProject
 ) -> None:
     refused(board.post("/p/0/approve", {"task": "login"}, Cookie=""), 403)
-    assert state(project, "login") == "research:awaiting_approval"
+    assert current_state(http_project, "login") == "research:awaiting_approval"
 
 
 @pytest.mark.parametrize(
     "origin", ["", "http://evil.example", "http://127.0.0.1:1", "null", "https://127.0.0.1"]
 )
-def test_a_wrong_origin_is_refused(board: Board, project: AutomatonProject, origin: str) -> None:
+def test_a_wrong_origin_is_refused(
+    board: Board, http_project: AutomatonProject, origin: str
+) -> None:
     refused(board.post("/p/0/approve", {"task": "login"}, Origin=origin), 403)
-    assert state(project, "login") == "research:awaiting_approval"
+    assert current_state(http_project, "login") == "research:awaiting_approval"
 
 
-def test_a_missing_or_wrong_csrf_token_is_refused(board: Board, project: AutomatonProject) -> None:
+def test_a_missing_or_wrong_csrf_token_is_refused(
+    board: Board, http_project: AutomatonProject
+) -> None:
     from urllib.parse import urlencode
 
     headers = {
@@ -203,13 +203,13 @@ def test_a_missing_or_wrong_csrf_token_is_refused(board: Board, project: Automat
     for fields in ({"task": "login"}, {"task": "login", "csrf": "0" * 64}):
         body = urlencode(fields).encode()
         refused(board.request("POST", "/p/0/approve", body, headers), 403)
-    assert state(project, "login") == "research:awaiting_approval"
+    assert current_state(http_project, "login") == "research:awaiting_approval"
 
 
-def test_a_change_is_never_a_get(board: Board, project: AutomatonProject) -> None:
+def test_a_change_is_never_a_get(board: Board, http_project: AutomatonProject) -> None:
     answer = board.get(f"/p/0/approve?task=login&csrf={board.csrf}")
     assert answer.status == 405
-    assert state(project, "login") == "research:awaiting_approval"
+    assert current_state(http_project, "login") == "research:awaiting_approval"
 
 
 @pytest.mark.parametrize(
@@ -292,7 +292,7 @@ def test_the_server_survives_malformed_requests(board: Board, data: bytes) -> No
     assert board.get("/").status == 200
 
 
-def test_odd_forms_are_refused(board: Board, project: AutomatonProject) -> None:
+def test_odd_forms_are_refused(board: Board, http_project: AutomatonProject) -> None:
     headers = {"Cookie": board.cookie, "Origin": board.base}
     for kind, body, status in (
         ("application/json", b'{"task":"login"}', 415),
@@ -304,7 +304,7 @@ def test_odd_forms_are_refused(board: Board, project: AutomatonProject) -> None:
     refused(board.post("/p/0/changes", {"task": "login", "comment": "x", "line": "2x"}), 400)
     refused(board.post("/p/0/changes", {"task": "login", "comment": "  "}), 400)
     refused(board.post("/p/0/changes", {"task": "login", "comment": "x", "line": "999"}), 400)
-    assert state(project, "login") == "research:awaiting_approval"
+    assert current_state(http_project, "login") == "research:awaiting_approval"
 
 
 # ------------------------------------------------------------ many pages at once
@@ -321,7 +321,7 @@ def read_event(conn: socket.socket, event: str, timeout: float) -> bytes:
     return got
 
 
-def test_fifty_open_pages_each_see_a_change(board: Board, project: AutomatonProject) -> None:
+def test_fifty_open_pages_each_see_a_change(board: Board, http_project: AutomatonProject) -> None:
     request = (
         f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{board.port}\r\nCookie: {board.cookie}\r\n"
         "Accept: text/event-stream\r\n\r\n"
@@ -334,7 +334,7 @@ def test_fifty_open_pages_each_see_a_change(board: Board, project: AutomatonProj
             pages.append(conn)
         for conn in pages:
             read_event(conn, "hello", 20)
-        (project.task_dir("report") / "IMPLEMENTATION.md").write_text("progress\n")
+        (http_project.task_dir("report") / "IMPLEMENTATION.md").write_text("progress\n")
         for conn in pages:
             got = read_event(conn, "change", 20)
             body = got[got.index(b"event: change") :].split(b"data: ", 1)[1].split(b"\n", 1)[0]
@@ -362,7 +362,7 @@ def test_an_approval_from_the_board_is_recorded_via_board_with_the_person(
         assert answer.headers["location"] == "/"
     finally:
         served.stop()
-    assert state(made, "login") == "research:approved"
+    assert current_state(made, "login") == "research:approved"
     last = json.loads((made.task_dir("login") / store.HISTORY).read_text().splitlines()[-1])
     assert (last["via"], last["approver"], last["command"]) == (
         "board",
@@ -392,7 +392,7 @@ def test_signed_mode_shows_the_command_and_signs_nothing(tmp_path: Path) -> None
         refused(served.post("/p/0/approve", {"task": "login"}), 403)
     finally:
         served.stop()
-    assert state(made, "login") == "research:awaiting_approval"
+    assert current_state(made, "login") == "research:awaiting_approval"
 
 
 def test_a_board_not_started_at_a_terminal_only_shows(tmp_path: Path) -> None:
@@ -406,7 +406,7 @@ def test_a_board_not_started_at_a_terminal_only_shows(tmp_path: Path) -> None:
         refused(served.post("/p/0/changes", {"task": "login", "comment": "no"}), 403)
     finally:
         served.stop()
-    assert state(made, "login") == "research:awaiting_approval"
+    assert current_state(made, "login") == "research:awaiting_approval"
     assert not (made.task_dir("login") / store.REVIEWS).exists()
 
 
@@ -442,7 +442,7 @@ def test_requested_changes_reach_the_agent_at_its_next_hook(tmp_path: Path) -> N
     context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "requested changes to task 'login'" in context
     assert "on SPEC.md, line 2 (carol@example.com): Name the users." in context
-    assert state(made, "login") == "research:awaiting_approval"
+    assert current_state(made, "login") == "research:awaiting_approval"
     # Revised: the request is answered, and the agent is no longer told.
     (made.task_dir("login") / "SPEC.md").write_text("# Spec\nusers: admins\nline three\n")
     from automaton_rules.guards import harness
@@ -470,7 +470,7 @@ def test_an_approved_artifact_changed_since_shows_the_diff(tmp_path: Path) -> No
 
 
 def test_ctrl_c_stops_the_server_cleanly_and_the_secret_is_only_printed(
-    project: AutomatonProject,
+    http_project: AutomatonProject,
 ) -> None:
     import os
     import re
@@ -484,7 +484,7 @@ def test_ctrl_c_stops_the_server_cleanly_and_the_secret_is_only_printed(
             "-m",
             "automaton_rules.board.server",
             "--project",
-            str(project.root),
+            str(http_project.root),
             "--port",
             "0",
         ],

@@ -11,25 +11,21 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import Project
+from conftest import TIME_FORMAT, Project, stamp
 
 STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
 LOCK = re.compile(
     rf"agent: (?P<agent>\S+)\nphase: (?P<phase>\S+)\nclaimed: (?P<claimed>{STAMP})\n"
     rf"expires: (?P<expires>{STAMP})\n"
 )
-TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
-def parse(stamp: str) -> datetime:
-    return datetime.strptime(stamp, TIME_FORMAT).replace(tzinfo=timezone.utc)
+def parse_time(text: str) -> datetime:
+    """A time stamp of the task files as a datetime in UTC."""
+    return datetime.strptime(text, TIME_FORMAT).replace(tzinfo=timezone.utc)
 
 
-def stamp(moment: datetime) -> str:
-    return moment.strftime(TIME_FORMAT)
-
-
-def now() -> datetime:
+def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
@@ -85,14 +81,14 @@ def set_lock(project: Project, name: str, **fields: str) -> None:
 
 
 def test_claim_writes_the_lock_file(multi: Project, researching: str) -> None:
-    before = now().replace(microsecond=0)
+    before = utc_now().replace(microsecond=0)
     result = multi.run("--task", researching, "--claim", "--agent", "alice")
-    after = now()
+    after = utc_now()
     assert result.rc == 0, result
     assert result.out == f"Claimed task '{researching}' for agent 'alice' for 30 minutes.\n"
     lock = lock_of(multi, researching)
     assert (lock["agent"], lock["phase"]) == ("alice", "research")
-    claimed, expires = parse(lock["claimed"]), parse(lock["expires"])
+    claimed, expires = parse_time(lock["claimed"]), parse_time(lock["expires"])
     assert before <= claimed <= after
     assert expires - claimed == timedelta(minutes=30)
 
@@ -115,20 +111,20 @@ def test_claim_agent_from_environment(multi: Project, researching: str, monkeypa
 
 def test_claim_renewal_by_the_same_agent(multi: Project, researching: str) -> None:
     assert multi.run("--task", researching, "--claim", "--agent", "alice").rc == 0
-    earlier = now() - timedelta(minutes=20)
+    earlier = utc_now() - timedelta(minutes=20)
     set_lock(
         multi,
         researching,
         claimed=stamp(earlier),
         expires=stamp(earlier + timedelta(minutes=30)),
     )
-    before = now().replace(microsecond=0)
+    before = utc_now().replace(microsecond=0)
     result = multi.run("--task", researching, "--claim", "--agent", "alice")
     assert result.rc == 0, result
     lock = lock_of(multi, researching)
     assert lock["agent"] == "alice"
-    assert parse(lock["claimed"]) >= before
-    assert parse(lock["expires"]) - parse(lock["claimed"]) == timedelta(minutes=30)
+    assert parse_time(lock["claimed"]) >= before
+    assert parse_time(lock["expires"]) - parse_time(lock["claimed"]) == timedelta(minutes=30)
 
 
 def test_claim_refused_for_another_agent(multi: Project, researching: str) -> None:
@@ -144,14 +140,14 @@ def test_claim_refused_for_another_agent(multi: Project, researching: str) -> No
 
 def test_expired_claim_is_taken_over(multi: Project, researching: str) -> None:
     assert multi.run("--task", researching, "--claim", "--agent", "alice").rc == 0
-    past = now() - timedelta(hours=2)
+    past = utc_now() - timedelta(hours=2)
     set_lock(multi, researching, claimed=stamp(past), expires=stamp(past + timedelta(minutes=30)))
     result = multi.run("--task", researching, "--claim", "--agent", "bob")
     assert result.rc == 0, result
     assert "taken over from 'alice'" in result.out
     lock = lock_of(multi, researching)
     assert lock["agent"] == "bob"
-    assert parse(lock["expires"]) > now()
+    assert parse_time(lock["expires"]) > utc_now()
 
 
 def test_release_by_holder_and_by_others(multi: Project, researching: str) -> None:
@@ -190,7 +186,7 @@ def test_claim_timeout_minutes_config_is_honoured(multi: Project, researching: s
     assert result.rc == 0, result
     assert result.out == f"Claimed task '{researching}' for agent 'alice' for 5 minutes.\n"
     lock = lock_of(multi, researching)
-    assert parse(lock["expires"]) - parse(lock["claimed"]) == timedelta(minutes=5)
+    assert parse_time(lock["expires"]) - parse_time(lock["claimed"]) == timedelta(minutes=5)
 
 
 def test_claim_outside_multi_agent_mode_is_exit_2(project: Project, monkeypatch) -> None:
@@ -245,7 +241,7 @@ def test_transition_refused_without_a_claim(multi: Project, researching: str) ->
 
 def test_transition_refused_with_an_expired_claim(multi: Project, researching: str) -> None:
     assert multi.run("--task", researching, "--claim", "--agent", "alice").rc == 0
-    set_lock(multi, researching, expires=stamp(now() - timedelta(minutes=1)))
+    set_lock(multi, researching, expires=stamp(utc_now() - timedelta(minutes=1)))
     result = multi.run("--task", researching, "--transition", GATE, "--agent", "alice")
     assert result.rc == 1, result
     assert multi.state(researching) == "research\n"
@@ -330,7 +326,7 @@ def test_holder_may_approve_after_its_claim_expired_is_not_self_approval(
     multi: Project, at_gate: str
 ) -> None:
     """An expired claim holds nothing: approval by that agent is no longer self-approval."""
-    set_lock(multi, at_gate, expires=stamp(now() - timedelta(minutes=1)))
+    set_lock(multi, at_gate, expires=stamp(utc_now() - timedelta(minutes=1)))
     result = multi.run("--task", at_gate, "--approve", "--agent", "alice")
     assert result.rc == 0, result
     assert multi.approvals(at_gate)[-1].endswith("|alice")
@@ -362,7 +358,7 @@ def test_list_shows_an_agent_column_with_the_holder(multi: Project, researching:
 
 def test_list_marks_an_expired_claim(multi: Project, researching: str) -> None:
     assert multi.run("--task", researching, "--claim", "--agent", "alice").rc == 0
-    set_lock(multi, researching, expires=stamp(now() - timedelta(minutes=1)))
+    set_lock(multi, researching, expires=stamp(utc_now() - timedelta(minutes=1)))
     row = next(line for line in multi.run("--list").out.splitlines() if "shared" in line)
     assert row.endswith("(expired)")
 

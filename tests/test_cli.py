@@ -233,40 +233,49 @@ def test_create_task_in_an_empty_folder_makes_the_project(project: Project) -> N
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    (home / ".automaton" / "scripts").mkdir(parents=True)
-    return home
+def installed_home(tmp_path: Path) -> Path:
+    """A home folder where status.py is installed (~/.automaton/scripts/)."""
+    folder = tmp_path / "home"
+    (folder / ".automaton" / "scripts").mkdir(parents=True)
+    return folder
 
 
-def test_home_folder_is_not_a_project(home: Path) -> None:
-    before = files_below(home)
-    proc = status_py("--create-task", "x", cwd=home, env=status_env(HOME=str(home)))
+def test_home_folder_is_not_a_project(installed_home: Path) -> None:
+    before = files_below(installed_home)
+    proc = status_py(
+        "--create-task", "x", cwd=installed_home, env=status_env(HOME=str(installed_home))
+    )
     assert proc.returncode == 2, proc
     assert proc.stderr.startswith("ERROR: ")
     assert "is the home folder" in proc.stderr
-    assert not (home / ".automaton" / "tasks").exists()
-    assert files_below(home) == before
+    assert not (installed_home / ".automaton" / "tasks").exists()
+    assert files_below(installed_home) == before
 
 
 @pytest.mark.parametrize("args", [("--create-task", "x"), ("--list",)], ids=" ".join)
 def test_project_flag_naming_home_is_refused(
-    home: Path, tmp_path: Path, args: tuple[str, ...]
+    installed_home: Path, tmp_path: Path, args: tuple[str, ...]
 ) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    proc = status_py(*args, "--project", str(home), cwd=elsewhere, env=status_env(HOME=str(home)))
+    proc = status_py(
+        *args,
+        "--project",
+        str(installed_home),
+        cwd=elsewhere,
+        env=status_env(HOME=str(installed_home)),
+    )
     assert proc.returncode == 2, proc
     assert "is the home folder" in proc.stderr
-    assert not (home / ".automaton" / "tasks").exists()
+    assert not (installed_home / ".automaton" / "tasks").exists()
 
 
-def test_inside_framework_home_its_tasks_folder_is_used(home: Path) -> None:
-    work = home / ".automaton" / "work"
+def test_inside_framework_home_its_tasks_folder_is_used(installed_home: Path) -> None:
+    work = installed_home / ".automaton" / "work"
     work.mkdir()
-    proc = status_py("--create-task", "x", cwd=work, env=status_env(HOME=str(home)))
+    proc = status_py("--create-task", "x", cwd=work, env=status_env(HOME=str(installed_home)))
     assert proc.returncode == 0, proc
-    assert (home / ".automaton" / "tasks" / "x" / ".state").read_text() == "new\n"
+    assert (installed_home / ".automaton" / "tasks" / "x" / ".state").read_text() == "new\n"
     assert not (work / ".automaton").exists()
 
 

@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import BIN
 
 from automaton_rules import __version__
 
-BIN = Path(sys.executable).parent
 SCRIPTS = ("automaton-status", "automaton-hook", "automaton-git-hook", "automaton-install")
 
 
-def run(script: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_script(
+    script: str, *args: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(BIN / script), *args],
         stdin=subprocess.DEVNULL,
@@ -33,7 +34,7 @@ def run(script: str, *args: str, cwd: Path | None = None) -> subprocess.Complete
 @pytest.mark.parametrize("script", SCRIPTS)
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 def test_help_exits_0_with_usage_and_an_example(script: str, flag: str, tmp_path: Path) -> None:
-    proc = run(script, flag, cwd=tmp_path)
+    proc = run_script(script, flag, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.lower().startswith("usage:"), proc.stdout
     assert "Example" in proc.stdout
@@ -43,7 +44,7 @@ def test_help_exits_0_with_usage_and_an_example(script: str, flag: str, tmp_path
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_version_exits_0_and_names_the_version(script: str, tmp_path: Path) -> None:
-    proc = run(script, "--version", cwd=tmp_path)
+    proc = run_script(script, "--version", cwd=tmp_path)
     assert (proc.returncode, proc.stdout, proc.stderr) == (
         0,
         f"automaton-rules {__version__}\n",
@@ -52,7 +53,7 @@ def test_version_exits_0_and_names_the_version(script: str, tmp_path: Path) -> N
 
 
 def test_automaton_status_answers_version_in_json(tmp_path: Path) -> None:
-    proc = run("automaton-status", "--version", "--json", cwd=tmp_path)
+    proc = run_script("automaton-status", "--version", "--json", cwd=tmp_path)
     assert (proc.returncode, proc.stderr) == (0, "")
     body = json.loads(proc.stdout)
     assert (body["command"], body["ok"], body["exit_code"]) == ("version", True, 0)
@@ -62,7 +63,7 @@ def test_automaton_status_answers_version_in_json(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_an_unknown_option_is_bad_usage_exit_2(script: str, tmp_path: Path) -> None:
-    proc = run(script, "--frobnicate", cwd=tmp_path)
+    proc = run_script(script, "--frobnicate", cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.startswith("ERROR:"), proc.stderr
     assert "frobnicate" in proc.stderr
@@ -87,7 +88,7 @@ def test_an_unknown_option_is_bad_usage_exit_2(script: str, tmp_path: Path) -> N
 def test_bad_usage_names_the_problem(
     script: str, args: tuple[str, ...], said: str, tmp_path: Path
 ) -> None:
-    proc = run(script, *args, cwd=tmp_path)
+    proc = run_script(script, *args, cwd=tmp_path)
     assert proc.returncode == 2
     assert said in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -14,23 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, path_to, sized
+from conftest import ROOT, chained_history, path_to, sized
 
 from automaton_rules.core import clock, store
 
 WRITES = ("append_approval", "append_history", "write_state")
-
-
-def history(task_dir: Path) -> list[dict]:
-    """The history entries, after checking the digest chain line by line."""
-    lines = (task_dir / store.HISTORY).read_text().splitlines()
-    entries = [json.loads(line) for line in lines]
-    assert entries[0]["prev"] is None
-    for before, entry in zip(lines, entries[1:]):
-        assert entry["prev"] == hashlib.sha256(before.encode()).hexdigest()
-    for before, entry in zip(entries, entries[1:]):
-        assert entry["from"] == before["to"], "a history line is duplicated or missing"
-    return entries
 
 
 def die_at_write(monkeypatch: pytest.MonkeyPatch, n: int, exc: type[BaseException]) -> list[str]:
@@ -82,7 +69,7 @@ def test_transition_killed_then_rerun_finishes(
     if artifact:
         project.write(name, artifact)
     task_dir = project.task_dir(name)
-    before = history(task_dir)
+    before = chained_history(task_dir)
     approvals_before = project.approvals(name)
 
     calls = die_at_write(monkeypatch, n, exc)
@@ -91,12 +78,12 @@ def test_transition_killed_then_rerun_finishes(
     assert calls == ["append_history", "write_state"][:n]
     # The kill really happened before .state changed.
     assert project.state(name) == f"{start}\n"
-    assert len(history(task_dir)) == len(before) + (n - 1)
+    assert len(chained_history(task_dir)) == len(before) + (n - 1)
 
     result = project.run("--task", name, "--transition", target)
     assert result.rc == 0, result
     assert project.state(name) == f"{target}\n"
-    after = history(task_dir)
+    after = chained_history(task_dir)
     assert after[: len(before)] == before
     assert len(after) == len(before) + 1
     assert (after[-1]["from"], after[-1]["to"]) == (start, target)
@@ -111,7 +98,7 @@ def test_transition_killed_then_rerun_finishes(
 def test_approve_killed_then_rerun_finishes(project, task_in, monkeypatch, exc, n, phase) -> None:
     name = task_in(f"{phase}:awaiting_approval")
     task_dir = project.task_dir(name)
-    before = history(task_dir)
+    before = chained_history(task_dir)
     approvals_before = project.approvals(name)
 
     calls = die_at_write(monkeypatch, n, exc)
@@ -129,7 +116,7 @@ def test_approve_killed_then_rerun_finishes(project, task_in, monkeypatch, exc, 
     assert len(new_lines) == 1, approvals
     assert new_lines[0].startswith(f"{phase}:approved|")
     assert new_lines[0].endswith("|user")
-    after = history(task_dir)
+    after = chained_history(task_dir)
     assert after[: len(before)] == before
     assert len(after) == len(before) + 1
     assert (after[-1]["from"], after[-1]["to"]) == (
@@ -167,7 +154,7 @@ def test_killed_between_tmp_write_and_rename(project, task_in, monkeypatch, comm
     result = project.run(*args)
     assert result.rc == 0, result
     assert project.state(name) == f"{target}\n"
-    entries = history(task_dir)
+    entries = chained_history(task_dir)
     assert [e["to"] for e in entries].count(target) == 1
     assert len(project.approvals(name)) == (1 if command == "approve" else 0)
 
@@ -187,7 +174,7 @@ def test_killed_transition_is_rolled_forward_by_another_command(
     result = project.run("--task", name, "--approve")
     assert result.rc == 0, result
     assert project.state(name) == "research:approved\n"
-    entries = history(project.task_dir(name))
+    entries = chained_history(project.task_dir(name))
     assert [e["to"] for e in entries] == [
         "new",
         "research",
@@ -208,7 +195,7 @@ def test_killed_create_task_leaves_no_visible_task(project, monkeypatch) -> None
     assert listed.json["tasks"] == []
     project.create("half-made")
     assert project.state("half-made") == "new\n"
-    assert len(history(project.task_dir("half-made"))) == 1
+    assert len(chained_history(project.task_dir("half-made"))) == 1
 
 
 def forge_journal_line(task_dir: Path, source: str, target: str, command: str) -> None:
@@ -287,7 +274,7 @@ def test_second_approval_of_same_phase_is_recorded(project, task_in, monkeypatch
     assert project.state(name) == "research:approved\n"
     approvals = project.approvals(name)
     assert [line.split("|")[0] for line in approvals] == ["research:approved"] * 2, approvals
-    entries = history(project.task_dir(name))
+    entries = chained_history(project.task_dir(name))
     assert [e["to"] for e in entries].count("research:approved") == 2
 
 
@@ -352,7 +339,7 @@ def test_sigkill_during_approve_is_always_recoverable(project, task_in, tmp_path
         state = project.state(name)
         if state == "research:approved\n":
             outcomes["after"] += 1
-        elif approvals or len(history(task_dir)) == len(expected_to):
+        elif approvals or len(chained_history(task_dir)) == len(expected_to):
             outcomes["between"] += 1
         else:
             outcomes["before"] += 1
@@ -367,7 +354,7 @@ def test_sigkill_during_approve_is_always_recoverable(project, task_in, tmp_path
         approvals = project.approvals(name)
         assert len(approvals) == 1, (i, approvals)
         assert approvals[0].startswith("research:approved|") and approvals[0].endswith("|user")
-        entries = history(task_dir)
+        entries = chained_history(task_dir)
         assert [e["to"] for e in entries] == expected_to, i
         assert not (task_dir / store.STATE_TMP).exists()
     assert sum(outcomes.values()) >= least

@@ -11,18 +11,15 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import ROOT, STATUS_PY, denied
+from conftest import HOOK, ROOT, STATUS_PY, denied, edit_event
 
 from automaton_rules import Edit, Rule, hookimpl, rule
 from automaton_rules.core.project import find_project
 from automaton_rules.engine.runner import Engine
 from automaton_rules.testing import AutomatonProject
-
-HOOK = Path(sys.executable).parent / "automaton-hook"
 
 EDIT_RULES = """\
 from automaton_rules import Finding, hookimpl, rule
@@ -90,7 +87,7 @@ def register_rules(register):
 
 
 @pytest.fixture
-def guarded(automaton_project: AutomatonProject) -> AutomatonProject:
+def with_edit_rules(automaton_project: AutomatonProject) -> AutomatonProject:
     """A task in implement without OWNER.md, source files, and the edit rules listed."""
     automaton_project.task("coding", "implement")
     for folder in ("src", "generated"):
@@ -125,10 +122,6 @@ def adapter(project: AutomatonProject, payload: dict[str, object]) -> str | None
     return denied("claude", proc)
 
 
-def edit(project: AutomatonProject, relative: str) -> dict[str, object]:
-    return {"tool_name": "Edit", "tool_input": {"file_path": str(project.root / relative)}}
-
-
 def at(project: AutomatonProject, relative: str) -> str:
     """A file of the project as an absolute path: in-process runs keep pytest's cwd."""
     return str(project.root / relative)
@@ -141,29 +134,39 @@ NO_OWNER = "DENIED: Task 'coding' names no owner; add OWNER.md before coding (ED
 # ------------------------------------------------------------------ status.py --can-edit
 
 
-def test_an_edit_rule_denies_what_the_workflow_allows(guarded) -> None:
-    result = guarded.run("--can-edit", "--file", at(guarded, "generated/app.py"))
+def test_an_edit_rule_denies_what_the_workflow_allows(with_edit_rules) -> None:
+    result = with_edit_rules.run("--can-edit", "--file", at(with_edit_rules, "generated/app.py"))
     assert (result.exit_code, result.out) == (1, GENERATED + "\n"), result
-    assert guarded.run("--can-edit", "--file", at(guarded, "src/app.py")).out == "ALLOWED\n"
+    assert (
+        with_edit_rules.run("--can-edit", "--file", at(with_edit_rules, "src/app.py")).out
+        == "ALLOWED\n"
+    )
 
 
-def test_a_task_rule_judges_the_task_the_edit_is_made_under(guarded) -> None:
-    source = at(guarded, "src/app.py")
-    result = guarded.run("--can-edit", "--task", "coding", "--file", source)
+def test_a_task_rule_judges_the_task_the_edit_is_made_under(with_edit_rules) -> None:
+    source = at(with_edit_rules, "src/app.py")
+    result = with_edit_rules.run("--can-edit", "--task", "coding", "--file", source)
     assert (result.exit_code, result.out) == (1, NO_OWNER + "\n"), result
-    (guarded.task_dir("coding") / "OWNER.md").write_text("Ada\n")
-    result = guarded.run("--can-edit", "--task", "coding", "--file", source)
+    (with_edit_rules.task_dir("coding") / "OWNER.md").write_text("Ada\n")
+    result = with_edit_rules.run("--can-edit", "--task", "coding", "--file", source)
     assert (result.exit_code, result.out) == (0, "ALLOWED\n"), result
 
 
-def test_without_a_task_only_project_rules_run(guarded) -> None:
+def test_without_a_task_only_project_rules_run(with_edit_rules) -> None:
     """ED102 names `task`: with no task to judge it does not run; ED101 still does."""
-    assert guarded.run("--can-edit").out == "ALLOWED\n"
-    assert guarded.run("--can-edit", "--file", at(guarded, "generated/app.py")).exit_code == 1
+    assert with_edit_rules.run("--can-edit").out == "ALLOWED\n"
+    assert (
+        with_edit_rules.run(
+            "--can-edit", "--file", at(with_edit_rules, "generated/app.py")
+        ).exit_code
+        == 1
+    )
 
 
-def test_the_json_answer_names_the_rule(guarded) -> None:
-    result = guarded.run("--can-edit", "--file", at(guarded, "generated/app.py"), "--json")
+def test_the_json_answer_names_the_rule(with_edit_rules) -> None:
+    result = with_edit_rules.run(
+        "--can-edit", "--file", at(with_edit_rules, "generated/app.py"), "--json"
+    )
     body = json.loads(result.out)
     assert (body["decision"], body["allowed"], body["reason"], body["rule"]) == (
         "DENIED",
@@ -171,7 +174,7 @@ def test_the_json_answer_names_the_rule(guarded) -> None:
         "edit-rule",
         "ED101",
     )
-    assert body["file"] == str((guarded.root / "generated" / "app.py").resolve())
+    assert body["file"] == str((with_edit_rules.root / "generated" / "app.py").resolve())
     assert body["message"] == GENERATED
 
 
@@ -207,15 +210,15 @@ def test_scope_check_is_not_an_edit_decision(automaton_project) -> None:
     assert (result.exit_code, result.out) == (0, "IN_SCOPE\n"), result
 
 
-def test_status_py_as_a_script_runs_the_edit_rules(guarded) -> None:
-    proc = script(guarded, "--can-edit", "--file", "generated/app.py")
+def test_status_py_as_a_script_runs_the_edit_rules(with_edit_rules) -> None:
+    proc = script(with_edit_rules, "--can-edit", "--file", "generated/app.py")
     assert (proc.returncode, proc.stdout) == (1, GENERATED + "\n"), proc.stderr
-    proc = script(guarded, "--can-edit", "--file", "src/app.py")
+    proc = script(with_edit_rules, "--can-edit", "--file", "src/app.py")
     assert (proc.returncode, proc.stdout) == (0, "ALLOWED\n"), proc.stderr
 
 
-def test_list_rules_shows_when_a_rule_runs_at_edits(guarded) -> None:
-    listed = guarded.run("--list-rules", "--json")
+def test_list_rules_shows_when_a_rule_runs_at_edits(with_edit_rules) -> None:
+    listed = with_edit_rules.run("--list-rules", "--json")
     rows = {row["code"]: row for row in json.loads(listed.out)["rules"]}
     assert rows["ED101"]["when"] == ["edit"]
 
@@ -223,16 +226,18 @@ def test_list_rules_shows_when_a_rule_runs_at_edits(guarded) -> None:
 # ----------------------------------------------------------------- the harness adapter
 
 
-def test_the_adapter_denies_with_the_rules_message(guarded) -> None:
-    assert adapter(guarded, edit(guarded, "generated/app.py")) == GENERATED
-    assert adapter(guarded, edit(guarded, "src/app.py")) is None
+def test_the_adapter_denies_with_the_rules_message(with_edit_rules) -> None:
+    assert (
+        adapter(with_edit_rules, json.loads(edit_event(with_edit_rules, "generated/app.py")))
+        == GENERATED
+    )
+    assert adapter(with_edit_rules, json.loads(edit_event(with_edit_rules, "src/app.py"))) is None
 
 
-def test_the_adapter_with_a_task_runs_its_task_rules(guarded) -> None:
-    payload = {"cwd": str(guarded.root), **edit(guarded, "src/app.py")}
+def test_the_adapter_with_a_task_runs_its_task_rules(with_edit_rules) -> None:
     proc = subprocess.run(
         [str(HOOK), "--harness", "codex", "--task", "coding"],
-        input=json.dumps(payload),
+        input=edit_event(with_edit_rules, "src/app.py"),
         capture_output=True,
         text=True,
         timeout=60,
@@ -240,23 +245,25 @@ def test_the_adapter_with_a_task_runs_its_task_rules(guarded) -> None:
     assert (proc.returncode, proc.stderr.strip()) == (2, NO_OWNER)
 
 
-def test_a_shell_write_is_an_edit_too(guarded) -> None:
+def test_a_shell_write_is_an_edit_too(with_edit_rules) -> None:
     write = {"tool_name": "Bash", "tool_input": {"command": 'echo x > "src/$NAME.py"'}}
-    assert adapter(guarded, write) is None
-    (guarded.root / "shell_rules.py").write_text(SHELL_RULES)
-    guarded.use_plugins("shell_rules.py")
-    assert adapter(guarded, write) == (
+    assert adapter(with_edit_rules, write) is None
+    (with_edit_rules.root / "shell_rules.py").write_text(SHELL_RULES)
+    with_edit_rules.use_plugins("shell_rules.py")
+    assert adapter(with_edit_rules, write) == (
         "DENIED: A write with no file named is reviewed first (ED201) "
         'This shell command writes files it names only when it runs (> "src/$NAME.py").'
     )
-    assert adapter(guarded, {"tool_name": "Bash", "tool_input": {"command": "ls src"}}) is None
+    assert (
+        adapter(with_edit_rules, {"tool_name": "Bash", "tool_input": {"command": "ls src"}}) is None
+    )
 
 
 def test_the_adapter_fails_closed_on_a_crashing_rule(automaton_project) -> None:
     automaton_project.task("coding", "implement")
     (automaton_project.root / "src").mkdir()
     automaton_project.write_plugin(CRASHING)
-    reason = adapter(automaton_project, edit(automaton_project, "src/app.py"))
+    reason = adapter(automaton_project, json.loads(edit_event(automaton_project, "src/app.py")))
     assert reason is not None
     assert reason.startswith("DENIED: automaton-rules could not check this action (plugin ")
     assert "the rule fell over" in reason

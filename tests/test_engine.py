@@ -275,8 +275,7 @@ def test_missing_plugin_module() -> None:
     (error,) = engine.errors
     assert (error.plugin, error.message, error.where) == (
         "automaton_tests_no_such_plugin",
-        "failed to import: ModuleNotFoundError: "
-        "No module named 'automaton_tests_no_such_plugin'",
+        "failed to import: ModuleNotFoundError: No module named 'automaton_tests_no_such_plugin'",
         None,  # no line of the plugin's own: nothing of it was found
     )
     assert codes(engine) == list(BUILTIN_CODES)
@@ -516,7 +515,7 @@ def test_rule_is_callable_as_a_plain_function() -> None:
 
 # --- rules at the transition decision point ----------------------------------------------
 
-GATE = """
+GATE_PLUGIN = """
 @rule("XT200", summary="needs an owner", category="Team", when=("transition",))
 def owner_required(task, transition):
     if transition.target == "research" and "OWNER" not in task.files:
@@ -534,7 +533,7 @@ def register_rules(register):
 
 
 def test_plugin_rule_refuses_the_transition(write_plugin, project, task_in, core) -> None:
-    name = write_plugin(GATE)
+    name = write_plugin(GATE_PLUGIN)
     task_in("new", name="gated")
     history_before = (project.task_dir("gated") / ".state.history").read_bytes()
     with pytest.raises(Refusal) as info:
@@ -555,7 +554,7 @@ def test_plugin_rule_refuses_the_transition(write_plugin, project, task_in, core
 
 
 def test_plugin_rule_refuses_the_transition_from_the_cli(write_plugin, project, task_in) -> None:
-    name = write_plugin(GATE)
+    name = write_plugin(GATE_PLUGIN)
     (project.root / "automaton.toml").write_text(f'plugins = ["{name}"]\n')
     task_in("new", name="gated")
     result = project.run("--task", "gated", "--transition", "research")

@@ -21,13 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, Project, history, write_config
+from conftest import PROMPT, ROOT, Project, awaiting, claude_prompt, history, run_hook, write_config
 
 from automaton_rules import Event
 
 NOTIFY = ROOT / "rules" / "notify.py"
-HOOK = Path(sys.executable).parent / "automaton-hook"
-PROMPT = 'approval = "prompt"\n'
 
 # A listener that records what it is told, and what it finds on disk at that moment.
 RECORDER = """
@@ -114,30 +112,6 @@ def told(project: Project) -> list[dict[str, Any]]:
     if not log.exists():
         return []
     return [json.loads(line) for line in log.read_text().splitlines()]
-
-
-def awaiting(project: Project, name: str = "login") -> str:
-    """A task at design's gate, walked there before any listener or mode is configured."""
-    project.task(name, "design:awaiting_approval")
-    return name
-
-
-def prompt_hook(project: Project, prompt: str) -> subprocess.CompletedProcess[str]:
-    """automaton-hook fed a Claude Code UserPromptSubmit input, as the harness runs it."""
-    payload = {
-        "session_id": "abc123",
-        "cwd": str(project.root),
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": prompt,
-    }
-    return subprocess.run(
-        [str(HOOK), "--harness", "claude"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def to_gate(project: Project, name: str = "login") -> None:
@@ -276,7 +250,7 @@ def test_a_finished_audit_is_an_event_with_its_counts(project: Project) -> None:
 def test_an_approval_typed_in_the_chat_is_an_event(project: Project) -> None:
     name = awaiting(project)
     listen(project, RECORDER, extra=PROMPT)
-    proc = prompt_hook(project, f"approve {name}")
+    proc = run_hook("claude", claude_prompt(project.root, f"approve {name}"))
     assert proc.returncode == 0, proc.stderr
     event = told(project)[-1]
     assert (event["kind"], event["task"], event["via"]) == ("approved", name, "prompt")
@@ -288,7 +262,7 @@ def test_a_failing_listener_in_the_chat_is_said_and_the_approval_stands(
 ) -> None:
     name = awaiting(project)
     listen(project, FAILING, extra=PROMPT)
-    proc = prompt_hook(project, f"approve {name}")
+    proc = run_hook("claude", claude_prompt(project.root, f"approve {name}"))
     assert proc.returncode == 0, proc.stderr
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert f"The user approved task '{name}'" in context

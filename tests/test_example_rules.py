@@ -20,7 +20,7 @@ from automaton_rules.core.project import project_at
 from automaton_rules.engine.runner import Engine
 from automaton_rules.testing import AutomatonProject
 
-CONFIG = str(ROOT / "automaton.toml")
+REPO_CONFIG = str(ROOT / "automaton.toml")
 
 
 def test_repository_config_registers_the_example_rule(project: Project) -> None:
@@ -36,7 +36,7 @@ def test_spec_without_acceptance_criteria_is_warned_but_passes(project: Project)
     project.create("demo")
     project.run("--task", "demo", "--transition", "research")
     project.write("demo", "SPEC.md", "# Spec\n\nJust words.\n")
-    result = project.run("--validate-folder", "--task", "demo", "--config", CONFIG)
+    result = project.run("--validate-folder", "--task", "demo", "--config", REPO_CONFIG)
     assert result.rc == 0, result
     assert "Folder validation: PASS — no out-of-order artifacts found" in result.out
     assert "[WARN] EX101: SPEC.md has no 'Acceptance criteria' heading" in result.out
@@ -46,7 +46,7 @@ def test_spec_with_acceptance_criteria_is_clean(project: Project) -> None:
     project.create("demo")
     project.run("--task", "demo", "--transition", "research")
     project.write("demo", "SPEC.md", "# Spec\n\n## Acceptance Criteria\n- it works\n")
-    result = project.run("--validate-folder", "--task", "demo", "--config", CONFIG, "--json")
+    result = project.run("--validate-folder", "--task", "demo", "--config", REPO_CONFIG, "--json")
     assert result.rc == 0
     assert result.json["findings"] == []
 
@@ -67,7 +67,7 @@ def test_example_rule_does_not_block_transitions(project: Project) -> None:
     project.run("--task", "demo", "--transition", "research")
     project.write("demo", "SPEC.md", "# Spec\n")
     result = project.run(
-        "--task", "demo", "--transition", "research:awaiting_approval", "--config", CONFIG
+        "--task", "demo", "--transition", "research:awaiting_approval", "--config", REPO_CONFIG
     )
     assert result.rc == 0, result
 
@@ -77,14 +77,14 @@ def test_example_rule_does_not_block_transitions(project: Project) -> None:
 
 def test_ex201_verdict_must_decide(automaton_project: AutomatonProject) -> None:
     folder = automaton_project.task("judged", "referee", files={"VERDICT.md": "Looks fine.\n"})
-    audit = automaton_project.audit("--config", CONFIG)
+    audit = automaton_project.audit("--config", REPO_CONFIG)
     (finding,) = with_code(audit, "EX201")
     assert finding["message"] == "VERDICT.md names no verdict (PASS, FAIL or NEEDS_REVIEW)"
     assert finding["category"] == "Artifact Quality"
     assert audit.exit_code == 1
     for verdict in ("PASS", "FAIL", "NEEDS_REVIEW"):
         (folder / "VERDICT.md").write_text(f"Verdict: {verdict}\n")
-        assert with_code(automaton_project.audit("--config", CONFIG), "EX201") == []
+        assert with_code(automaton_project.audit("--config", REPO_CONFIG), "EX201") == []
 
 
 def test_ex202_refuses_complete_without_a_pass_and_passes_on_pass(
@@ -94,16 +94,18 @@ def test_ex202_refuses_complete_without_a_pass_and_passes_on_pass(
     the rule still passes a PASS and finds nothing in the audit."""
     folder = automaton_project.task("judged", "referee", files={"VERDICT.md": "Looks fine.\n"})
     refused = automaton_project.run(
-        "--task", "judged", "--transition", "complete", "--config", CONFIG
+        "--task", "judged", "--transition", "complete", "--config", REPO_CONFIG
     )
     assert refused.exit_code == 1
     assert "VERDICT.md names no verdict" in refused.err
     assert (folder / ".state").read_text() == "referee\n"
     (folder / "VERDICT.md").write_text("Verdict: PASS\n")
-    done = automaton_project.run("--task", "judged", "--transition", "complete", "--config", CONFIG)
+    done = automaton_project.run(
+        "--task", "judged", "--transition", "complete", "--config", REPO_CONFIG
+    )
     assert done.exit_code == 0, done
     assert (folder / ".state").read_text() == "complete\n"
-    assert with_code(automaton_project.audit("--config", CONFIG), "EX202") == []
+    assert with_code(automaton_project.audit("--config", REPO_CONFIG), "EX202") == []
 
 
 def test_ex202_audit_finds_a_failed_task_marked_complete(
@@ -111,7 +113,7 @@ def test_ex202_audit_finds_a_failed_task_marked_complete(
 ) -> None:
     folder = automaton_project.task("judged", "complete")
     (folder / "VERDICT.md").write_text("Verdict: NEEDS_REVIEW\n")
-    audit = automaton_project.audit("--config", CONFIG)
+    audit = automaton_project.audit("--config", REPO_CONFIG)
     (finding,) = with_code(audit, "EX202")
     assert finding["correction"] == "human_intervention"
     assert audit.exit_code == 1
@@ -145,7 +147,7 @@ def test_example_rules_registered_by_the_repository_config(
     automaton_project: AutomatonProject,
 ) -> None:
     automaton_project.task("demo")
-    result = automaton_project.run("--list-rules", "--json", "--config", CONFIG)
+    result = automaton_project.run("--list-rules", "--json", "--config", REPO_CONFIG)
     assert result.exit_code == 0, result
     codes = {row["code"] for row in json.loads(result.out)["rules"]}
     assert {"EX101", "EX201", "EX202", "EX301"} <= codes

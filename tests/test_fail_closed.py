@@ -14,24 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Project, denied, hook_command, reader_only, rewritten
+from conftest import Project, denied, hook_command, implement, reader_only, rewritten
 
 from automaton_rules.guards import harnesses, hook_settings, sandbox
 
 REFUSED = "; refused, since a hook that fails must not let the action through.\n"
-
-
-@pytest.fixture
-def guarded(project: Project, task_in) -> Project:
-    """A project whose only task is in research, with a source file to edit."""
-    (project.root / "src").mkdir()
-    (project.root / "src" / "app.py").write_text("x = 1\n")
-    task_in("research", name="guarded")
-    return project
-
-
-def implement(project: Project) -> None:
-    project.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
 
 
 def tool_event(project: Project, tool: str, tool_input: object, **extra: object) -> str:
@@ -84,7 +71,7 @@ def test_an_install_whose_package_cannot_import_refuses(guarded, tmp_path: Path)
     )
 
 
-EDIT_RULE = """\
+HANGING_EDIT_RULE = """\
 import os, signal, time
 from automaton_rules import hookimpl, rule
 
@@ -104,8 +91,8 @@ def register_rules(register):
 @pytest.fixture
 def misbehaving(guarded) -> Project:
     """The project in implement, with an edit rule that hangs, or kills its process."""
-    implement(guarded)
-    (guarded.root / "hang_rules.py").write_text(EDIT_RULE)
+    implement(guarded, "guarded")
+    (guarded.root / "hang_rules.py").write_text(HANGING_EDIT_RULE)
     (guarded.root / "automaton.toml").write_text(
         'plugins = ["hang_rules.py"]\nplugin-timeout-seconds = 120\n'
     )
@@ -222,7 +209,7 @@ def test_a_powershell_line_that_is_not_plainly_a_read_is_refused_outside_an_edit
     assert reason.endswith(
         "This shell command writes files it names only when it runs (a PowerShell line)."
     )
-    implement(guarded)
+    implement(guarded, "guarded")
     assert denied("claude", hook_command("claude", event)) is None
 
 
@@ -237,7 +224,7 @@ def test_a_powershell_line_that_is_not_plainly_a_read_is_refused_outside_an_edit
 def test_a_powershell_line_naming_the_guards_files_is_refused_in_every_phase(
     guarded, line: str, said: str
 ) -> None:
-    implement(guarded)
+    implement(guarded, "guarded")
     reason = denied(
         "claude", hook_command("claude", tool_event(guarded, "PowerShell", {"command": line}))
     )
@@ -258,7 +245,7 @@ def test_an_mcp_tool_that_writes_is_an_edit_of_its_path(guarded, harness: str) -
     event = tool_event(guarded, tool, {"path": str(guarded.root / "src/app.py"), **arguments})
     reason = denied(harness, hook_command(harness, event))
     assert reason is not None and reason.startswith("DENIED: No task in project"), reason
-    implement(guarded)
+    implement(guarded, "guarded")
     assert denied(harness, hook_command(harness, event)) is None
     config = tool_event(guarded, tool, {"path": str(guarded.root / "automaton.toml"), **arguments})
     reason = denied(harness, hook_command(harness, config))
@@ -309,7 +296,7 @@ def test_a_bare_shell_codex_types_into_is_refused_outside_an_edit_phase(guarded,
         assert claude is not None and claude.endswith("only when it runs (bash -i).")
     else:
         assert claude is None
-    implement(guarded)
+    implement(guarded, "guarded")
     assert denied("codex", hook_command("codex", event)) is None
 
 

@@ -15,13 +15,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from automaton_rules.core.output import json_text, printable
 from automaton_rules.engine.findings import Finding
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def escaped_one_by_one(value: str, limit: int | None) -> str:
@@ -56,13 +55,13 @@ scalars = st.one_of(
     st.floats(),  # NaN and the infinities included: json writes those its own way
     st.text(),
 )
-keys = st.one_of(st.text(), st.integers(), st.floats(), st.booleans(), st.none())
+dict_keys = st.one_of(st.text(), st.integers(), st.floats(), st.booleans(), st.none())
 values = st.recursive(
     scalars,
     lambda inner: st.one_of(
         st.lists(inner, max_size=4),
         st.lists(inner, max_size=3).map(tuple),
-        st.dictionaries(keys, inner, max_size=4),
+        st.dictionaries(dict_keys, inner, max_size=4),
     ),
     max_leaves=30,
 )

@@ -7,11 +7,10 @@ task with the relevant artifacts copied and the start phase the workflow calls f
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
-from conftest import Project, path_to
+from conftest import Project, history, path_to
 
 EARLY = ("SPEC.md", "DESIGN.md", "TEST_PLAN.md", "IMPLEMENTATION.md")
 LATE = ("BUG_REPORT.md", "ADVERSARIAL_BUG_REPORT.md", "DOC_REVIEW.md")
@@ -30,11 +29,6 @@ def artifacts_of(project: Project, name: str) -> dict[str, bytes]:
         for entry in folder.iterdir()
         if entry.is_file() and not entry.name.startswith(".state")
     }
-
-
-def history_of(project: Project, name: str) -> list[dict]:
-    text = (project.task_dir(name) / ".state.history").read_text()
-    return [json.loads(line) for line in text.splitlines()]
 
 
 # Spec section 6: the artifact each phase writes (typed out, not imported from the code).
@@ -137,9 +131,9 @@ def test_origin_task_is_left_as_it_was(project: Project, judged) -> None:
 def test_fix_task_history_records_its_origin(project: Project, judged) -> None:
     name = judged(FAIL_TEXT)
     assert project.run("--task", name, "--follow-up").rc == 0
-    history = history_of(project, f"{name}-fix")
-    assert len(history) == 1
-    first = history[0]
+    entries = history(project.task_dir(f"{name}-fix"))
+    assert len(entries) == 1
+    first = entries[0]
     assert first["command"] == "--follow-up"
     assert (first["origin"], first["verdict"]) == (name, "FAIL")
     assert (first["from"], first["to"]) == (None, "bug_find")
@@ -195,7 +189,7 @@ def test_needs_review_creates_the_review_task_in_referee(project: Project, judge
     expected["ORIGIN_VERDICT.md"] = REVIEW_TEXT.encode()
     assert artifacts_of(project, f"{name}-review") == expected
     assert "VERDICT.md" not in artifacts_of(project, f"{name}-review")
-    first = history_of(project, f"{name}-review")[0]
+    first = history(project.task_dir(f"{name}-review"))[0]
     assert (first["command"], first["origin"], first["verdict"]) == (
         "--follow-up",
         name,
@@ -242,7 +236,7 @@ def test_name_option_names_the_new_task(project: Project, judged) -> None:
     assert result.rc == 0, result
     assert project.state("retry-auth") == "bug_find\n"
     assert not project.task_dir(f"{name}-fix").exists()
-    assert history_of(project, "retry-auth")[0]["origin"] == name
+    assert history(project.task_dir("retry-auth"))[0]["origin"] == name
 
 
 def test_name_option_must_be_kebab_case(project: Project, judged) -> None:

@@ -13,34 +13,17 @@ from conftest import ROOT, Project, git_with_hooks
 from automaton_rules.cli import install_files
 from automaton_rules.core.project import STATUS_SCRIPT
 
-git = git_with_hooks
 
-
-@pytest.fixture
-def repo(project: Project, task_in) -> Project:
-    """A git repository with the hooks installed, one task in research, history committed."""
-    git(project.root, "init", "-q")
-    git(project.root, "config", "core.hooksPath", str(ROOT / "githooks"))
-    (project.root / "src").mkdir()
-    (project.root / "src" / "app.py").write_text("x = 1\n")
-    git(project.root, "add", "src")
-    git(project.root, "commit", "-q", "--no-verify", "-m", "initial")
-    task_in("research", name="guarded")
-    git(project.root, "add", ".automaton")
-    git(project.root, "commit", "-q", "-m", "track the task")
-    return project
-
-
-def test_a_commit_of_code_during_research_is_refused(repo: Project) -> None:
-    (repo.root / "src" / "app.py").write_text("x = 2\n")
-    git(repo.root, "add", "src/app.py")
-    proc = git(repo.root, "commit", "-m", "sneak", check=False)
+def test_a_commit_of_code_during_research_is_refused(hooked_repo: Project) -> None:
+    (hooked_repo.root / "src" / "app.py").write_text("x = 2\n")
+    git_with_hooks(hooked_repo.root, "add", "src/app.py")
+    proc = git_with_hooks(hooked_repo.root, "commit", "-m", "sneak", check=False)
     assert proc.returncode != 0
     assert "refusing to commit source files while no task is in implement" in proc.stderr
     assert "guarded (research)" in proc.stderr
     assert "src/app.py" in proc.stderr
     # and what to do next: the task's own next step, a new task, or commit the rest alone
-    root = repo.root.resolve()
+    root = hooked_repo.root.resolve()
     assert (
         f"Next: take the task this change belongs to through its phases to implement "
         f"({STATUS_SCRIPT} --task guarded --project {root} shows the next step), or start "
@@ -49,28 +32,30 @@ def test_a_commit_of_code_during_research_is_refused(repo: Project) -> None:
     ) in proc.stderr.splitlines()
 
 
-def test_during_implement_the_commit_gets_the_task_trailer(repo: Project) -> None:
-    repo.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
-    (repo.root / "src" / "app.py").write_text("x = 2\n")
-    git(repo.root, "add", "-A")
-    git(repo.root, "commit", "-q", "-m", "implement it")
-    message = git(repo.root, "log", "-1", "--format=%B").stdout
+def test_during_implement_the_commit_gets_the_task_trailer(hooked_repo: Project) -> None:
+    hooked_repo.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
+    (hooked_repo.root / "src" / "app.py").write_text("x = 2\n")
+    git_with_hooks(hooked_repo.root, "add", "-A")
+    git_with_hooks(hooked_repo.root, "commit", "-q", "-m", "implement it")
+    message = git_with_hooks(hooked_repo.root, "log", "-1", "--format=%B").stdout
     assert message.strip().endswith("Task: guarded")
 
 
-def test_a_trailer_naming_no_task_is_refused(repo: Project) -> None:
-    repo.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
-    (repo.root / "src" / "app.py").write_text("x = 3\n")
-    git(repo.root, "add", "-A")
-    proc = git(repo.root, "commit", "-m", "work\n\nTask: nonexistent", check=False)
+def test_a_trailer_naming_no_task_is_refused(hooked_repo: Project) -> None:
+    hooked_repo.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
+    (hooked_repo.root / "src" / "app.py").write_text("x = 3\n")
+    git_with_hooks(hooked_repo.root, "add", "-A")
+    proc = git_with_hooks(
+        hooked_repo.root, "commit", "-m", "work\n\nTask: nonexistent", check=False
+    )
     assert proc.returncode != 0
     assert "names no task of this project: nonexistent" in proc.stderr
 
 
-def test_a_staged_hand_edit_of_state_is_refused(repo: Project) -> None:
-    (repo.task_dir("guarded") / ".state").write_text("implement\n")
-    git(repo.root, "add", "-A")
-    proc = git(repo.root, "commit", "-m", "skip ahead", check=False)
+def test_a_staged_hand_edit_of_state_is_refused(hooked_repo: Project) -> None:
+    (hooked_repo.task_dir("guarded") / ".state").write_text("implement\n")
+    git_with_hooks(hooked_repo.root, "add", "-A")
+    proc = git_with_hooks(hooked_repo.root, "commit", "-m", "skip ahead", check=False)
     assert proc.returncode != 0
     assert "refusing to commit hand-edited workflow state" in proc.stderr
     assert (
@@ -82,44 +67,50 @@ def test_a_staged_hand_edit_of_state_is_refused(repo: Project) -> None:
 def committed(root: Path, message: str) -> list[str]:
     """Commit what is staged through the hooks; the files the new commit holds, once it is
     there with this message (its trailer aside) and nothing is left staged."""
-    head = git(root, "rev-parse", "HEAD", check=False).stdout.strip()
-    proc = git(root, "commit", "-m", message, check=False)
+    head = git_with_hooks(root, "rev-parse", "HEAD", check=False).stdout.strip()
+    proc = git_with_hooks(root, "commit", "-m", message, check=False)
     assert proc.returncode == 0, proc.stderr
-    assert git(root, "rev-parse", "HEAD").stdout.strip() != head, "no new commit"
-    assert git(root, "log", "-1", "--format=%s").stdout.strip() == message
-    assert git(root, "diff", "--cached", "--name-only").stdout == ""
-    return git(root, "show", "--name-only", "--format=", "HEAD").stdout.split()
+    assert git_with_hooks(root, "rev-parse", "HEAD").stdout.strip() != head, "no new commit"
+    assert git_with_hooks(root, "log", "-1", "--format=%s").stdout.strip() == message
+    assert git_with_hooks(root, "diff", "--cached", "--name-only").stdout == ""
+    return git_with_hooks(root, "show", "--name-only", "--format=", "HEAD").stdout.split()
 
 
-def test_state_written_by_status_py_commits_fine(repo: Project) -> None:
-    repo.write("guarded", "SPEC.md", "# Spec\n")
-    assert repo.run("--task", "guarded", "--transition", "research:awaiting_approval").rc == 0
-    git(repo.root, "add", "-A")
-    files = committed(repo.root, "spec drafted")
+def test_state_written_by_status_py_commits_fine(hooked_repo: Project) -> None:
+    hooked_repo.write("guarded", "SPEC.md", "# Spec\n")
+    assert (
+        hooked_repo.run("--task", "guarded", "--transition", "research:awaiting_approval").rc == 0
+    )
+    git_with_hooks(hooked_repo.root, "add", "-A")
+    files = committed(hooked_repo.root, "spec drafted")
     folder = ".automaton/tasks/guarded"
     assert f"{folder}/.state" in files and f"{folder}/.state.history" in files
     assert f"{folder}/SPEC.md" in files
 
 
-def test_markdown_commits_need_no_edit_phase(repo: Project) -> None:
+def test_markdown_commits_need_no_edit_phase(hooked_repo: Project) -> None:
     """The same hook that refuses src/app.py in research lets documentation through."""
-    (repo.root / "NOTES.md").write_text("notes\n")
-    git(repo.root, "add", "NOTES.md")
-    assert committed(repo.root, "notes") == ["NOTES.md"]
-    (repo.root / "src" / "app.py").write_text("x = 5\n")  # the control: code is refused
-    git(repo.root, "add", "src/app.py")
-    assert git(repo.root, "commit", "-m", "code", check=False).returncode != 0
+    (hooked_repo.root / "NOTES.md").write_text("notes\n")
+    git_with_hooks(hooked_repo.root, "add", "NOTES.md")
+    assert committed(hooked_repo.root, "notes") == ["NOTES.md"]
+    (hooked_repo.root / "src" / "app.py").write_text("x = 5\n")  # the control: code is refused
+    git_with_hooks(hooked_repo.root, "add", "src/app.py")
+    assert git_with_hooks(hooked_repo.root, "commit", "-m", "code", check=False).returncode != 0
 
 
 def test_outside_an_automaton_project_the_hooks_stay_out_of_the_way(tmp_path: Path) -> None:
-    git(tmp_path, "init", "-q")
-    git(tmp_path, "config", "core.hooksPath", str(ROOT / "githooks"))
+    git_with_hooks(tmp_path, "init", "-q")
+    git_with_hooks(tmp_path, "config", "core.hooksPath", str(ROOT / "githooks"))
     (tmp_path / "a.py").write_text("x\n")
-    git(tmp_path, "add", "a.py")
-    proc = git(tmp_path, "commit", "-m", "plain repo", check=False)
+    git_with_hooks(tmp_path, "add", "a.py")
+    proc = git_with_hooks(tmp_path, "commit", "-m", "plain repo", check=False)
     assert (proc.returncode, proc.stderr) == (0, "")  # nothing said, nothing refused
-    assert git(tmp_path, "log", "--format=%B").stdout.strip() == "plain repo"  # no trailer
-    assert git(tmp_path, "show", "--name-only", "--format=", "HEAD").stdout.split() == ["a.py"]
+    assert (
+        git_with_hooks(tmp_path, "log", "--format=%B").stdout.strip() == "plain repo"
+    )  # no trailer
+    assert git_with_hooks(tmp_path, "show", "--name-only", "--format=", "HEAD").stdout.split() == [
+        "a.py"
+    ]
 
 
 def test_pre_commit_framework_manifest_names_the_console_script() -> None:
@@ -129,44 +120,51 @@ def test_pre_commit_framework_manifest_names_the_console_script() -> None:
     assert "stages: [commit-msg]" in text
 
 
-def test_an_unstaged_hand_edit_of_state_does_not_open_the_gate(repo: Project) -> None:
-    (repo.task_dir("guarded") / ".state").write_text("implement\n")  # left unstaged
-    (repo.root / "src" / "app.py").write_text("x = 4\n")
-    git(repo.root, "add", "src/app.py")
-    proc = git(repo.root, "commit", "-m", "code", check=False)
+def test_an_unstaged_hand_edit_of_state_does_not_open_the_gate(hooked_repo: Project) -> None:
+    (hooked_repo.task_dir("guarded") / ".state").write_text("implement\n")  # left unstaged
+    (hooked_repo.root / "src" / "app.py").write_text("x = 4\n")
+    git_with_hooks(hooked_repo.root, "add", "src/app.py")
+    proc = git_with_hooks(hooked_repo.root, "commit", "-m", "code", check=False)
     assert proc.returncode != 0
     assert "changed outside status.py: guarded" in proc.stderr
-    upgrade = f"{STATUS_SCRIPT} --upgrade --project {repo.root.resolve()}"
+    upgrade = f"{STATUS_SCRIPT} --upgrade --project {hooked_repo.root.resolve()}"
     assert f"Next: restore it from its history with {upgrade}, then commit." in proc.stderr
 
 
-def test_a_merge_that_brings_code_during_research_is_refused(repo: Project) -> None:
-    git(repo.root, "checkout", "-q", "-b", "feature")
-    (repo.root / "src" / "app.py").write_text("x = 2\n")
-    git(repo.root, "commit", "-q", "--no-verify", "-am", "code on a branch")
-    git(repo.root, "checkout", "-q", "-")
-    (repo.root / "NOTES.md").write_text("notes\n")
-    git(repo.root, "add", "NOTES.md")
-    git(repo.root, "commit", "-q", "-m", "notes on the main line")
-    proc = git(repo.root, "merge", "--no-edit", "feature", check=False)
+def test_a_merge_that_brings_code_during_research_is_refused(hooked_repo: Project) -> None:
+    git_with_hooks(hooked_repo.root, "checkout", "-q", "-b", "feature")
+    (hooked_repo.root / "src" / "app.py").write_text("x = 2\n")
+    git_with_hooks(hooked_repo.root, "commit", "-q", "--no-verify", "-am", "code on a branch")
+    git_with_hooks(hooked_repo.root, "checkout", "-q", "-")
+    (hooked_repo.root / "NOTES.md").write_text("notes\n")
+    git_with_hooks(hooked_repo.root, "add", "NOTES.md")
+    git_with_hooks(hooked_repo.root, "commit", "-q", "-m", "notes on the main line")
+    proc = git_with_hooks(hooked_repo.root, "merge", "--no-edit", "feature", check=False)
     assert proc.returncode != 0
     assert "refusing to commit source files while no task is in implement" in proc.stderr
     assert "src/app.py" in proc.stderr
-    assert (repo.root / "src" / "app.py").read_text() == "x = 2\n"  # merged, not committed
-    assert git(repo.root, "rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).returncode == 0
+    assert (hooked_repo.root / "src" / "app.py").read_text() == "x = 2\n"  # merged, not committed
+    assert (
+        git_with_hooks(
+            hooked_repo.root, "rev-parse", "-q", "--verify", "MERGE_HEAD", check=False
+        ).returncode
+        == 0
+    )
 
 
-def test_a_merge_without_code_goes_through(repo: Project) -> None:
-    git(repo.root, "checkout", "-q", "-b", "docs")
-    (repo.root / "GUIDE.md").write_text("guide\n")
-    git(repo.root, "add", "GUIDE.md")
-    git(repo.root, "commit", "-q", "-m", "guide")
-    git(repo.root, "checkout", "-q", "-")
-    (repo.root / "NOTES.md").write_text("notes\n")
-    git(repo.root, "add", "NOTES.md")
-    git(repo.root, "commit", "-q", "-m", "notes")
-    git(repo.root, "merge", "--no-edit", "docs")
-    assert git(repo.root, "log", "-1", "--format=%P").stdout.count(" ") == 1  # a merge commit
+def test_a_merge_without_code_goes_through(hooked_repo: Project) -> None:
+    git_with_hooks(hooked_repo.root, "checkout", "-q", "-b", "docs")
+    (hooked_repo.root / "GUIDE.md").write_text("guide\n")
+    git_with_hooks(hooked_repo.root, "add", "GUIDE.md")
+    git_with_hooks(hooked_repo.root, "commit", "-q", "-m", "guide")
+    git_with_hooks(hooked_repo.root, "checkout", "-q", "-")
+    (hooked_repo.root / "NOTES.md").write_text("notes\n")
+    git_with_hooks(hooked_repo.root, "add", "NOTES.md")
+    git_with_hooks(hooked_repo.root, "commit", "-q", "-m", "notes")
+    git_with_hooks(hooked_repo.root, "merge", "--no-edit", "docs")
+    assert (
+        git_with_hooks(hooked_repo.root, "log", "-1", "--format=%P").stdout.count(" ") == 1
+    )  # a merge commit
 
 
 @pytest.mark.parametrize(
@@ -182,38 +180,40 @@ def test_a_merge_without_code_goes_through(repo: Project) -> None:
     ids=["forged", "edited", "deleted"],
 )
 def test_a_staged_approval_log_the_history_does_not_record_is_refused(
-    repo: Project, tamper, words: str
+    hooked_repo: Project, tamper, words: str
 ) -> None:
-    repo.write("guarded", "SPEC.md", "# Spec\n")
-    repo.advance("guarded", ["research:awaiting_approval", "research:approved"])
-    git(repo.root, "add", "-A")
-    git(repo.root, "commit", "-q", "-m", "approved")
-    log = repo.task_dir("guarded") / ".state.approvals"
+    hooked_repo.write("guarded", "SPEC.md", "# Spec\n")
+    hooked_repo.advance("guarded", ["research:awaiting_approval", "research:approved"])
+    git_with_hooks(hooked_repo.root, "add", "-A")
+    git_with_hooks(hooked_repo.root, "commit", "-q", "-m", "approved")
+    log = hooked_repo.task_dir("guarded") / ".state.approvals"
     log.write_text(tamper(log.read_text()))
-    git(repo.root, "add", "-A")
-    proc = git(repo.root, "commit", "-m", "tamper", check=False)
+    git_with_hooks(hooked_repo.root, "add", "-A")
+    proc = git_with_hooks(hooked_repo.root, "commit", "-m", "tamper", check=False)
     assert proc.returncode != 0
     assert "refusing to commit an approval log its history does not record" in proc.stderr
     assert ".automaton/tasks/guarded/.state.approvals: " in proc.stderr
     assert words in proc.stderr
 
 
-def test_approvals_staged_with_their_history_commit_fine(repo: Project) -> None:
-    repo.write("guarded", "SPEC.md", "# Spec\n")
-    repo.advance("guarded", ["research:awaiting_approval", "research:approved"])
-    git(repo.root, "add", "-A")
-    files = committed(repo.root, "approved")
+def test_approvals_staged_with_their_history_commit_fine(hooked_repo: Project) -> None:
+    hooked_repo.write("guarded", "SPEC.md", "# Spec\n")
+    hooked_repo.advance("guarded", ["research:awaiting_approval", "research:approved"])
+    git_with_hooks(hooked_repo.root, "add", "-A")
+    files = committed(hooked_repo.root, "approved")
     folder = ".automaton/tasks/guarded"
     assert {f"{folder}/.state.approvals", f"{folder}/.state.history"} <= set(files)
-    approvals = git(repo.root, "show", f"HEAD:{folder}/.state.approvals").stdout
+    approvals = git_with_hooks(hooked_repo.root, "show", f"HEAD:{folder}/.state.approvals").stdout
     assert approvals.startswith("research:approved|")
 
 
-def test_an_approval_staged_without_its_history_is_refused(repo: Project) -> None:
-    repo.write("guarded", "SPEC.md", "# Spec\n")
-    repo.advance("guarded", ["research:awaiting_approval", "research:approved"])
-    git(repo.root, "add", str(repo.task_dir("guarded") / ".state.approvals"))
-    proc = git(repo.root, "commit", "-m", "half", check=False)
+def test_an_approval_staged_without_its_history_is_refused(hooked_repo: Project) -> None:
+    hooked_repo.write("guarded", "SPEC.md", "# Spec\n")
+    hooked_repo.advance("guarded", ["research:awaiting_approval", "research:approved"])
+    git_with_hooks(
+        hooked_repo.root, "add", str(hooked_repo.task_dir("guarded") / ".state.approvals")
+    )
+    proc = git_with_hooks(hooked_repo.root, "commit", "-m", "half", check=False)
     assert proc.returncode != 0
     assert "stage .state.history with it" in proc.stderr
 

@@ -9,48 +9,21 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import HOOK, ROOT, Project, denied, recorded
+from conftest import HOOK, ROOT, denied, edit_event, put, replay, run_hook
 
 from automaton_rules.core import store
 from automaton_rules.guards import harness, sandbox
 from automaton_rules.guards.harnesses import NAMES as HARNESSES
 
 
-def event(
-    name: str, fixture: str, project: Project, *args: str
-) -> subprocess.CompletedProcess[str]:
-    """The adapter's answer to a recorded event of harness `name`, as its command runs."""
-    payload, given = recorded(name, fixture, project.root)
-    return hook(name, payload, *given, *args)
-
-
-def hook(harness_name: str, payload: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(HOOK), "--harness", harness_name, *args],
-        input=payload,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
-@pytest.fixture
-def guarded(project: Project, task_in) -> Project:
-    """A project whose only task is in research, with a source file to edit."""
-    (project.root / "src").mkdir()
-    (project.root / "src" / "app.py").write_text("x = 1\n")
-    task_in("research", name="guarded")
-    return project
-
-
 @pytest.mark.parametrize("name", HARNESSES)
 def test_an_edit_during_research_is_denied_in_the_harness_format(guarded, name) -> None:
-    reason = denied(name, event(name, "edit.json", guarded))
+    reason = denied(name, replay(name, "edit.json", guarded.root))
     assert reason == (
         f"DENIED: No task in project '{guarded.root}' is in implement or doc_review phase "
         "(guarded: research). Code edits require implement or doc_review phase."
     )
-    named = denied(name, event(name, "edit.json", guarded, "--task", "guarded"))
+    named = denied(name, replay(name, "edit.json", guarded.root, "--task", "guarded"))
     assert named == (
         "DENIED: Task 'guarded' is in research phase. "
         "Code edits require implement or doc_review phase."
@@ -60,12 +33,12 @@ def test_an_edit_during_research_is_denied_in_the_harness_format(guarded, name) 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_the_same_edit_during_implement_is_allowed(guarded, name) -> None:
     guarded.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
-    assert denied(name, event(name, "edit.json", guarded)) is None
+    assert denied(name, replay(name, "edit.json", guarded.root)) is None
 
 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_a_shell_write_during_research_is_denied(guarded, name) -> None:
-    reason = denied(name, event(name, "shell-write.json", guarded))
+    reason = denied(name, replay(name, "shell-write.json", guarded.root))
     assert reason is not None
     assert reason.startswith("DENIED: No task in project")
     assert "(guarded: research)" in reason
@@ -75,24 +48,24 @@ def test_a_shell_write_during_research_is_denied(guarded, name) -> None:
 @pytest.mark.parametrize("name", HARNESSES)
 def test_writing_state_through_the_shell_is_always_denied(guarded, name) -> None:
     guarded.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
-    reason = denied(name, event(name, "shell-state.json", guarded))
+    reason = denied(name, replay(name, "shell-state.json", guarded.root))
     assert reason is not None and "workflow state (.state files)" in reason
 
 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_the_agent_running_the_approval_command_is_denied(guarded, name) -> None:
-    reason = denied(name, event(name, "shell-approve.json", guarded))
+    reason = denied(name, replay(name, "shell-approve.json", guarded.root))
     assert reason is not None and reason.startswith("DENIED: Approval is the user's decision.")
     assert "Ask the user to approve: to type `approve TASK` in the chat" in reason  # next step
 
 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_reading_through_the_shell_is_allowed(guarded, name) -> None:
-    assert denied(name, event(name, "shell-read.json", guarded)) is None
+    assert denied(name, replay(name, "shell-read.json", guarded.root)) is None
 
 
 def test_echo_into_state_is_denied_and_state_untouched(guarded) -> None:
-    proc = event("claude", "shell-state.json", guarded)
+    proc = replay("claude", "shell-state.json", guarded.root)
     assert denied("claude", proc) is not None
     assert guarded.state("guarded") == "research\n"
 
@@ -106,12 +79,12 @@ def test_a_state_file_edit_tool_is_denied_even_during_implement(guarded) -> None
             "tool_input": {"file_path": str(guarded.task_dir("guarded") / ".state")},
         }
     )
-    reason = denied("claude", hook("claude", payload))
+    reason = denied("claude", run_hook("claude", payload))
     assert reason is not None and "is workflow state" in reason
 
 
 def test_internal_errors_deny_with_a_reason(guarded) -> None:
-    reason = denied("claude", hook("claude", "this is not json"))
+    reason = denied("claude", run_hook("claude", "this is not json"))
     assert reason is not None
     assert reason.startswith(
         "DENIED: automaton-rules could not check this action (the hook input is not JSON"
@@ -120,7 +93,7 @@ def test_internal_errors_deny_with_a_reason(guarded) -> None:
 
 def test_a_broken_configuration_fails_closed(guarded) -> None:
     (guarded.root / "automaton.toml").write_text("nonsense = 1\n")
-    reason = denied("codex", event("codex", "edit.json", guarded))
+    reason = denied("codex", replay("codex", "edit.json", guarded.root))
     assert reason is not None and "Unknown key 'nonsense'" in reason
 
 
@@ -128,19 +101,19 @@ def test_outside_any_project_nothing_is_guarded(tmp_path) -> None:
     payload = json.dumps(
         {"cwd": str(tmp_path), "tool_name": "Edit", "tool_input": {"file_path": "x.py"}}
     )
-    proc = hook("claude", payload)
+    proc = run_hook("claude", payload)
     assert (proc.returncode, proc.stdout) == (0, "")
 
 
 def test_other_tools_are_allowed(guarded) -> None:
     payload = json.dumps({"cwd": str(guarded.root), "tool_name": "Read", "tool_input": {}})
-    assert denied("gemini", hook("gemini", payload)) is None
+    assert denied("gemini", run_hook("gemini", payload)) is None
 
 
 def test_unknown_harness_is_bad_usage_which_every_harness_takes_as_a_refusal(guarded) -> None:
     """Exit 2 blocks the tool in Claude Code, Codex and Gemini, and Cursor's fail-closed
     hooks and the opencode plugin refuse on any failure."""
-    proc = hook("vim", "{}")
+    proc = run_hook("vim", "{}")
     assert proc.returncode == 2
     assert proc.stderr.startswith("ERROR: automaton-hook: --harness must be one of claude")
 
@@ -185,7 +158,7 @@ def test_state_writes_in_disguise_are_denied_even_during_implement(guarded, comm
     payload = json.dumps(
         {"cwd": str(guarded.root), "tool_name": "Bash", "tool_input": {"command": command}}
     )
-    reason = denied("claude", hook("claude", payload))
+    reason = denied("claude", run_hook("claude", payload))
     assert reason is not None and "workflow state" in reason
 
 
@@ -200,7 +173,9 @@ def test_disguised_approvals_are_denied(guarded, command) -> None:
     payload = json.dumps(
         {"cwd": str(guarded.root), "tool_name": "Bash", "tool_input": {"command": command}}
     )
-    assert denied("claude", hook("claude", payload)).startswith("DENIED: Approval is the user's")
+    assert denied("claude", run_hook("claude", payload)).startswith(
+        "DENIED: Approval is the user's"
+    )
 
 
 def test_skipping_the_git_hooks_is_denied(guarded) -> None:
@@ -211,7 +186,7 @@ def test_skipping_the_git_hooks_is_denied(guarded) -> None:
             "tool_input": {"command": "git commit --no-verify -am wip"},
         }
     )
-    assert "--no-verify" in denied("claude", hook("claude", payload))
+    assert "--no-verify" in denied("claude", run_hook("claude", payload))
 
 
 def test_a_patch_that_moves_a_file_onto_state_is_denied(guarded) -> None:
@@ -223,7 +198,7 @@ def test_a_patch_that_moves_a_file_onto_state_is_denied(guarded) -> None:
     payload = json.dumps(
         {"cwd": str(guarded.root), "tool_name": "apply_patch", "tool_input": {"command": patch}}
     )
-    assert "workflow state" in denied("codex", hook("codex", payload))
+    assert "workflow state" in denied("codex", run_hook("codex", payload))
 
 
 def test_a_patch_sent_as_a_command_list_is_judged(guarded) -> None:
@@ -235,7 +210,7 @@ def test_a_patch_sent_as_a_command_list_is_judged(guarded) -> None:
             "tool_input": {"command": ["apply_patch", patch]},
         }
     )
-    assert denied("codex", hook("codex", payload)) is not None
+    assert denied("codex", run_hook("codex", payload)) is not None
 
 
 def test_exec_command_cmd_is_read(guarded) -> None:
@@ -246,7 +221,7 @@ def test_exec_command_cmd_is_read(guarded) -> None:
             "tool_input": {"cmd": "echo x > src/app.py"},
         }
     )
-    assert denied("codex", hook("codex", payload)) is not None
+    assert denied("codex", run_hook("codex", payload)) is not None
 
 
 def test_an_edit_is_judged_by_the_files_project_not_the_harness_cwd(guarded, tmp_path) -> None:
@@ -258,7 +233,7 @@ def test_an_edit_is_judged_by_the_files_project_not_the_harness_cwd(guarded, tmp
                 "tool_input": {"file_path": str(guarded.root / target)},
             }
         )
-        assert denied("claude", hook("claude", payload)) is not None, target
+        assert denied("claude", run_hook("claude", payload)) is not None, target
 
 
 def test_an_edit_tool_that_names_no_file_is_denied_in_every_phase(guarded) -> None:
@@ -269,9 +244,9 @@ def test_an_edit_tool_that_names_no_file_is_denied_in_every_phase(guarded) -> No
     expected = (
         "DENIED: automaton-rules could not check this action (the edit tool 'Write' names no file)."
     )
-    assert denied("claude", hook("claude", payload)) == expected
+    assert denied("claude", run_hook("claude", payload)) == expected
     guarded.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
-    assert denied("claude", hook("claude", payload)) == expected
+    assert denied("claude", run_hook("claude", payload)) == expected
 
 
 def test_upper_case_state_is_still_state(guarded) -> None:
@@ -280,7 +255,7 @@ def test_upper_case_state_is_still_state(guarded) -> None:
     payload = json.dumps(
         {"cwd": str(guarded.root), "tool_name": "Write", "tool_input": {"file_path": str(target)}}
     )
-    assert "workflow state" in denied("claude", hook("claude", payload))
+    assert "workflow state" in denied("claude", run_hook("claude", payload))
 
 
 def test_writes_outside_the_project_from_the_shell_are_not_its_business(guarded) -> None:
@@ -291,7 +266,7 @@ def test_writes_outside_the_project_from_the_shell_are_not_its_business(guarded)
             "tool_input": {"command": "git diff > /tmp/review.diff"},
         }
     )
-    assert denied("claude", hook("claude", payload)) is None
+    assert denied("claude", run_hook("claude", payload)) is None
 
 
 # --------------------------------------------------------------------------------------
@@ -299,24 +274,9 @@ def test_writes_outside_the_project_from_the_shell_are_not_its_business(guarded)
 # --------------------------------------------------------------------------------------
 
 
-def put_state(project: Project, name: str, state: str) -> None:
-    """A task folder with only a `.state`: enough for the edit-time answer."""
-    folder = project.task_dir(name)
-    folder.mkdir(parents=True)
-    (folder / ".state").write_text(f"{state}\n")
-
-
-def edit_payload(project: Project) -> dict[str, object]:
-    return {
-        "cwd": str(project.root),
-        "tool_name": "Edit",
-        "tool_input": {"file_path": str(project.root / "src" / "app.py")},
-    }
-
-
 def test_the_adapter_reads_states_only_until_a_task_may_edit(project, monkeypatch) -> None:
     for index in range(30):
-        put_state(project, f"task-{index:02}", "implement")
+        put(project, "implement", f"task-{index:02}")
     reads: list[Path] = []
     real = store.read_state
 
@@ -325,7 +285,7 @@ def test_the_adapter_reads_states_only_until_a_task_may_edit(project, monkeypatc
         return real(task_dir)
 
     monkeypatch.setattr(store, "read_state", counting)
-    action = harness.read_action(edit_payload(project), "claude")
+    action = harness.read_action(json.loads(edit_event(project, "src/app.py")), "claude")
     assert harness.decide(action) == harness.Verdict(True)
     assert len(reads) == 1
     reads.clear()
@@ -335,22 +295,22 @@ def test_the_adapter_reads_states_only_until_a_task_may_edit(project, monkeypatc
 
 def test_the_adapter_finds_an_editing_subtask_among_many_tasks(project) -> None:
     for index in range(20):
-        put_state(project, f"task-{index:02}", "research")
-    put_state(project, "task-07/part-b", "doc_review")
-    action = harness.read_action(edit_payload(project), "claude")
+        put(project, "research", f"task-{index:02}")
+    put(project, "doc_review", "task-07/part-b")
+    action = harness.read_action(json.loads(edit_event(project, "src/app.py")), "claude")
     assert harness.decide(action) == harness.Verdict(True)
 
 
 def test_the_adapters_refusal_lists_tasks_as_status_py_does(project) -> None:
     for name in ("zeta", "alpha", "alpha-b", "alpha/sub-2", "alpha/sub-1", "mid", "done"):
-        put_state(project, name, "complete" if name == "done" else "research")
-    put_state(project, "untracked-by-hand", "not-a-phase")
+        put(project, "complete" if name == "done" else "research", name)
+    put(project, "not-a-phase", "untracked-by-hand")
     expected = project.run("--can-edit")
     assert expected.rc == 1
     assert "(alpha: research, alpha/sub-1: research, alpha/sub-2: research, alpha-b: " in (
         expected.out
     )
-    action = harness.read_action(edit_payload(project), "claude")
+    action = harness.read_action(json.loads(edit_event(project, "src/app.py")), "claude")
     assert harness.decide(action) == harness.Verdict(False, expected.out.strip())
 
 
@@ -360,7 +320,7 @@ def test_a_task_folder_leading_outside_still_fails_closed(project, tmp_path) -> 
     (outside / ".state").write_text("implement\n")
     project.tasks.mkdir(parents=True)
     (project.tasks / "sneaky").symlink_to(outside)
-    reason = denied("claude", hook("claude", json.dumps(edit_payload(project))))
+    reason = denied("claude", run_hook("claude", edit_event(project, "src/app.py")))
     assert reason is not None
     assert reason.startswith("DENIED: automaton-rules could not check this action")
     assert "outside" in reason

@@ -14,18 +14,24 @@ import ast
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import HOOK, HOOK_FIXTURES, ROOT, Project, denied, recorded
+from conftest import (
+    HOOK_FIXTURES,
+    INSTALL,
+    PACKAGE,
+    Project,
+    denied,
+    implement,
+    recorded,
+    run_hook,
+)
 
 from automaton_rules.core import guard_files
 from automaton_rules.guards import harnesses, sandbox
 from automaton_rules.guards.harnesses import NAMES
 
-INSTALL = Path(sys.executable).parent / "automaton-install"
-PACKAGE = ROOT / "automaton_rules"
 # The modules that read the table: none of them may name a harness.
 READERS = (
     "guards/harness.py",
@@ -38,7 +44,7 @@ READERS = (
     "cli/install.py",
     "cli/install_files.py",
 )
-RECORDED = (
+RECORDED_EVENTS = (
     "edit.json",
     "edit-config.json",
     "shell-write.json",
@@ -98,14 +104,14 @@ def test_an_event_name_means_the_same_in_every_record() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_each_harness_has_its_recorded_events_and_protocol(name: str) -> None:
     folder = HOOK_FIXTURES / name
-    for fixture in RECORDED:
+    for fixture in RECORDED_EVENTS:
         json.loads((folder / fixture).read_text())
     spelled = json.loads((folder / "protocol.json").read_text())
     assert {"allow", "deny", "context", "no-context"} <= set(spelled)
     assert spelled["source"], name  # where the shapes come from
     record = harnesses.get(name)
     if record.names_event:  # its input names no event: the command names each one
-        assert set(spelled["events"]) == set(RECORDED)
+        assert set(spelled["events"]) == set(RECORDED_EVENTS)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -168,36 +174,13 @@ def test_a_settings_file_whose_hooks_are_of_another_shape_is_refused_whole(
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == (
         f'ERROR: {settings}: its "hooks" is not a JSON '
-        f'{"object" if wrong == "[]" else "list"}, so no hook can go in\n'
+        f"{'object' if wrong == '[]' else 'list'}, so no hook can go in\n"
     )
     assert settings.read_text() == f'{{"hooks": {wrong}}}'
     assert not (repo / record.instructions).exists()
 
 
 # ------------------------------------------------------------------ GitHub Copilot CLI
-
-
-@pytest.fixture
-def guarded(project: Project, task_in) -> Project:
-    (project.root / "src").mkdir()
-    (project.root / "src" / "app.py").write_text("x = 1\n")
-    task_in("research", name="guarded")
-    return project
-
-
-def implement(project: Project) -> None:
-    project.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
-
-
-def hook(name: str, payload: object, *args: str) -> subprocess.CompletedProcess[str]:
-    text = payload if isinstance(payload, str) else json.dumps(payload)
-    return subprocess.run(
-        [str(HOOK), "--harness", name, *args],
-        input=text,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def copilot_tool(project: Project, tool: str, args: dict[str, object]) -> str:
@@ -228,7 +211,7 @@ def test_copilot_input_without_its_event_named_is_not_taken_for_a_session_start(
     """Without --event a sessionStart input is read as a tool call, and refused as one
     that names no tool: the installed command must name its event."""
     payload, _ = recorded("copilot", "session-start.json", guarded.root)
-    reason = denied("copilot", hook("copilot", payload))
+    reason = denied("copilot", run_hook("copilot", payload))
     assert reason is not None and "names no tool" in reason
 
 
@@ -244,34 +227,34 @@ def test_copilot_input_without_its_event_named_is_not_taken_for_a_session_start(
 def test_what_copilot_types_into_a_shell_is_read_as_the_line_it_runs(
     guarded: Project, typed: str, why: str
 ) -> None:
-    implement(guarded)
+    implement(guarded, "guarded")
     event = copilot_tool(guarded, "write_bash", {"sessionId": "1", "input": typed, "delay": 10})
-    reason = denied("copilot", hook("copilot", event, "--event", "preToolUse"))
+    reason = denied("copilot", run_hook("copilot", event, "--event", "preToolUse"))
     assert reason is not None and why in reason, reason
 
 
 def test_a_line_copilot_types_that_only_reads_runs(guarded: Project) -> None:
     event = copilot_tool(guarded, "write_bash", {"sessionId": "1", "input": "git status{enter}"})
-    assert denied("copilot", hook("copilot", event, "--event", "preToolUse")) is None
+    assert denied("copilot", run_hook("copilot", event, "--event", "preToolUse")) is None
 
 
 def test_copilot_may_not_start_a_shell_to_type_into_outside_an_edit_phase(guarded) -> None:
     event = copilot_tool(guarded, "bash", {"command": "python3", "mode": "async"})
-    reason = denied("copilot", hook("copilot", event, "--event", "preToolUse")) or ""
+    reason = denied("copilot", run_hook("copilot", event, "--event", "preToolUse")) or ""
     assert "reads what is typed into it" in reason
-    implement(guarded)
-    assert denied("copilot", hook("copilot", event, "--event", "preToolUse")) is None
+    implement(guarded, "guarded")
+    assert denied("copilot", run_hook("copilot", event, "--event", "preToolUse")) is None
 
 
 def test_copilot_shell_commands_are_never_rewritten(guarded: Project) -> None:
     """Whether Copilot's permission rules see `modifiedArgs` is not documented: the line
     runs as it is, judged by the reader, and the session is told so."""
-    implement(guarded)
+    implement(guarded, "guarded")
     event = copilot_tool(guarded, "bash", {"command": "pytest -q", "mode": "sync"})
-    proc = hook("copilot", event, "--event", "preToolUse")
+    proc = run_hook("copilot", event, "--event", "preToolUse")
     assert (proc.returncode, proc.stdout) == (0, "")
     payload, given = recorded("copilot", "session-start.json", guarded.root)
-    context = json.loads(hook("copilot", payload, *given).stdout)["additionalContext"]
+    context = json.loads(run_hook("copilot", payload, *given).stdout)["additionalContext"]
     assert "Shell: no OS sandbox holds your commands (GitHub Copilot CLI does not document" in (
         context
     )
@@ -284,7 +267,9 @@ def test_a_copilot_prompt_approves_and_answers_nothing(project: Project) -> None
     project.create("login")
     project.advance("login", ["research", "research:awaiting_approval"])
     prompt = {"sessionId": "c0f1", "timestamp": 1, "cwd": str(project.root)}
-    proc = hook("copilot", {**prompt, "prompt": "approve login"}, "--event", "userPromptSubmitted")
+    proc = run_hook(
+        "copilot", {**prompt, "prompt": "approve login"}, "--event", "userPromptSubmitted"
+    )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     assert project.state("login") == "research:approved\n"
 
@@ -299,7 +284,7 @@ def test_a_copilot_agent_stop_carries_on_with_a_request_for_changes(project: Pro
     project.advance("login", ["research:awaiting_approval"])
     reviews.request_changes(find_project(project.root), "login", "Say who.", by="a@example.com")
     stop = {"sessionId": "c0f1", "timestamp": 1, "cwd": str(project.root), "stopReason": "end_turn"}
-    proc = hook("copilot", {**stop, "stop_hook_active": False}, "--event", "agentStop")
+    proc = run_hook("copilot", {**stop, "stop_hook_active": False}, "--event", "agentStop")
     answer = json.loads(proc.stdout)
     assert answer["decision"] == "block" and "Say who." in answer["reason"]
 
@@ -309,7 +294,7 @@ def test_a_copilot_agent_stop_carries_on_with_a_request_for_changes(project: Pro
 
 def test_kiro_v3_session_start_gets_the_state_as_plain_text(guarded: Project) -> None:
     """Kiro adds a hook's stdout to the agent's context as it is: no JSON around it."""
-    proc = hook("kiro", {"hook_event_name": "SessionStart", "cwd": str(guarded.root)})
+    proc = run_hook("kiro", {"hook_event_name": "SessionStart", "cwd": str(guarded.root)})
     assert proc.returncode == 0 and proc.stderr == ""
     assert "- guarded: research phase (state research)" in proc.stdout
     assert not proc.stdout.lstrip().startswith("{")
@@ -322,9 +307,9 @@ def test_a_kiro_prompt_approves_and_tells_the_agent(project: Project) -> None:
     project.advance("login", ["research", "research:awaiting_approval"])
     for event in ("userPromptSubmit", "UserPromptSubmit"):  # the 2.x and the V3 spelling
         prompt = {"hook_event_name": event, "cwd": str(project.root), "prompt": "what next?"}
-        assert hook("kiro", prompt).stdout == ""
+        assert run_hook("kiro", prompt).stdout == ""
     prompt = {"hook_event_name": "UserPromptSubmit", "cwd": str(project.root)}
-    proc = hook("kiro", {**prompt, "prompt": "approve login"})
+    proc = run_hook("kiro", {**prompt, "prompt": "approve login"})
     assert proc.returncode == 0
     assert "The user approved task 'login'" in proc.stdout
     assert project.state("login") == "research:approved\n"
@@ -334,7 +319,7 @@ def test_kiro_tool_arguments_sent_as_json_text_are_read(guarded: Project) -> Non
     """Kiro's V3 was seen naming the arguments `toolArgs`; as text they are read too."""
     args = json.dumps({"path": str(guarded.root / "src" / "app.py"), "text": "x = 2\n"})
     event = {"hook_event_name": "PreToolUse", "cwd": str(guarded.root), "toolName": "write"}
-    reason = denied("kiro", hook("kiro", {**event, "toolArgs": args}))
+    reason = denied("kiro", run_hook("kiro", {**event, "toolArgs": args}))
     assert reason is not None and reason.startswith("DENIED: No task in project")
 
 
@@ -342,9 +327,9 @@ def test_kiro_windows_shell_is_judged_as_code_it_cannot_read(guarded: Project) -
     """`execute_cmd` runs cmd.exe, which the bash reader does not read: a plain read passes,
     anything else waits for an edit phase."""
     tool = {"hook_event_name": "preToolUse", "cwd": str(guarded.root), "tool_name": "execute_cmd"}
-    assert denied("kiro", hook("kiro", {**tool, "tool_input": {"command": "dir"}})) is None
+    assert denied("kiro", run_hook("kiro", {**tool, "tool_input": {"command": "dir"}})) is None
     write = {**tool, "tool_input": {"command": "echo x > src\\app.py"}}
-    assert denied("kiro", hook("kiro", write)) is not None
+    assert denied("kiro", run_hook("kiro", write)) is not None
 
 
 def test_kiros_hook_list_keeps_the_users_own_hooks(tmp_path: Path) -> None:

@@ -21,26 +21,22 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, STATUS_PY, Project, denied, empty_project, hook_command, run, walk
+from conftest import (
+    ROOT,
+    STATUS_PY,
+    Project,
+    denied,
+    empty_project,
+    entries_below,
+    hook_command,
+    run,
+    walk,
+)
 
 from automaton_rules.core import store
 from automaton_rules.engine.plugins import PluginTimeout, time_limit
 from automaton_rules.guards.harnesses import NAMES as HARNESSES
 from automaton_rules.testing import AutomatonProject
-
-
-def snapshot(folder: Path) -> dict[str, bytes | str]:
-    """Every entry below a folder: file bytes, link targets, folders, to prove nothing changed."""
-    found: dict[str, bytes | str] = {}
-    for path in sorted(folder.rglob("*")):
-        key = str(path.relative_to(folder))
-        if path.is_symlink():
-            found[key] = f"-> {os.readlink(path)}"
-        elif path.is_file():
-            found[key] = path.read_bytes()
-        else:
-            found[key] = "dir"
-    return found
 
 
 def one_error(text: str) -> str:
@@ -53,7 +49,7 @@ def one_error(text: str) -> str:
 
 # --------------------------------------------------------------- .state contents
 
-STATES = {
+ODD_STATE_FILES = {
     "bom": b"\xef\xbb\xbfresearch\n",
     "nul-inside": b"rese\x00arch\n",
     "nul-after": b"research\x00\n",
@@ -64,14 +60,14 @@ STATES = {
 }
 
 
-@pytest.mark.parametrize("content", STATES.values(), ids=STATES.keys())
+@pytest.mark.parametrize("content", ODD_STATE_FILES.values(), ids=ODD_STATE_FILES.keys())
 def test_hostile_state_is_exit_2_and_changes_nothing(
     project: Project, task_in, content: bytes
 ) -> None:
     name = task_in("research")
     project.write(name, "SPEC.md")
     (project.task_dir(name) / store.STATE).write_bytes(content)
-    before = snapshot(project.root)
+    before = entries_below(project.root)
     for args in (
         ("--task", name),
         ("--task", name, "--transition", "research:awaiting_approval"),
@@ -86,7 +82,7 @@ def test_hostile_state_is_exit_2_and_changes_nothing(
     listed = project.run("--list")
     assert listed.rc == 2
     assert f"{name}: Unknown phase '" in one_error(listed.err)
-    assert snapshot(project.root) == before
+    assert entries_below(project.root) == before
 
 
 # -------------------------------------------------------------------- task names
@@ -128,7 +124,7 @@ def test_hostile_task_names_are_refused_before_any_path_is_built(
     project: Project, task_in, bad: str
 ) -> None:
     task_in("decomposition:approved", name="p")
-    before = snapshot(project.root.parent)
+    before = entries_below(project.root.parent)
     for args in (
         ("--create-task", bad),
         ("--task", bad),
@@ -145,7 +141,7 @@ def test_hostile_task_names_are_refused_before_any_path_is_built(
         if "--follow-up" not in args:
             assert result.rc == 2 and "Invalid task name" in message, (args, message)
         assert "\n" not in message and "\x00" not in message
-    assert snapshot(project.root.parent) == before
+    assert entries_below(project.root.parent) == before
     assert not list(project.root.parent.rglob("pwned"))
 
 
@@ -188,7 +184,7 @@ def test_task_folder_linked_outside_is_refused_and_never_written(
     linked: tuple[Project, Path], name: str
 ) -> None:
     project, elsewhere = linked
-    before = snapshot(elsewhere)
+    before = entries_below(elsewhere)
     for args in (
         ("--task", name),
         ("--task", name, "--transition", "research:awaiting_approval"),
@@ -203,21 +199,21 @@ def test_task_folder_linked_outside_is_refused_and_never_written(
     result = project.run("--create-task", name)
     assert result.rc in (1, 2), result
     one_error(result.err)
-    assert snapshot(elsewhere) == before
+    assert entries_below(elsewhere) == before
 
 
 def test_whole_project_commands_name_the_linked_folders_and_write_nothing_outside(
     linked: tuple[Project, Path],
 ) -> None:
     project, elsewhere = linked
-    before = snapshot(elsewhere)
+    before = entries_below(elsewhere)
     for args in (("--list",), ("--validate-folder",), ("--audit",), ("--upgrade",)):
         result = project.run(*args)
         assert result.rc == 2, (args, result)
         text = result.out + result.err
         assert "Traceback" not in text
         assert "'linked' points outside" in text and "'p/s' points outside" in text, text
-    assert snapshot(elsewhere) == before
+    assert entries_below(elsewhere) == before
 
 
 def test_a_link_that_stays_inside_the_tasks_folder_is_followed(project: Project) -> None:
@@ -245,7 +241,7 @@ def test_chmod_000_is_exit_2_naming_the_file(project: Project, task_in, filename
         target.write_text("plugins = []\n")
     else:
         target = project.task_dir(name) / filename
-    before = snapshot(project.root)
+    before = entries_below(project.root)
     target.chmod(0)
     try:
         for args in (("--task", name), ("--task", name, "--approve"), ("--audit",)):
@@ -256,7 +252,7 @@ def test_chmod_000_is_exit_2_naming_the_file(project: Project, task_in, filename
             assert "Permission denied" in text, (args, text)
     finally:
         target.chmod(0o755 if target.is_dir() else 0o644)
-    assert snapshot(project.root) == before
+    assert entries_below(project.root) == before
 
 
 @pytest.mark.parametrize("filename", UNREADABLE)
@@ -273,7 +269,7 @@ def test_permission_denied_is_exit_2_naming_the_file(
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
         return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
 
-    before = snapshot(project.root)
+    before = entries_below(project.root)
     monkeypatch.setattr(os, "open", guarded_open)
     for args in (("--task", name, "--approve"), ("--audit",)):
         result = project.run(*args)
@@ -282,7 +278,7 @@ def test_permission_denied_is_exit_2_naming_the_file(
         assert "Traceback" not in text
         assert f"Cannot read {denied}: Permission denied" in text, (args, text)
     monkeypatch.undo()
-    assert snapshot(project.root) == before
+    assert entries_below(project.root) == before
 
 
 # ------------------------------------------------------------------ hanging plugins
@@ -510,8 +506,6 @@ def ill_formed(project: Project) -> dict[str, tuple[str, str]]:
         "not an object": ("[1, 2]", "the hook input is not a JSON object"),
         "not json": ("{not json", "the hook input is not JSON"),
     }
-
-
 
 
 @pytest.mark.parametrize("harness", HARNESSES)

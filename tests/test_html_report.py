@@ -118,7 +118,7 @@ def parse(text: str) -> Element:
     return page.root
 
 
-def board(page: Element) -> dict[str, list[str]]:
+def board_columns(page: Element) -> dict[str, list[str]]:
     """Each column of the board, by phase, with its cards' task names in order."""
     return {
         str(col.attrs["data-phase"]): [str(c.attrs["data-task"]) for c in col.has("data-task")]
@@ -126,7 +126,7 @@ def board(page: Element) -> dict[str, list[str]]:
     }
 
 
-def awaiting(page: Element) -> list[str]:
+def awaiting_list(page: Element) -> list[str]:
     """The board's list of the tasks awaiting approval, in order."""
     return [str(e.attrs["data-awaiting"]) for e in page.has("data-awaiting")]
 
@@ -249,7 +249,7 @@ def test_the_diagram_draws_re_approvals_under_the_boxes(
 def test_the_board_shows_every_task_in_its_phase(automaton_project: AutomatonProject) -> None:
     names = demo(automaton_project)
     page = parse(automaton_project.run("--audit", "--format", "html").out)
-    columns = board(page)
+    columns = board_columns(page)
     held = [phase for phase in machine.PHASES if phase in columns]
     assert list(columns)[: len(held)] == held  # in the workflow's order, then the rest
     assert sorted(n for cards in columns.values() for n in cards) == sorted(names)
@@ -277,7 +277,7 @@ def test_the_board_lists_every_task_awaiting_approval_first(
     demo(automaton_project)
     automaton_project.task("z-research", "research:awaiting_approval", files=["SPEC.md"])
     page = parse(automaton_project.run("--audit", "--format", "html").out)
-    assert awaiting(page) == ["z-research", "b-design"]
+    assert awaiting_list(page) == ["z-research", "b-design"]
     assert in_order(page)[:2] == ["z-research", "b-design"]  # the first tasks on the board
     (strip,) = [e for e in page.iter() if e.attrs.get("id") == "awaiting"]
     assert strip.find_all("h3")[0].text() == "Awaiting approval (2)"
@@ -294,7 +294,7 @@ def test_the_board_says_when_no_task_awaits_approval(
 ) -> None:
     automaton_project.task("plain", "design")
     page = parse(automaton_project.run("--audit", "--format", "html").out)
-    assert awaiting(page) == []
+    assert awaiting_list(page) == []
     (strip,) = [e for e in page.iter() if e.attrs.get("id") == "awaiting"]
     assert "no task awaits approval" in strip.text()
 
@@ -476,7 +476,7 @@ def test_an_empty_project(automaton_project: AutomatonProject) -> None:
     assert result.exit_code == 0
     page = parse(result.out)
     assert page.has("data-task") == []
-    assert all(cards == [] for cards in board(page).values())
+    assert all(cards == [] for cards in board_columns(page).values())
 
 
 # ---------------------------------------------------------- in a headless browser

@@ -12,20 +12,15 @@ forbidden name is seen when it is imported, so each assertion here can fail.
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, STATUS_PY, Project
+from conftest import HOOK, ROOT, STATUS_PY, Project, edit_event, modules_imported, put, shell_event
 
 from automaton_rules.guards import sandbox
-
-HOOK = Path(sys.executable).parent / "automaton-hook"
-IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|(?P<name>\s*\S+)\s*$")
 
 # Loaded by any program that handles paths; the budget counts what comes on top.
 BASELINE = "import collections.abc, contextlib, errno, functools, os, pathlib, re, stat, sys, time"
@@ -154,28 +149,8 @@ SANDBOXED_READ_BUDGET = SHELL_READ_BUDGET | {
 }
 
 
-def imports(command: list[str], cwd: Path, stdin: str = "") -> tuple[int, str, set[str]]:
-    """Run `python -X importtime COMMAND`; its exit code, stdout and every module imported."""
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", *command],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=60,
-    )
-    names = set()
-    for line in proc.stderr.splitlines():
-        match = IMPORT_LINE.match(line)
-        if match:
-            names.add(match.group("name").strip())
-    assert names, proc.stderr[:2000]
-    return proc.returncode, proc.stdout, names
-
-
 def baseline(cwd: Path) -> set[str]:
-    return imports(["-c", BASELINE], cwd)[2]
+    return modules_imported(["-c", BASELINE], cwd)[2]
 
 
 def over_budget(names: set[str], budget: set[str]) -> list[str]:
@@ -189,18 +164,12 @@ def forbidden_in(names: set[str], forbidden: tuple[str, ...]) -> list[str]:
     )
 
 
-def put(project: Project, name: str, state: str) -> None:
-    folder = project.task_dir(name)
-    folder.mkdir(parents=True)
-    (folder / ".state").write_text(f"{state}\n")
-
-
 @pytest.fixture
 def bench(project: Project) -> Project:
     """A project with tasks in several phases, one of them editing, and a source file."""
     for index, state in enumerate(("research", "design", "implement", "complete")):
-        put(project, f"task-{index}", state)
-    put(project, "task-0/part-a", "doc_review")
+        put(project, state, f"task-{index}")
+    put(project, "doc_review", "task-0/part-a")
     (project.root / "src").mkdir()
     (project.root / "src" / "app.py").write_text("x = 1\n")
     return project
@@ -218,7 +187,7 @@ STATUS_COMMANDS = {
 
 @pytest.mark.parametrize("args", STATUS_COMMANDS.values(), ids=STATUS_COMMANDS.keys())
 def test_status_hooks_stay_within_their_import_budget(bench: Project, args) -> None:
-    code, out, names = imports([str(STATUS_PY), *args], bench.root)
+    code, out, names = modules_imported([str(STATUS_PY), *args], bench.root)
     assert code in (0, 1), out
     assert out.split(":")[0].strip() in ("ALLOWED", "DENIED", "IN_SCOPE", "OUT_OF_SCOPE")
     extra = names - baseline(bench.root)
@@ -226,19 +195,9 @@ def test_status_hooks_stay_within_their_import_budget(bench: Project, args) -> N
     assert forbidden_in(extra, FORBIDDEN_IN_STATUS) == []
 
 
-def edit_event(project: Project, relative: str) -> str:
-    return json.dumps(
-        {
-            "cwd": str(project.root),
-            "tool_name": "Edit",
-            "tool_input": {"file_path": str(project.root / relative)},
-        }
-    )
-
-
 @pytest.mark.parametrize("relative", ["src/app.py", ".automaton/tasks/task-2/IMPLEMENTATION.md"])
 def test_the_adapter_on_one_edit_stays_within_its_import_budget(bench, relative) -> None:
-    code, out, names = imports(
+    code, out, names = modules_imported(
         [str(HOOK), "--harness", "claude"], bench.root, edit_event(bench, relative)
     )
     assert (code, out) == (0, ""), out
@@ -248,7 +207,7 @@ def test_the_adapter_on_one_edit_stays_within_its_import_budget(bench, relative)
 
 
 def test_a_denied_edit_stays_within_the_adapters_budget(bench: Project) -> None:
-    code, out, names = imports(
+    code, out, names = modules_imported(
         [str(HOOK), "--harness", "claude", "--task", "task-0"],
         bench.root,
         edit_event(bench, "src/app.py"),
@@ -257,12 +216,6 @@ def test_a_denied_edit_stays_within_the_adapters_budget(bench: Project) -> None:
     extra = names - baseline(bench.root)
     assert over_budget(extra, HOOK_BUDGET) == []
     assert forbidden_in(extra, FORBIDDEN_IN_HOOK) == []
-
-
-def shell_event(project: Project, command: str) -> str:
-    return json.dumps(
-        {"cwd": str(project.root), "tool_name": "Bash", "tool_input": {"command": command}}
-    )
 
 
 # tree-sitter's compiled modules are loaded from their files, which `-X importtime` does
@@ -304,7 +257,7 @@ def test_a_plain_read_stays_within_the_budget_and_never_loads_the_parser(
     bench, command, sandboxed
 ) -> None:
     event = shell_event(bench, command)
-    code, out, names = imports([str(HOOK), "--harness", "claude"], bench.root, event)
+    code, out, names = modules_imported([str(HOOK), "--harness", "claude"], bench.root, event)
     assert code == 0
     assert ("updatedInput" in out) is (sandboxed and sandbox.choose() is not None), out
     extra = names - baseline(bench.root)
@@ -323,7 +276,9 @@ def test_a_shell_line_that_writes_loads_the_parser(bench: Project) -> None:
 
 def test_a_configuration_without_plugins_loads_its_reader_and_nothing_heavy(bench: Project) -> None:
     (bench.root / "automaton.toml").write_text('untracked = "refuse"\n')
-    code, _, names = imports([str(STATUS_PY), "--can-edit", "--task", "task-2"], bench.root)
+    code, _, names = modules_imported(
+        [str(STATUS_PY), "--can-edit", "--task", "task-2"], bench.root
+    )
     assert code == 0
     extra = names - baseline(bench.root)
     reader = "tomllib" if sys.version_info >= (3, 11) else "tomli"
@@ -337,7 +292,9 @@ def test_inferring_an_untracked_task_never_loads_the_engine(bench: Project) -> N
     (bench.root / "automaton.toml").write_text('untracked = "infer"\n')
     (bench.root / ".automaton" / "tasks" / "by-hand").mkdir()
     (bench.root / ".automaton" / "tasks" / "by-hand" / "SPEC.md").write_text("# Spec\n")
-    code, out, names = imports([str(STATUS_PY), "--can-edit", "--task", "by-hand"], bench.root)
+    code, out, names = modules_imported(
+        [str(STATUS_PY), "--can-edit", "--task", "by-hand"], bench.root
+    )
     assert code == 1, out
     assert (bench.root / ".automaton" / "tasks" / "by-hand" / ".state").read_text() == "research\n"
     assert "automaton_rules.workflow" in names
@@ -356,7 +313,7 @@ def test_every_forbidden_module_is_seen_when_imported(tmp_path: Path) -> None:
         if importlib.util.find_spec(name.split(".")[0]) is not None
     ]
     code = "import " + ", ".join(present)
-    _, _, names = imports(["-c", code], tmp_path)
+    _, _, names = modules_imported(["-c", code], tmp_path)
     extra = names - baseline(tmp_path)
     missing = [name for name in present if not forbidden_in(extra, (name,))]
     assert missing == []
@@ -365,7 +322,7 @@ def test_every_forbidden_module_is_seen_when_imported(tmp_path: Path) -> None:
 
 def test_the_full_command_line_is_over_budget(bench: Project) -> None:
     """`--task` needs typer and the rule engine: the same checks must flag them."""
-    code, _, names = imports([str(STATUS_PY), "--task", "task-0"], bench.root)
+    code, _, names = modules_imported([str(STATUS_PY), "--task", "task-0"], bench.root)
     assert code == 0
     extra = names - baseline(bench.root)
     flagged = forbidden_in(extra, FORBIDDEN_IN_STATUS)
@@ -381,7 +338,9 @@ def test_listing_plugins_brings_pluggy_onto_the_edit_path(bench: Project) -> Non
         "@hookimpl\ndef register_rules(register):\n    pass\n"
     )
     (bench.root / "automaton.toml").write_text('plugins = ["rules.py"]\n')
-    code, out, names = imports([str(STATUS_PY), "--can-edit", "--task", "task-2"], bench.root)
+    code, out, names = modules_imported(
+        [str(STATUS_PY), "--can-edit", "--task", "task-2"], bench.root
+    )
     assert (code, out) == (0, "ALLOWED\n")
     extra = names - baseline(bench.root)
     assert "pluggy" in forbidden_in(extra, FORBIDDEN_IN_STATUS)

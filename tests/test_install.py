@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, SCRIPT_CALL, clean_env, run_install
 
 from automaton_rules.cli import install, install_files
 from automaton_rules.guards import harnesses, hook_settings
@@ -30,8 +30,6 @@ from automaton_rules.guards import harnesses, hook_settings
 # The harnesses whose hooks go into a JSON settings file (all but opencode's plugin).
 JSON_SETTINGS = [record for record in harnesses.HARNESSES.values() if record.hooks()]
 
-INSTALL = Path(sys.executable).parent / "automaton-install"
-SCRIPT_CALL = "python3 ~/.automaton/scripts/status.py"
 LAUNCHED = ("automaton-hook", "automaton-git-hook")
 
 USER_CLAUDE = {
@@ -50,28 +48,7 @@ USER_CLAUDE = {
 USER_GEMINI = {"theme": "dark", "general": {"vimMode": True}}
 
 
-def clean_env(home: Path) -> dict[str, str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("PYTHONPATH", "AUTOMATON_REEXEC", "AUTOMATON_AGENT", "PYTHONHOME")
-    }
-    env["HOME"] = str(home)
-    return env
-
-
-def run_install(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(INSTALL), *args],
-        capture_output=True,
-        text=True,
-        env=clean_env(home),
-        cwd=home,
-        timeout=60,
-    )
-
-
-def snapshot(*folders: Path) -> dict[str, tuple[bytes, int]]:
+def files_with_modes(*folders: Path) -> dict[str, tuple[bytes, int]]:
     """Every file below the folders: its bytes and permission bits."""
     files = {}
     for folder in folders:
@@ -89,7 +66,7 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def user_repo(tmp_path: Path) -> Path:
     """A git project with the user's own Claude and Gemini settings already there."""
     folder = tmp_path / "proj"
     folder.mkdir()
@@ -102,8 +79,8 @@ def repo(tmp_path: Path) -> Path:
     return folder
 
 
-def git_hooks_dir(repo: Path) -> Path:
-    return repo / ".git" / "hooks"
+def git_hooks_dir(user_repo: Path) -> Path:
+    return user_repo / ".git" / "hooks"
 
 
 # --------------------------------------------------------------------------------------
@@ -259,7 +236,7 @@ def test_installed_script_reports_a_vanished_interpreter_as_an_error(
     assert "Traceback" not in proc.stderr
 
 
-def test_a_status_script_that_is_not_ours_is_kept(home: Path, repo: Path) -> None:
+def test_a_status_script_that_is_not_ours_is_kept(home: Path, user_repo: Path) -> None:
     script = home / ".automaton" / "scripts" / "status.py"
     script.parent.mkdir(parents=True)
     script.write_text("#!/usr/bin/env python3\nprint('my own status script')\n")
@@ -278,12 +255,12 @@ def test_a_status_script_that_is_not_ours_is_kept(home: Path, repo: Path) -> Non
 # --------------------------------------------------------------------------------------
 
 
-def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
-    proc = run_install(home, "--project", str(repo), "--harness", "all", "--git-hooks")
+def test_install_all_harnesses_and_git_hooks(home: Path, user_repo: Path) -> None:
+    proc = run_install(home, "--project", str(user_repo), "--harness", "all", "--git-hooks")
     assert proc.returncode == 0, proc
     assert proc.stderr == ""
 
-    claude = json.loads((repo / ".claude" / "settings.json").read_text())
+    claude = json.loads((user_repo / ".claude" / "settings.json").read_text())
     assert claude["permissions"] == USER_CLAUDE["permissions"]
     assert claude["model"] == "opus"
     assert claude["hooks"]["PostToolUse"] == USER_CLAUDE["hooks"]["PostToolUse"]
@@ -295,13 +272,13 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
         f"sh -c '{install_files.HOOK_LOOKUP}' automaton-hook --harness claude"
     )
 
-    gemini = json.loads((repo / ".gemini" / "settings.json").read_text())
+    gemini = json.loads((user_repo / ".gemini" / "settings.json").read_text())
     assert {k: gemini[k] for k in USER_GEMINI} == USER_GEMINI
     assert gemini["hooks"] == harnesses.get("gemini").hooks()["hooks"]
 
     for harness in ("codex", "cursor", "copilot", "kiro"):  # files of their own
         record = harnesses.get(harness)
-        assert json.loads((repo / record.settings_file).read_text()) == record.hooks(), harness
+        assert json.loads((user_repo / record.settings_file).read_text()) == record.hooks(), harness
 
     # The user-prompt hook of each harness, where `approve TASK` is the user's approval.
     prompt_hooks = {
@@ -313,16 +290,16 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
     }
     for relative, event in prompt_hooks.items():
         assert "automaton-hook --harness" in json.dumps(
-            json.loads((repo / relative).read_text())["hooks"][event]
+            json.loads((user_repo / relative).read_text())["hooks"][event]
         ), relative
-    kiro = json.loads((repo / ".kiro" / "hooks" / "automaton-rules.json").read_text())
+    kiro = json.loads((user_repo / ".kiro" / "hooks" / "automaton-rules.json").read_text())
     assert [entry["trigger"] for entry in kiro["hooks"]] == [
         "PreToolUse",
         "SessionStart",
         "UserPromptSubmit",
     ]
 
-    plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
+    plugin = user_repo / ".opencode" / "plugin" / "automaton-guard.js"
     packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js").read_text()
     first, _, body = plugin.read_text().partition("\n")
     # The packaged plugin as it is, running the JSON files' lookup through sh.
@@ -332,7 +309,7 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
     assert first.startswith("// installed by automaton-install (sha256 ")
     assert '"chat.message"' in body
 
-    hooks = git_hooks_dir(repo)
+    hooks = git_hooks_dir(user_repo)
     for name, args in (
         ("pre-commit", "pre-commit"),
         ("pre-merge-commit", "pre-merge-commit"),
@@ -348,14 +325,14 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
     for path in (
         script,
         *(home / ".automaton" / "bin" / tool for tool in LAUNCHED),
-        repo / "CLAUDE.md",
-        repo / "AGENTS.md",
-        repo / "GEMINI.md",
-        repo / ".automaton" / ".gitignore",
-        repo / ".claude" / "settings.json",
-        repo / ".codex" / "hooks.json",
-        repo / ".gemini" / "settings.json",
-        repo / ".cursor" / "hooks.json",
+        user_repo / "CLAUDE.md",
+        user_repo / "AGENTS.md",
+        user_repo / "GEMINI.md",
+        user_repo / ".automaton" / ".gitignore",
+        user_repo / ".claude" / "settings.json",
+        user_repo / ".codex" / "hooks.json",
+        user_repo / ".gemini" / "settings.json",
+        user_repo / ".cursor" / "hooks.json",
         plugin,
         hooks / "pre-commit",
         hooks / "pre-merge-commit",
@@ -364,32 +341,32 @@ def test_install_all_harnesses_and_git_hooks(home: Path, repo: Path) -> None:
         assert str(path) in proc.stdout, path
 
 
-def test_second_run_changes_nothing(home: Path, repo: Path) -> None:
-    args = ("--project", str(repo), "--harness", "all", "--git-hooks")
+def test_second_run_changes_nothing(home: Path, user_repo: Path) -> None:
+    args = ("--project", str(user_repo), "--harness", "all", "--git-hooks")
     assert run_install(home, *args).returncode == 0
-    before = snapshot(home, repo)
+    before = files_with_modes(home, user_repo)
     proc = run_install(home, *args)
     assert proc.returncode == 0, proc
     assert proc.stdout == "nothing to change\n"
-    assert snapshot(home, repo) == before
+    assert files_with_modes(home, user_repo) == before
 
 
-def test_uninstall_restores_the_users_settings(home: Path, repo: Path) -> None:
-    before_files = snapshot(repo)
-    args = ("--project", str(repo), "--harness", "all", "--git-hooks")
+def test_uninstall_restores_the_users_settings(home: Path, user_repo: Path) -> None:
+    before_files = files_with_modes(user_repo)
+    args = ("--project", str(user_repo), "--harness", "all", "--git-hooks")
     assert run_install(home, *args).returncode == 0
     proc = run_install(home, *args, "--uninstall")
     assert proc.returncode == 0, proc
 
-    assert json.loads((repo / ".claude" / "settings.json").read_text()) == USER_CLAUDE
-    assert json.loads((repo / ".gemini" / "settings.json").read_text()) == USER_GEMINI
+    assert json.loads((user_repo / ".claude" / "settings.json").read_text()) == USER_CLAUDE
+    assert json.loads((user_repo / ".gemini" / "settings.json").read_text()) == USER_GEMINI
     for created in (
-        repo / ".codex" / "hooks.json",
-        repo / ".cursor" / "hooks.json",
-        repo / ".opencode" / "plugin" / "automaton-guard.js",
-        git_hooks_dir(repo) / "pre-commit",
-        git_hooks_dir(repo) / "pre-merge-commit",
-        git_hooks_dir(repo) / "commit-msg",
+        user_repo / ".codex" / "hooks.json",
+        user_repo / ".cursor" / "hooks.json",
+        user_repo / ".opencode" / "plugin" / "automaton-guard.js",
+        git_hooks_dir(user_repo) / "pre-commit",
+        git_hooks_dir(user_repo) / "pre-merge-commit",
+        git_hooks_dir(user_repo) / "commit-msg",
     ):
         assert not created.exists(), created
     # The shared status.py and launchers serve every project: only a global uninstall
@@ -397,17 +374,17 @@ def test_uninstall_restores_the_users_settings(home: Path, repo: Path) -> None:
     assert (home / ".automaton" / "scripts" / "status.py").exists()
     assert all((home / ".automaton" / "bin" / tool).exists() for tool in LAUNCHED)
     # No other file appeared or vanished.
-    assert set(snapshot(repo)) == set(before_files)
+    assert set(files_with_modes(user_repo)) == set(before_files)
 
     again = run_install(home, *args, "--uninstall")
     assert again.returncode == 0, again
     assert again.stdout == "nothing to change\n"
 
 
-def test_uninstall_keeps_hooks_the_user_added_after_install(home: Path, repo: Path) -> None:
-    args = ("--project", str(repo), "--harness", "claude")
+def test_uninstall_keeps_hooks_the_user_added_after_install(home: Path, user_repo: Path) -> None:
+    args = ("--project", str(user_repo), "--harness", "claude")
     assert run_install(home, *args).returncode == 0
-    path = repo / ".claude" / "settings.json"
+    path = user_repo / ".claude" / "settings.json"
     settings = json.loads(path.read_text())
     extra = {"matcher": "Read", "hooks": [{"type": "command", "command": "audit-reads"}]}
     settings["hooks"]["PreToolUse"].append(extra)
@@ -418,31 +395,33 @@ def test_uninstall_keeps_hooks_the_user_added_after_install(home: Path, repo: Pa
     assert after["permissions"] == USER_CLAUDE["permissions"]
 
 
-def test_a_git_hook_that_is_not_ours_is_kept(home: Path, repo: Path) -> None:
-    hook = git_hooks_dir(repo) / "pre-commit"
+def test_a_git_hook_that_is_not_ours_is_kept(home: Path, user_repo: Path) -> None:
+    hook = git_hooks_dir(user_repo) / "pre-commit"
     hook.write_text("#!/bin/sh\necho my own checks\n")
     hook.chmod(0o755)
     original = hook.read_bytes()
-    proc = run_install(home, "--project", str(repo), "--git-hooks")
+    proc = run_install(home, "--project", str(user_repo), "--git-hooks")
     assert proc.returncode == 0, proc
     assert f"kept {hook}" in proc.stdout
     assert hook.read_bytes() == original
-    assert (git_hooks_dir(repo) / "commit-msg").is_file()
-    assert run_install(home, "--project", str(repo), "--git-hooks", "--uninstall").returncode == 0
+    assert (git_hooks_dir(user_repo) / "commit-msg").is_file()
+    assert (
+        run_install(home, "--project", str(user_repo), "--git-hooks", "--uninstall").returncode == 0
+    )
     assert hook.read_bytes() == original
-    assert not (git_hooks_dir(repo) / "commit-msg").exists()
+    assert not (git_hooks_dir(user_repo) / "commit-msg").exists()
 
 
-def test_single_harness_touches_only_its_files(home: Path, repo: Path) -> None:
-    before = snapshot(repo)
-    proc = run_install(home, "--project", str(repo), "--harness", "codex")
+def test_single_harness_touches_only_its_files(home: Path, user_repo: Path) -> None:
+    before = files_with_modes(user_repo)
+    proc = run_install(home, "--project", str(user_repo), "--harness", "codex")
     assert proc.returncode == 0, proc
-    after = snapshot(repo)
+    after = files_with_modes(user_repo)
     assert set(after) - set(before) == {
-        str(repo / ".codex" / "hooks.json"),
-        str(repo / "AGENTS.md"),
-        str(repo / ".automaton" / ".gitignore"),
-        str(repo / "automaton.toml"),  # the project had no configuration: now it exists
+        str(user_repo / ".codex" / "hooks.json"),
+        str(user_repo / "AGENTS.md"),
+        str(user_repo / ".automaton" / ".gitignore"),
+        str(user_repo / "automaton.toml"),  # the project had no configuration: now it exists
     }
     assert {k: v for k, v in after.items() if k in before} == before
 
@@ -456,19 +435,19 @@ def test_single_harness_touches_only_its_files(home: Path, repo: Path) -> None:
         ("--project",),
     ],
 )
-def test_bad_arguments_exit_2_and_write_nothing(home: Path, repo: Path, args) -> None:
-    before = snapshot(repo)
-    full = ("--project", str(repo), *args) if args[0] != "--project" else args
+def test_bad_arguments_exit_2_and_write_nothing(home: Path, user_repo: Path, args) -> None:
+    before = files_with_modes(user_repo)
+    full = ("--project", str(user_repo), *args) if args[0] != "--project" else args
     proc = run_install(home, *full)
     assert proc.returncode == 2, proc
     assert proc.stderr.startswith("ERROR: "), proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (home / ".automaton").exists()
-    assert snapshot(repo) == before
+    assert files_with_modes(user_repo) == before
 
 
-def test_bad_harness_name_is_named(home: Path, repo: Path) -> None:
-    proc = run_install(home, "--project", str(repo), "--harness", "vscode")
+def test_bad_harness_name_is_named(home: Path, user_repo: Path) -> None:
+    proc = run_install(home, "--project", str(user_repo), "--harness", "vscode")
     assert proc.returncode == 2
     assert "vscode" in proc.stderr
 
@@ -534,10 +513,12 @@ def test_uninstall_without_a_project_removes_the_shared_script(tmp_path: Path) -
 # --------------------------------------------------------------------------------------
 
 
-def test_a_changed_opencode_plugin_is_never_overwritten_or_removed(home: Path, repo: Path) -> None:
-    args = ("--project", str(repo), "--harness", "opencode")
+def test_a_changed_opencode_plugin_is_never_overwritten_or_removed(
+    home: Path, user_repo: Path
+) -> None:
+    args = ("--project", str(user_repo), "--harness", "opencode")
     assert run_install(home, *args).returncode == 0
-    plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
+    plugin = user_repo / ".opencode" / "plugin" / "automaton-guard.js"
     changed = plugin.read_text().replace("--harness opencode", "--debug --harness opencode")
     assert changed != plugin.read_text()
     plugin.write_text(changed)
@@ -551,11 +532,11 @@ def test_a_changed_opencode_plugin_is_never_overwritten_or_removed(home: Path, r
     assert plugin.read_text() == changed
 
 
-def test_an_opencode_plugin_of_the_users_own_is_kept(home: Path, repo: Path) -> None:
-    plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
+def test_an_opencode_plugin_of_the_users_own_is_kept(home: Path, user_repo: Path) -> None:
+    plugin = user_repo / ".opencode" / "plugin" / "automaton-guard.js"
     plugin.parent.mkdir(parents=True)
     plugin.write_text("// my own guard\nexport default {};\n")
-    args = ("--project", str(repo), "--harness", "opencode")
+    args = ("--project", str(user_repo), "--harness", "opencode")
     for extra in ((), ("--uninstall",)):
         proc = run_install(home, *args, *extra)
         assert proc.returncode == 0, proc
@@ -563,22 +544,22 @@ def test_an_opencode_plugin_of_the_users_own_is_kept(home: Path, repo: Path) -> 
         assert plugin.read_text() == "// my own guard\nexport default {};\n"
 
 
-def test_an_unchanged_opencode_plugin_is_updated_and_removed(home: Path, repo: Path) -> None:
+def test_an_unchanged_opencode_plugin_is_updated_and_removed(home: Path, user_repo: Path) -> None:
     """A copy written by an older release, unchanged since, is ours to replace and remove."""
-    plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
+    plugin = user_repo / ".opencode" / "plugin" / "automaton-guard.js"
     plugin.parent.mkdir(parents=True)
     old_body = "// an older release of the plugin\n"
     digest = hashlib.sha256(old_body.encode()).hexdigest()
     plugin.write_text(
         f"{hook_settings.OPENCODE_MARKER} (sha256 {digest}); a changed copy is kept\n{old_body}"
     )
-    args = ("--project", str(repo), "--harness", "opencode")
+    args = ("--project", str(user_repo), "--harness", "opencode")
     proc = run_install(home, *args)
     assert proc.returncode == 0, proc
     assert plugin.read_text() == hook_settings.opencode_plugin()
     assert run_install(home, *args, "--uninstall").returncode == 0
     assert not plugin.exists()
-    assert not (repo / ".opencode").exists()
+    assert not (user_repo / ".opencode").exists()
 
 
 # --------------------------------------------------------------------------------------
@@ -589,11 +570,11 @@ BARE_PATH = "/usr/bin:/bin"
 MISSING = "is not installed on this machine"
 
 
-def committed_commands(repo: Path) -> list[str]:
+def committed_commands(user_repo: Path) -> list[str]:
     """Every hook command the installed JSON configurations hold."""
     found = []
     for record in JSON_SETTINGS:
-        path = repo / record.settings_file
+        path = user_repo / record.settings_file
         if path.exists():
             found += hook_settings.commands(json.loads(path.read_text()).get("hooks"))
     return [command for command in found if "automaton-hook" in command]
@@ -616,14 +597,14 @@ def _tool_on_bare_path() -> bool:
     return any(shutil.which(tool, path=BARE_PATH) for tool in LAUNCHED)
 
 
-def test_the_committed_configuration_exits_2_without_the_tool(home: Path, repo: Path) -> None:
+def test_the_committed_configuration_exits_2_without_the_tool(home: Path, user_repo: Path) -> None:
     """Done when: run by `sh` with the tool missing from PATH and from HOME, it exits 2
     and says how to install it, without reading stdin."""
     if _tool_on_bare_path():
         pytest.skip(f"automaton-hook is installed in {BARE_PATH}")
-    proc = run_install(home, "--project", str(repo), "--harness", "all", "--git-hooks")
+    proc = run_install(home, "--project", str(user_repo), "--harness", "all", "--git-hooks")
     assert proc.returncode == 0, proc
-    commands = committed_commands(repo)
+    commands = committed_commands(user_repo)
     # 6 Claude, 5 Codex, 4 Gemini, 6 Cursor, 5 GitHub Copilot CLI, 3 Kiro CLI
     assert len(commands) == 29
     for command in commands:
@@ -631,7 +612,7 @@ def test_the_committed_configuration_exits_2_without_the_tool(home: Path, repo: 
         # A stop hook lets the agent stop instead: there, exit 2 would make it carry on.
         stops = command.endswith(" || true")
         for empty_home in ({"HOME": ""}, {}):
-            done = run_detached(["sh", "-c", command], {"PATH": BARE_PATH, **empty_home}, repo)
+            done = run_detached(["sh", "-c", command], {"PATH": BARE_PATH, **empty_home}, user_repo)
             assert done.returncode == (0 if stops else 2), (command, done)
             assert done.stdout == ""
             assert done.stderr == (
@@ -643,20 +624,20 @@ def test_the_committed_configuration_exits_2_without_the_tool(home: Path, repo: 
 
 
 def test_the_committed_command_runs_the_tool_from_path_else_the_launcher(
-    home: Path, repo: Path
+    home: Path, user_repo: Path
 ) -> None:
     """A machine where the tool is on PATH, and one where only automaton-install's
     launcher in ~/.automaton/bin knows it: the same command runs the guard in both."""
     if _tool_on_bare_path():
         pytest.skip(f"automaton-hook is installed in {BARE_PATH}")
-    assert run_install(home, "--project", str(repo), "--harness", "claude").returncode == 0
-    command = committed_commands(repo)[0]
+    assert run_install(home, "--project", str(user_repo), "--harness", "claude").returncode == 0
+    command = committed_commands(user_repo)[0]
     event = json.dumps(
         {
             "hook_event_name": "PreToolUse",
-            "cwd": str(repo),
+            "cwd": str(user_repo),
             "tool_name": "Write",
-            "tool_input": {"file_path": str(repo / ".automaton" / "tasks" / "t" / ".state")},
+            "tool_input": {"file_path": str(user_repo / ".automaton" / "tasks" / "t" / ".state")},
         }
     )
     on_path = {"PATH": f"{Path(sys.executable).parent}:{BARE_PATH}", "HOME": ""}
@@ -778,32 +759,32 @@ def test_a_launcher_whose_installation_is_gone_refuses(home: Path, tmp_path: Pat
     assert "pip install automaton-rules" in proc.stderr
 
 
-def test_the_git_hooks_refuse_the_commit_without_the_tool(home: Path, repo: Path) -> None:
+def test_the_git_hooks_refuse_the_commit_without_the_tool(home: Path, user_repo: Path) -> None:
     if _tool_on_bare_path():
         pytest.skip(f"automaton-git-hook is installed in {BARE_PATH}")
-    assert run_install(home, "--project", str(repo), "--git-hooks").returncode == 0
-    (repo / "a.py").write_text("x = 1\n")
+    assert run_install(home, "--project", str(user_repo), "--git-hooks").returncode == 0
+    (user_repo / "a.py").write_text("x = 1\n")
     env = {"PATH": BARE_PATH, "HOME": "", "GIT_CONFIG_NOSYSTEM": "1"}
     git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com"]
-    subprocess.run([*git, "add", "a.py"], cwd=repo, env=env, check=True, timeout=60)
-    proc = run_detached([*git, "commit", "-m", "code"], env, repo)
+    subprocess.run([*git, "add", "a.py"], cwd=user_repo, env=env, check=True, timeout=60)
+    proc = run_detached([*git, "commit", "-m", "code"], env, user_repo)
     assert proc.returncode != 0, proc
     assert f"automaton-git-hook {MISSING}" in proc.stderr
     assert "pip install automaton-rules" in proc.stderr
-    hook = run_detached([str(git_hooks_dir(repo) / "pre-commit")], env, repo)
+    hook = run_detached([str(git_hooks_dir(user_repo) / "pre-commit")], env, user_repo)
     assert hook.returncode == 2
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_opencode_plugin_denies_every_tool_call_without_the_tool(
-    home: Path, repo: Path, tmp_path: Path
+    home: Path, user_repo: Path, tmp_path: Path
 ) -> None:
     """The plugin runs the same lookup through `sh` (here through a stand-in for Bun's `$`
     that runs the command for real): no tool, every call throws how to install it."""
     if _tool_on_bare_path():
         pytest.skip(f"automaton-hook is installed in {BARE_PATH}")
-    assert run_install(home, "--project", str(repo), "--harness", "opencode").returncode == 0
-    plugin = repo / ".opencode" / "plugin" / "automaton-guard.js"
+    assert run_install(home, "--project", str(user_repo), "--harness", "opencode").returncode == 0
+    plugin = user_repo / ".opencode" / "plugin" / "automaton-guard.js"
     script = tmp_path / "try.mjs"
     script.write_text(OPENCODE_TRY.replace("PLUGIN", json.dumps(plugin.as_uri())))
     node = shutil.which("node")
@@ -812,7 +793,7 @@ def test_the_opencode_plugin_denies_every_tool_call_without_the_tool(
         capture_output=True,
         text=True,
         env={"PATH": BARE_PATH, "HOME": ""},
-        cwd=repo,
+        cwd=user_repo,
         timeout=60,
     )
     assert proc.returncode == 0, proc
@@ -854,7 +835,7 @@ try {
 
 
 def test_a_settings_file_of_the_previous_release_is_upgraded_not_doubled(
-    home: Path, repo: Path
+    home: Path, user_repo: Path
 ) -> None:
     """The previous release wrote the venv's absolute path; the user then tuned a timeout.
     Installing again puts today's command in its place, keeps the timeout, adds no entry."""
@@ -863,23 +844,23 @@ def test_a_settings_file_of_the_previous_release_is_upgraded_not_doubled(
     for entries in claude["hooks"].values():
         entries[0]["hooks"][0]["command"] = f"{old} --harness claude"
     claude["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 20
-    (repo / ".claude" / "settings.json").write_text(json.dumps(claude))
+    (user_repo / ".claude" / "settings.json").write_text(json.dumps(claude))
     cursor = json.loads(json.dumps(harnesses.get("cursor").hooks()))
     for entries in cursor["hooks"].values():
         entries[0]["command"] = f"'{old}' --harness cursor"
-    (repo / ".cursor").mkdir()
-    (repo / ".cursor" / "hooks.json").write_text(json.dumps(cursor))
-    hook = git_hooks_dir(repo) / "pre-commit"
+    (user_repo / ".cursor").mkdir()
+    (user_repo / ".cursor" / "hooks.json").write_text(json.dumps(cursor))
+    hook = git_hooks_dir(user_repo) / "pre-commit"
     hook.write_text(f"#!/bin/sh\n{install.MARKER}\nexec /old/bin/automaton-git-hook pre-commit\n")
 
-    args = ("--project", str(repo), "--harness", "claude,cursor", "--git-hooks")
+    args = ("--project", str(user_repo), "--harness", "claude,cursor", "--git-hooks")
     assert run_install(home, *args).returncode == 0
-    upgraded = json.loads((repo / ".claude" / "settings.json").read_text())
+    upgraded = json.loads((user_repo / ".claude" / "settings.json").read_text())
     expected = json.loads(json.dumps(harnesses.get("claude").hooks()))
     expected["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 20
     assert upgraded == expected
     assert (
-        json.loads((repo / ".cursor" / "hooks.json").read_text())
+        json.loads((user_repo / ".cursor" / "hooks.json").read_text())
         == harnesses.get("cursor").hooks()
     )
     assert "/old/bin" not in hook.read_text()
@@ -895,13 +876,15 @@ def test_a_settings_file_of_the_previous_release_is_upgraded_not_doubled(
 USER_NOTES = "# Our project\r\n\r\nUse tabs.  \r\nNo trailing newline here"
 
 
-def test_claude_md_gets_the_section_once_and_loses_it_on_uninstall(home: Path, repo: Path) -> None:
+def test_claude_md_gets_the_section_once_and_loses_it_on_uninstall(
+    home: Path, user_repo: Path
+) -> None:
     """Done when: installed twice, one section; uninstalled, the user's text byte for byte."""
-    claude_md = repo / "CLAUDE.md"
+    claude_md = user_repo / "CLAUDE.md"
     claude_md.write_bytes(USER_NOTES.encode() + b" caf\xe9")  # CRLF, no final newline, Latin-1
     claude_md.chmod(0o600)
     original = claude_md.read_bytes()
-    args = ("--project", str(repo), "--harness", "claude")
+    args = ("--project", str(user_repo), "--harness", "claude")
     for _ in range(2):
         assert run_install(home, *args).returncode == 0
     text = claude_md.read_text(encoding="utf-8", errors="replace")
@@ -928,14 +911,14 @@ def test_claude_md_gets_the_section_once_and_loses_it_on_uninstall(home: Path, r
 
 @pytest.mark.parametrize("before", [None, "", "notes\n", "notes"], ids=repr)
 def test_an_instructions_file_comes_back_as_it_was(
-    home: Path, repo: Path, before: str | None
+    home: Path, user_repo: Path, before: str | None
 ) -> None:
     """No file: made and removed again; an empty file stays; text with or without a final
     newline comes back exactly."""
-    gemini_md = repo / "GEMINI.md"
+    gemini_md = user_repo / "GEMINI.md"
     if before is not None:
         gemini_md.write_text(before)
-    args = ("--project", str(repo), "--harness", "gemini")
+    args = ("--project", str(user_repo), "--harness", "gemini")
     assert run_install(home, *args).returncode == 0
     assert install_files.instructions_section() in gemini_md.read_text()
     assert run_install(home, *args, "--uninstall").returncode == 0
@@ -945,23 +928,25 @@ def test_an_instructions_file_comes_back_as_it_was(
         assert gemini_md.read_text() == before
 
 
-def test_agents_md_keeps_its_section_while_a_harness_still_reads_it(home: Path, repo: Path) -> None:
+def test_agents_md_keeps_its_section_while_a_harness_still_reads_it(
+    home: Path, user_repo: Path
+) -> None:
     """AGENTS.md serves Codex, Cursor and opencode: it loses the section with the last."""
-    project = ("--project", str(repo))
+    project = ("--project", str(user_repo))
     assert run_install(home, *project, "--harness", "codex,cursor").returncode == 0
-    agents = repo / "AGENTS.md"
+    agents = user_repo / "AGENTS.md"
     assert run_install(home, *project, "--harness", "codex", "--uninstall").returncode == 0
     assert install_files.instructions_section() in agents.read_text()
-    assert (repo / ".automaton" / ".gitignore").exists()
+    assert (user_repo / ".automaton" / ".gitignore").exists()
     proc = run_install(home, *project, "--harness", "cursor", "--uninstall")
     assert proc.returncode == 0, proc
     assert not agents.exists()
-    assert not (repo / ".automaton" / ".gitignore").exists()
+    assert not (user_repo / ".automaton" / ".gitignore").exists()
 
 
-def test_a_section_the_user_edited_is_put_back_in_place(home: Path, repo: Path) -> None:
-    args = ("--project", str(repo), "--harness", "claude")
-    claude_md = repo / "CLAUDE.md"
+def test_a_section_the_user_edited_is_put_back_in_place(home: Path, user_repo: Path) -> None:
+    args = ("--project", str(user_repo), "--harness", "claude")
+    claude_md = user_repo / "CLAUDE.md"
     claude_md.write_text("before\n")
     assert run_install(home, *args).returncode == 0
     claude_md.write_text(
@@ -974,16 +959,16 @@ def test_a_section_the_user_edited_is_put_back_in_place(home: Path, repo: Path) 
 
 
 def test_a_section_without_its_end_line_is_an_error_that_writes_nothing(
-    home: Path, repo: Path
+    home: Path, user_repo: Path
 ) -> None:
-    claude_md = repo / "CLAUDE.md"
+    claude_md = user_repo / "CLAUDE.md"
     claude_md.write_text("notes\n<!-- automaton-rules:begin -->\nhalf a section\n")
-    before = snapshot(repo)
-    proc = run_install(home, "--project", str(repo), "--harness", "claude")
+    before = files_with_modes(user_repo)
+    proc = run_install(home, "--project", str(user_repo), "--harness", "claude")
     assert proc.returncode == 2, proc
     assert proc.stderr.startswith("ERROR: ")
     assert "automaton-rules:end" in proc.stderr
-    assert snapshot(repo) == before
+    assert files_with_modes(user_repo) == before
     assert not (home / ".automaton").exists()
 
 
@@ -992,8 +977,10 @@ def test_a_section_without_its_end_line_is_an_error_that_writes_nothing(
 # --------------------------------------------------------------------------------------
 
 
-def test_the_temporary_files_are_ignored_and_the_records_are_not(home: Path, repo: Path) -> None:
-    args = ("--project", str(repo), "--git-hooks")
+def test_the_temporary_files_are_ignored_and_the_records_are_not(
+    home: Path, user_repo: Path
+) -> None:
+    args = ("--project", str(user_repo), "--git-hooks")
     assert run_install(home, *args).returncode == 0
     tasks = ".automaton/tasks"
     ignored = [
@@ -1017,13 +1004,13 @@ def test_the_temporary_files_are_ignored_and_the_records_are_not(home: Path, rep
         input="\n".join(ignored + kept) + "\n",
         capture_output=True,
         text=True,
-        cwd=repo,
+        cwd=user_repo,
         timeout=60,
     )
     assert proc.stdout.splitlines() == ignored
     assert run_install(home, *args, "--uninstall").returncode == 0
-    assert not (repo / ".automaton" / ".gitignore").exists()
-    assert (repo / ".automaton" / "tasks").is_dir()
+    assert not (user_repo / ".automaton" / ".gitignore").exists()
+    assert (user_repo / ".automaton" / "tasks").is_dir()
 
 
 def test_every_temporary_name_of_the_store_is_ignored() -> None:
@@ -1043,31 +1030,35 @@ def test_every_temporary_name_of_the_store_is_ignored() -> None:
 # --------------------------------------------------------------------------------------
 
 
-def test_git_hooks_go_where_core_hooks_path_points(home: Path, repo: Path) -> None:
+def test_git_hooks_go_where_core_hooks_path_points(home: Path, user_repo: Path) -> None:
     subprocess.run(
-        ["git", "-C", str(repo), "config", "core.hooksPath", ".githooks"], check=True, timeout=60
+        ["git", "-C", str(user_repo), "config", "core.hooksPath", ".githooks"],
+        check=True,
+        timeout=60,
     )
-    args = ("--project", str(repo), "--git-hooks")
+    args = ("--project", str(user_repo), "--git-hooks")
     proc = run_install(home, *args)
     assert proc.returncode == 0, proc
     for name in install.GIT_HOOKS:
-        assert f"created {repo / '.githooks' / name}" in proc.stdout
-        assert not (git_hooks_dir(repo) / name).exists()
+        assert f"created {user_repo / '.githooks' / name}" in proc.stdout
+        assert not (git_hooks_dir(user_repo) / name).exists()
     # A committed hooks folder names no path of this machine either.
-    assert str(Path(sys.executable).parent) not in (repo / ".githooks" / "pre-commit").read_text()
+    assert (
+        str(Path(sys.executable).parent) not in (user_repo / ".githooks" / "pre-commit").read_text()
+    )
     assert run_install(home, *args, "--uninstall").returncode == 0
-    assert not any((repo / ".githooks").iterdir())
+    assert not any((user_repo / ".githooks").iterdir())
 
 
-def git_in(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+def git_in(user_repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     """git as a person runs it here, the package's console scripts on PATH."""
     env = {
-        **clean_env(repo.parent / "home"),
+        **clean_env(user_repo.parent / "home"),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     return subprocess.run(
         ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
+        cwd=user_repo,
         env=env,
         capture_output=True,
         text=True,
@@ -1077,7 +1068,7 @@ def git_in(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedPr
 
 
 @pytest.fixture
-def guarded(home: Path, tmp_path: Path) -> Path:
+def team_repo(home: Path, tmp_path: Path) -> Path:
     """A repository with code and one task in research, committed: the hooks are live."""
     folder = tmp_path / "team"
     folder.mkdir()
@@ -1119,18 +1110,18 @@ def guarded(home: Path, tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("markdown_is_source", [False, True])
 def test_the_installers_files_commit_cleanly_through_the_installed_hooks(
-    home: Path, guarded: Path, markdown_is_source: bool
+    home: Path, team_repo: Path, markdown_is_source: bool
 ) -> None:
     """Done when: no task in an edit phase, and the installer's files still commit, and
     uninstalling commits too; code beside them does not."""
     if markdown_is_source:
-        (guarded / "automaton.toml").write_text('source-exclude = [".automaton/*"]\n')
-        git_in(guarded, "add", "automaton.toml")
-        git_in(guarded, "commit", "-q", "-m", "Markdown is source here")
-    args = ("--project", str(guarded), "--harness", "all", "--git-hooks")
+        (team_repo / "automaton.toml").write_text('source-exclude = [".automaton/*"]\n')
+        git_in(team_repo, "add", "automaton.toml")
+        git_in(team_repo, "commit", "-q", "-m", "Markdown is source here")
+    args = ("--project", str(team_repo), "--harness", "all", "--git-hooks")
     assert run_install(home, *args).returncode == 0
-    git_in(guarded, "add", "-A")
-    staged = git_in(guarded, "diff", "--cached", "--name-only").stdout.split()
+    git_in(team_repo, "add", "-A")
+    staged = git_in(team_repo, "diff", "--cached", "--name-only").stdout.split()
     assert set(staged) == {
         ".automaton/.gitignore",
         ".claude/settings.json",
@@ -1144,31 +1135,31 @@ def test_the_installers_files_commit_cleanly_through_the_installed_hooks(
         "CLAUDE.md",
         "GEMINI.md",
     } | (set() if markdown_is_source else {"automaton.toml"})
-    proc = git_in(guarded, "commit", "-m", "adopt automaton-rules", check=False)
+    proc = git_in(team_repo, "commit", "-m", "adopt automaton-rules", check=False)
     assert proc.returncode == 0, proc.stderr
 
-    (guarded / "src" / "app.py").write_text("x = 2\n")
-    git_in(guarded, "add", "-A")
-    refused = git_in(guarded, "commit", "-m", "sneak", check=False)
+    (team_repo / "src" / "app.py").write_text("x = 2\n")
+    git_in(team_repo, "add", "-A")
+    refused = git_in(team_repo, "commit", "-m", "sneak", check=False)
     assert refused.returncode == 1
     assert "refusing to commit source files while no task is in implement" in refused.stderr
-    git_in(guarded, "reset", "-q", "--hard")
+    git_in(team_repo, "reset", "-q", "--hard")
 
     # The user's own words in CLAUDE.md are source where Markdown is.
-    claude_md = guarded / "CLAUDE.md"
+    claude_md = team_repo / "CLAUDE.md"
     claude_md.write_text(claude_md.read_text().replace("# Team notes", "# Team notes, edited"))
-    git_in(guarded, "add", "-A")
-    edited = git_in(guarded, "commit", "-m", "notes", check=False)
+    git_in(team_repo, "add", "-A")
+    edited = git_in(team_repo, "commit", "-m", "notes", check=False)
     assert edited.returncode == (1 if markdown_is_source else 0), edited.stderr
-    git_in(guarded, "reset", "-q", "--hard")
+    git_in(team_repo, "reset", "-q", "--hard")
 
     # Taking the harnesses out again commits through the hooks, which stay.
     assert run_install(home, *args[:4], "--uninstall").returncode == 0
     assert claude_md.read_text().startswith("# Team notes")
-    git_in(guarded, "add", "-A")
-    proc = git_in(guarded, "commit", "-m", "drop the harnesses", check=False)
+    git_in(team_repo, "add", "-A")
+    proc = git_in(team_repo, "commit", "-m", "drop the harnesses", check=False)
     assert proc.returncode == 0, proc.stderr
-    assert (git_hooks_dir(guarded) / "pre-commit").exists()
+    assert (git_hooks_dir(team_repo) / "pre-commit").exists()
 
 
 def test_with_no_task_at_all_only_code_is_refused_never_the_installers_files(
@@ -1195,29 +1186,30 @@ def test_with_no_task_at_all_only_code_is_refused_never_the_installers_files(
 
 
 def test_a_project_without_a_configuration_gets_one_and_loses_it_on_uninstall(
-    home: Path, repo: Path
+    home: Path, user_repo: Path
 ) -> None:
     """A configuration that does not exist is one code in an edit phase could create, and
     no sandbox can keep one name in a writable folder read-only (docs/sandbox.md)."""
-    proc = run_install(home, "--project", str(repo), "--harness", "claude")
-    assert f"wrote {repo / 'automaton.toml'}" in proc.stdout.splitlines()
-    assert (repo / "automaton.toml").read_text() == install.CONFIGURATION
-    proc = run_install(home, "--project", str(repo), "--harness", "claude", "--uninstall")
-    assert f"removed {repo / 'automaton.toml'}" in proc.stdout.splitlines()
-    (repo / "pyproject.toml").write_text('[tool.automaton]\napproval = "prompt"\n')
-    run_install(home, "--project", str(repo), "--harness", "claude")
-    assert not (repo / "automaton.toml").exists()  # the configuration is in pyproject.toml
+    proc = run_install(home, "--project", str(user_repo), "--harness", "claude")
+    assert f"wrote {user_repo / 'automaton.toml'}" in proc.stdout.splitlines()
+    assert (user_repo / "automaton.toml").read_text() == install.CONFIGURATION
+    proc = run_install(home, "--project", str(user_repo), "--harness", "claude", "--uninstall")
+    assert f"removed {user_repo / 'automaton.toml'}" in proc.stdout.splitlines()
+    (user_repo / "pyproject.toml").write_text('[tool.automaton]\napproval = "prompt"\n')
+    run_install(home, "--project", str(user_repo), "--harness", "claude")
+    assert not (user_repo / "automaton.toml").exists()  # the configuration is in pyproject.toml
 
 
 def test_the_installer_warns_of_a_guard_file_with_a_second_link(
-    home: Path, repo: Path, tmp_path: Path
+    home: Path, user_repo: Path, tmp_path: Path
 ) -> None:
-    (repo / "automaton.toml").write_text("# mine\n")
-    os.link(repo / "automaton.toml", tmp_path / "elsewhere")
-    proc = run_install(home, "--project", str(repo), "--harness", "claude")
+    (user_repo / "automaton.toml").write_text("# mine\n")
+    os.link(user_repo / "automaton.toml", tmp_path / "elsewhere")
+    proc = run_install(home, "--project", str(user_repo), "--harness", "claude")
     assert (
-        f"warning: {repo / 'automaton.toml'} has 2 hard links; remove the others (find / -xdev "
-        f"-samefile {repo / 'automaton.toml'}): through them it can be changed from anywhere"
+        f"warning: {user_repo / 'automaton.toml'} has 2 hard links; remove the others "
+        f"(find / -xdev -samefile {user_repo / 'automaton.toml'}): through them it can be "
+        "changed from anywhere"
     ) in proc.stdout.splitlines()
 
 

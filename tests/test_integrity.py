@@ -12,11 +12,10 @@ import json
 import os
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, STATUS_PY, Project, recorded
+from conftest import HOOK, STATUS_PY, Project, modules_imported, recorded
 
 from automaton_rules import workflow
 from automaton_rules.core import integrity, store
@@ -25,8 +24,6 @@ from automaton_rules.core.project import HAND_EDITED, load_tracked, project_at
 from automaton_rules.engine.runner import Engine
 from automaton_rules.guards.harnesses import NAMES as HARNESSES
 
-FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
-HOOK = Path(sys.executable).parent / "automaton-hook"
 CHANGED_BY_HAND = ".state was changed outside status.py"
 
 
@@ -415,31 +412,16 @@ def test_hand_edited_decides_on_the_last_two_moves() -> None:
     assert integrity.hand_edited("implement", [approved, {}])
 
 
-def _imports(command: list[str], cwd: Path) -> set[str]:
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", *command],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=60,
-    )
-    assert proc.returncode in (0, 1), proc.stderr[-2000:]
-    return {
-        line.split("|")[-1].strip()
-        for line in proc.stderr.splitlines()
-        if line.startswith("import time:")
-    }
-
-
 def test_can_edit_checks_the_history_without_loading_json(project: Project, task_in) -> None:
     """The history check costs status.py's edit-time path no json (its import budget)."""
     task_in("implement", name="q")
-    names = _imports([str(STATUS_PY), "--can-edit", "--task", "q"], project.root)
+    code, _, names = modules_imported([str(STATUS_PY), "--can-edit", "--task", "q"], project.root)
+    assert code in (0, 1)
     assert "automaton_rules.core.integrity" in names
     assert not {"json", "hashlib", "typing"} & names
     hand_edit(project, "q", "implement")  # the same text again: still trusted
-    assert "json" not in _imports([str(STATUS_PY), "--can-edit"], project.root)
+    code, _, names = modules_imported([str(STATUS_PY), "--can-edit"], project.root)
+    assert code in (0, 1) and "json" not in names
 
 
 def test_can_edit_opens_only_the_history_of_the_task_it_decides_on(

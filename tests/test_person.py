@@ -17,7 +17,7 @@ from automaton_rules.guards import harness
 from automaton_rules.testing import AutomatonProject
 
 
-def settings(monkeypatch: pytest.MonkeyPatch, home: Path, **values: str) -> None:
+def use_git_settings(monkeypatch: pytest.MonkeyPatch, home: Path, **values: str) -> None:
     """Exactly these git settings, and none from the machine's files."""
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -29,21 +29,21 @@ def settings(monkeypatch: pytest.MonkeyPatch, home: Path, **values: str) -> None
 
 
 def test_the_setting_wins_over_the_email(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    settings(monkeypatch, tmp_path, automaton_person="alice", user_email="a@example.com")
+    use_git_settings(monkeypatch, tmp_path, automaton_person="alice", user_email="a@example.com")
     assert person.identity(tmp_path) == "alice"
 
 
 def test_the_email_stands_in_without_the_setting(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    settings(monkeypatch, tmp_path, user_email="bob+work@example.com")
+    use_git_settings(monkeypatch, tmp_path, user_email="bob+work@example.com")
     assert person.identity(tmp_path) == "bob+work@example.com"
 
 
 def test_without_either_it_is_user_never_the_login(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    settings(monkeypatch, tmp_path)
+    use_git_settings(monkeypatch, tmp_path)
     assert person.identity(tmp_path) == "user"
     made = AutomatonProject(tmp_path / "p")
     made.root.mkdir()
@@ -56,14 +56,14 @@ def test_without_either_it_is_user_never_the_login(
 def test_a_value_a_log_line_cannot_hold_counts_as_unset(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, bad: str
 ) -> None:
-    settings(monkeypatch, tmp_path, automaton_person=bad, user_email="c@example.com")
+    use_git_settings(monkeypatch, tmp_path, automaton_person=bad, user_email="c@example.com")
     assert person.identity(tmp_path) == "c@example.com"
 
 
 def test_moves_and_approvals_record_the_person(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    settings(monkeypatch, tmp_path, user_email="dave@example.com")
+    use_git_settings(monkeypatch, tmp_path, user_email="dave@example.com")
     made = AutomatonProject(tmp_path / "p")
     made.root.mkdir()
     made.task("login", "research:awaiting_approval")
@@ -81,7 +81,7 @@ def test_moves_and_approvals_record_the_person(
 def test_an_approval_typed_in_the_chat_records_the_person(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    settings(monkeypatch, tmp_path, automaton_person="erin")
+    use_git_settings(monkeypatch, tmp_path, automaton_person="erin")
     made = AutomatonProject(tmp_path / "p")
     made.root.mkdir()
     (made.root / "automaton.toml").write_text('approval = "prompt"\n')

@@ -17,10 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import BIN, ROOT, Project, denied, git_with_hooks, hook_command
 
-git = git_with_hooks
-
 # What docs/adopting.md tells a team to commit, word for word (test_docs checks it is there).
-CONFIG = """\
+PRE_COMMIT_CONFIG = """\
 repos:
   - repo: local
     hooks:
@@ -37,7 +35,7 @@ repos:
         language: system
         stages: [commit-msg]
 """
-INSTALL = (
+PRE_COMMIT_INSTALL = (
     "pre-commit install --hook-type pre-commit --hook-type pre-merge-commit --hook-type commit-msg"
 )
 
@@ -51,21 +49,23 @@ def pre_commit() -> str:
 
 
 @pytest.fixture
-def repo(project: Project, task_in, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+def pre_commit_repo(
+    project: Project, task_in, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Project:
     """A repository whose hooks pre-commit installed from the documented configuration."""
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-home"))
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
-    git(project.root, "init", "-q")
+    git_with_hooks(project.root, "init", "-q")
     (project.root / "src").mkdir()
     (project.root / "src" / "app.py").write_text("x = 1\n")
-    git(project.root, "add", "src")
-    git(project.root, "commit", "-q", "--no-verify", "-m", "initial")
+    git_with_hooks(project.root, "add", "src")
+    git_with_hooks(project.root, "commit", "-q", "--no-verify", "-m", "initial")
     task_in("research", name="guarded")
-    git(project.root, "add", ".automaton")
-    git(project.root, "commit", "-q", "--no-verify", "-m", "track the task")
-    (project.root / ".pre-commit-config.yaml").write_text(CONFIG)
+    git_with_hooks(project.root, "add", ".automaton")
+    git_with_hooks(project.root, "commit", "-q", "--no-verify", "-m", "track the task")
+    (project.root / ".pre-commit-config.yaml").write_text(PRE_COMMIT_CONFIG)
     subprocess.run(
-        [pre_commit(), *INSTALL.split()[1:]],
+        [pre_commit(), *PRE_COMMIT_INSTALL.split()[1:]],
         cwd=project.root,
         env=env,
         check=True,
@@ -75,32 +75,36 @@ def repo(project: Project, task_in, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     return project
 
 
-def test_the_configuration_is_committed_alone_during_research(repo: Project) -> None:
-    git(repo.root, "add", ".pre-commit-config.yaml")
-    proc = git(repo.root, "commit", "-m", "run the workflow's hooks", check=False)
+def test_the_configuration_is_committed_alone_during_research(pre_commit_repo: Project) -> None:
+    git_with_hooks(pre_commit_repo.root, "add", ".pre-commit-config.yaml")
+    proc = git_with_hooks(
+        pre_commit_repo.root, "commit", "-m", "run the workflow's hooks", check=False
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "automaton-rules workflow guard" in proc.stdout + proc.stderr  # pre-commit ran it
 
 
-def test_code_during_research_is_refused_by_the_pre_commit_route(repo: Project) -> None:
-    git(repo.root, "add", ".pre-commit-config.yaml")
-    git(repo.root, "commit", "-q", "-m", "hooks")
-    (repo.root / "src" / "app.py").write_text("x = 2\n")
-    git(repo.root, "add", "src/app.py")
-    proc = git(repo.root, "commit", "-m", "sneak", check=False)
+def test_code_during_research_is_refused_by_the_pre_commit_route(pre_commit_repo: Project) -> None:
+    git_with_hooks(pre_commit_repo.root, "add", ".pre-commit-config.yaml")
+    git_with_hooks(pre_commit_repo.root, "commit", "-q", "-m", "hooks")
+    (pre_commit_repo.root / "src" / "app.py").write_text("x = 2\n")
+    git_with_hooks(pre_commit_repo.root, "add", "src/app.py")
+    proc = git_with_hooks(pre_commit_repo.root, "commit", "-m", "sneak", check=False)
     assert proc.returncode != 0
     assert "refusing to commit source files" in proc.stdout + proc.stderr
 
 
-def test_in_implement_the_commit_passes_and_gets_its_trailer(repo: Project) -> None:
-    git(repo.root, "add", ".pre-commit-config.yaml")
-    git(repo.root, "commit", "-q", "-m", "hooks")
-    repo.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
-    (repo.root / "src" / "app.py").write_text("x = 2\n")
-    git(repo.root, "add", "-A")
-    proc = git(repo.root, "commit", "-m", "implement it", check=False)
+def test_in_implement_the_commit_passes_and_gets_its_trailer(pre_commit_repo: Project) -> None:
+    git_with_hooks(pre_commit_repo.root, "add", ".pre-commit-config.yaml")
+    git_with_hooks(pre_commit_repo.root, "commit", "-q", "-m", "hooks")
+    pre_commit_repo.advance(
+        "guarded", ["research:awaiting_approval", "research:approved", "implement"]
+    )
+    (pre_commit_repo.root / "src" / "app.py").write_text("x = 2\n")
+    git_with_hooks(pre_commit_repo.root, "add", "-A")
+    proc = git_with_hooks(pre_commit_repo.root, "commit", "-m", "implement it", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    message = git(repo.root, "log", "-1", "--format=%B").stdout
+    message = git_with_hooks(pre_commit_repo.root, "log", "-1", "--format=%B").stdout
     assert message.strip().endswith("Task: guarded")
 
 
@@ -139,7 +143,7 @@ def test_the_agent_never_writes_the_configuration(project: Project, task_in) -> 
 
 def test_the_audit_shows_every_commit_of_it(automaton_project) -> None:
     automaton_project.task("guarded", "research")
-    automaton_project.commit({".pre-commit-config.yaml": CONFIG}, "hooks")
+    automaton_project.commit({".pre-commit-config.yaml": PRE_COMMIT_CONFIG}, "hooks")
     codes = [(f["code"], f["path"]) for f in automaton_project.audit().findings]
     assert ("AR501", ".pre-commit-config.yaml") in codes
     assert not any(code == "AR301" for code, _ in codes)
@@ -147,5 +151,5 @@ def test_the_audit_shows_every_commit_of_it(automaton_project) -> None:
 
 def test_the_docs_give_this_route() -> None:
     text = (ROOT / "docs" / "adopting.md").read_text(encoding="utf-8")
-    assert CONFIG in text
-    assert INSTALL in text
+    assert PRE_COMMIT_CONFIG in text
+    assert PRE_COMMIT_INSTALL in text

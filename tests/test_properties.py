@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import io
-import json
 import tempfile
 from collections import deque
 from pathlib import Path
 
-from conftest import sized
+from conftest import chained_history, run, sized
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from automaton_rules.cli import entry as cli
 from automaton_rules.core import machine, store
 
 TASK = "prop-task"
@@ -48,14 +43,7 @@ others = st.one_of(
     st.tuples(st.just("delete"), st.sampled_from(ARTIFACT_NAMES)),
 )
 # Half of the commands `advance` (see expand), so examples get deep into the workflow.
-commands = st.one_of(st.tuples(st.just("advance"), st.integers(0, 4)), others)
-
-
-def run(root: Path, *args: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = cli.main([*args, "--project", str(root)])
-    return rc, out.getvalue() + err.getvalue()
+command_steps = st.one_of(st.tuples(st.just("advance"), st.integers(0, 4)), others)
 
 
 def read_state(task_dir: Path) -> str | None:
@@ -67,18 +55,6 @@ def read_state(task_dir: Path) -> str | None:
     return raw[:-1]
 
 
-def history(task_dir: Path) -> list[dict]:
-    path = task_dir / store.HISTORY
-    if not path.exists():
-        return []
-    lines = path.read_text().splitlines()
-    entries = [json.loads(line) for line in lines]
-    assert entries[0]["prev"] is None
-    for before, entry in zip(lines, entries[1:]):
-        assert entry["prev"] == hashlib.sha256(before.encode()).hexdigest()
-    return entries
-
-
 def approvals(task_dir: Path) -> list[str]:
     path = task_dir / store.APPROVALS
     return path.read_text().splitlines() if path.exists() else []
@@ -88,7 +64,7 @@ def step(root: Path, task_dir: Path, command: tuple) -> None:
     """Run one command and check every invariant around it."""
     kind = command[0]
     before = read_state(task_dir)
-    before_history = history(task_dir)
+    before_history = chained_history(task_dir)
     before_approvals = approvals(task_dir)
     rc: int | None = None
     target: str | None = None
@@ -118,7 +94,7 @@ def step(root: Path, task_dir: Path, command: tuple) -> None:
             (task_dir / name).unlink(missing_ok=True)
 
     after = read_state(task_dir)
-    entries = history(task_dir)
+    entries = chained_history(task_dir)
     lines = approvals(task_dir)
 
     if rc is not None:
@@ -215,7 +191,7 @@ def expand(task_dir: Path, command: tuple) -> list[tuple]:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-@given(st.lists(commands, min_size=8, max_size=20))
+@given(st.lists(command_steps, min_size=8, max_size=20))
 def test_random_command_sequences_keep_the_invariants(sequence: list[tuple]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

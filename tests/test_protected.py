@@ -10,13 +10,11 @@ Code calls it, through `status.py --can-edit --file`, and through each harness's
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Project, denied, recorded
+from conftest import GUARD_PHASES, HOOK, HOOK_FIXTURES, Project, denied, recorded, run_hook
 
 from automaton_rules.core.config import load_config
 from automaton_rules.core.guard_files import PROGRAM
@@ -24,10 +22,6 @@ from automaton_rules.core.project import Project as CoreProject
 from automaton_rules.core.project import find_project
 from automaton_rules.guards import checks, harness, protected
 from automaton_rules.guards.harnesses import NAMES as HARNESSES
-
-FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
-HOOK = Path(sys.executable).parent / "automaton-hook"
-PHASES = ("research", "implement")
 
 CONFIG = "the workflow's configuration"
 TABLE = "the workflow's configuration ([tool.automaton] of pyproject.toml)"
@@ -49,21 +43,9 @@ def denial(path: Path | str, what: str) -> str:
     return f"DENIED: File '{path}' is {what}; only the user changes it."
 
 
-def hook(
-    name: str, payload: str, *args: str, home: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HOME": str(home)} if home is not None else None
-    return subprocess.run(
-        [str(HOOK), "--harness", name, *args],
-        input=payload,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
-
-
-def write(project: Project, path: Path, content: str = "x\n", **extra: object) -> str | None:
+def refused_write(
+    project: Project, path: Path, content: str = "x\n", **extra: object
+) -> str | None:
     """Claude Code's Write of `path`, answered by the adapter: the reason, or None."""
     payload = {
         "session_id": "7f3c",
@@ -73,16 +55,16 @@ def write(project: Project, path: Path, content: str = "x\n", **extra: object) -
         "tool_input": {"file_path": str(path), "content": content},
         **extra,
     }
-    return denied("claude", hook("claude", json.dumps(payload)))
+    return denied("claude", run_hook("claude", json.dumps(payload)))
 
 
 def claude_tool(project: Project, tool: str, tool_input: dict[str, object]) -> str | None:
     payload = {"cwd": str(project.root), "tool_name": tool, "tool_input": tool_input}
-    return denied("claude", hook("claude", json.dumps(payload)))
+    return denied("claude", run_hook("claude", json.dumps(payload)))
 
 
-@pytest.fixture(params=PHASES)
-def guarded(request: pytest.FixtureRequest, project: Project, task_in) -> Project:
+@pytest.fixture(params=GUARD_PHASES)
+def any_phase(request: pytest.FixtureRequest, project: Project, task_in) -> Project:
     """A git project whose task t1 is in research or in implement."""
     subprocess.run(["git", "init", "-q", str(project.root)], check=True, timeout=60)
     (project.root / "src").mkdir()
@@ -100,79 +82,81 @@ def phase_of(project: Project) -> str:
 # --------------------------------------------------------------------------------------
 
 
-def test_rewriting_the_configuration_is_denied(guarded: Project) -> None:
-    target = guarded.root / "automaton.toml"
-    assert write(guarded, target, 'ignore = ["AR"]\n') == denial(target, CONFIG)
+def test_rewriting_the_configuration_is_denied(any_phase: Project) -> None:
+    target = any_phase.root / "automaton.toml"
+    assert refused_write(any_phase, target, 'ignore = ["AR"]\n') == denial(target, CONFIG)
     assert not target.exists()
 
 
 @pytest.mark.parametrize("relative", [".claude/settings.json", ".claude/settings.local.json"])
-def test_rewriting_claude_settings_is_denied(guarded: Project, relative: str) -> None:
-    target = guarded.root / relative
-    assert write(guarded, target, '{"disableAllHooks": true}\n') == denial(target, HARNESS)
+def test_rewriting_claude_settings_is_denied(any_phase: Project, relative: str) -> None:
+    target = any_phase.root / relative
+    assert refused_write(any_phase, target, '{"disableAllHooks": true}\n') == denial(
+        target, HARNESS
+    )
 
 
-def test_rewriting_a_git_hook_is_denied(guarded: Project) -> None:
-    target = guarded.root / ".git" / "hooks" / "pre-commit"
-    assert write(guarded, target, "#!/bin/sh\nexit 0\n") == denial(target, GIT)
+def test_rewriting_a_git_hook_is_denied(any_phase: Project) -> None:
+    target = any_phase.root / ".git" / "hooks" / "pre-commit"
+    assert refused_write(any_phase, target, "#!/bin/sh\nexit 0\n") == denial(target, GIT)
 
 
-def test_writing_into_a_task_folder_is_denied(guarded: Project) -> None:
-    notes = guarded.task_dir("t1") / "notes.md"
-    assert write(guarded, notes) == denial(notes, RECORDS)
-    made_by_hand = guarded.tasks / "t2" / "SPEC.md"
-    reason = write(guarded, made_by_hand)
+def test_writing_into_a_task_folder_is_denied(any_phase: Project) -> None:
+    notes = any_phase.task_dir("t1") / "notes.md"
+    assert refused_write(any_phase, notes) == denial(notes, RECORDS)
+    made_by_hand = any_phase.tasks / "t2" / "SPEC.md"
+    reason = refused_write(any_phase, made_by_hand)
     assert reason == (
         f"DENIED: File '{made_by_hand}' is in task folder 't2', which is not a task made "
         "with --create-task."
     )
-    history = guarded.task_dir("t1") / ".state.history"
-    assert "is workflow state" in (write(guarded, history) or "")
+    history = any_phase.task_dir("t1") / ".state.history"
+    assert "is workflow state" in (refused_write(any_phase, history) or "")
 
 
-def test_other_records_under_automaton_are_denied(guarded: Project) -> None:
-    for target in (guarded.root / ".automaton" / "allowed_signers", guarded.tasks / "README"):
-        assert write(guarded, target) is not None, target
+def test_other_records_under_automaton_are_denied(any_phase: Project) -> None:
+    for target in (any_phase.root / ".automaton" / "allowed_signers", any_phase.tasks / "README"):
+        assert refused_write(any_phase, target) is not None, target
 
 
-def test_the_tasks_own_artifact_stays_editable_in_its_phase(guarded: Project) -> None:
-    artifact = "SPEC.md" if phase_of(guarded) == "research" else "IMPLEMENTATION.md"
-    assert write(guarded, guarded.task_dir("t1") / artifact, "# mine\n") is None
+def test_the_tasks_own_artifact_stays_editable_in_its_phase(any_phase: Project) -> None:
+    artifact = "SPEC.md" if phase_of(any_phase) == "research" else "IMPLEMENTATION.md"
+    assert refused_write(any_phase, any_phase.task_dir("t1") / artifact, "# mine\n") is None
     other = "IMPLEMENTATION.md" if artifact == "SPEC.md" else "SPEC.md"
-    assert "belongs to the" in (write(guarded, guarded.task_dir("t1") / other) or "")
+    assert "belongs to the" in (refused_write(any_phase, any_phase.task_dir("t1") / other) or "")
 
 
-def test_ordinary_code_follows_the_phase(guarded: Project) -> None:
-    reason = write(guarded, guarded.root / "src" / "app.py")
-    assert (reason is None) == (phase_of(guarded) == "implement"), reason
+def test_ordinary_code_follows_the_phase(any_phase: Project) -> None:
+    reason = refused_write(any_phase, any_phase.root / "src" / "app.py")
+    assert (reason is None) == (phase_of(any_phase) == "implement"), reason
 
 
-def test_the_folder_core_hookspath_names_is_git_hooks(guarded: Project) -> None:
+def test_the_folder_core_hookspath_names_is_git_hooks(any_phase: Project) -> None:
     subprocess.run(
-        ["git", "-C", str(guarded.root), "config", "core.hooksPath", "githooks"],
+        ["git", "-C", str(any_phase.root), "config", "core.hooksPath", "githooks"],
         check=True,
         timeout=60,
     )
-    target = guarded.root / "githooks" / "pre-commit"
-    assert write(guarded, target) == denial(target, GIT)
+    target = any_phase.root / "githooks" / "pre-commit"
+    assert refused_write(any_phase, target) == denial(target, GIT)
 
 
 @pytest.mark.parametrize(
     "relative",
     [".codex/hooks.json", ".gemini/settings.json", ".cursor/hooks.json", "opencode.json"],
 )
-def test_every_installed_harness_setting_is_denied(guarded: Project, relative: str) -> None:
-    target = guarded.root / relative
-    assert write(guarded, target, "{}\n") == denial(target, HARNESS)
+def test_every_installed_harness_setting_is_denied(any_phase: Project, relative: str) -> None:
+    target = any_phase.root / relative
+    assert refused_write(any_phase, target, "{}\n") == denial(target, HARNESS)
 
 
-def test_the_opencode_plugin_folder_is_denied(guarded: Project) -> None:
-    target = guarded.root / ".opencode" / "plugin" / "automaton-guard.js"
-    assert write(guarded, target, "export const X = 1;\n") == denial(target, HARNESS)
+def test_the_opencode_plugin_folder_is_denied(any_phase: Project) -> None:
+    target = any_phase.root / ".opencode" / "plugin" / "automaton-guard.js"
+    assert refused_write(any_phase, target, "export const X = 1;\n") == denial(target, HARNESS)
 
 
 def test_the_installed_status_script_and_home_settings_are_denied(
-    guarded: Project, tmp_path: Path
+    any_phase: Project, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
     home.mkdir()
@@ -181,17 +165,17 @@ def test_the_installed_status_script_and_home_settings_are_denied(
         (home / ".claude" / "settings.json", HARNESS),
     ):
         payload = {
-            "cwd": str(guarded.root),
+            "cwd": str(any_phase.root),
             "tool_name": "Write",
             "tool_input": {"file_path": str(target), "content": "x\n"},
         }
-        assert denied("claude", hook("claude", json.dumps(payload), home=home)) == denial(
+        assert denied("claude", run_hook("claude", json.dumps(payload), home=home)) == denial(
             target, what
         )
 
 
 def test_the_guards_own_program_and_pythons_start_up_hooks_are_denied(
-    guarded: Project, tmp_path: Path
+    any_phase: Project, tmp_path: Path
 ) -> None:
     """Found by an adversarial review: a `.pth` file, the installed package or the hook
     program, rewritten, switch the adapter off for every later command."""
@@ -209,23 +193,25 @@ def test_the_guards_own_program_and_pythons_start_up_hooks_are_denied(
         HOOK.parent / "automaton-hook",
         home / ".local" / "bin" / "automaton-hook",
     ):
-        assert write(guarded, target) == denial(target, PROGRAM), target
+        assert refused_write(any_phase, target) == denial(target, PROGRAM), target
     line = f"sed -i 's/DENIED/ALLOWED/' {package / 'guards' / 'shell_verdict.py'}"
-    refused = claude_tool(guarded, "Bash", {"command": line})
+    refused = claude_tool(any_phase, "Bash", {"command": line})
     assert refused is not None and PROGRAM in refused
     # The package's source, when it is the project at work, follows the phase instead.
     this_repository = CoreProject(package.parent)
     assert protected.reason(this_repository, package / "cli" / "x.py", home=home) is None
 
 
-def test_a_subagents_edit_is_judged_as_the_main_agents(guarded: Project) -> None:
+def test_a_subagents_edit_is_judged_as_the_main_agents(any_phase: Project) -> None:
     """Claude Code and Codex send a subagent's tool calls with `agent_id`/`agent_type`."""
     for name in ("claude", "codex"):
-        payload = (FIXTURES / name / "subagent-edit.json").read_text()
-        reason = denied(name, hook(name, payload.replace("__PROJECT__", str(guarded.root))))
-        assert (reason is None) == (phase_of(guarded) == "implement"), (name, reason)
-    target = guarded.root / "automaton.toml"
-    assert write(guarded, target, agent_id="a-1", agent_type="Explore") == denial(target, CONFIG)
+        payload = (HOOK_FIXTURES / name / "subagent-edit.json").read_text()
+        reason = denied(name, run_hook(name, payload.replace("__PROJECT__", str(any_phase.root))))
+        assert (reason is None) == (phase_of(any_phase) == "implement"), (name, reason)
+    target = any_phase.root / "automaton.toml"
+    assert refused_write(any_phase, target, agent_id="a-1", agent_type="Explore") == denial(
+        target, CONFIG
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -245,21 +231,21 @@ def test_a_subagents_edit_is_judged_as_the_main_agents(guarded: Project) -> None
     ],
 )
 def test_status_py_can_edit_refuses_the_guards_files(
-    guarded: Project, relative: str, what: str
+    any_phase: Project, relative: str, what: str
 ) -> None:
-    result = guarded.run("--can-edit", "--file", str(guarded.root / relative))
-    assert (result.rc, result.out) == (1, denial(guarded.root / relative, what) + "\n")
-    named = guarded.run("--can-edit", "--task", "t1", "--file", str(guarded.root / relative))
+    result = any_phase.run("--can-edit", "--file", str(any_phase.root / relative))
+    assert (result.rc, result.out) == (1, denial(any_phase.root / relative, what) + "\n")
+    named = any_phase.run("--can-edit", "--task", "t1", "--file", str(any_phase.root / relative))
     assert (named.rc, named.out) == (result.rc, result.out)
 
 
-def test_status_py_names_the_file_as_given_and_explains_in_json(guarded: Project) -> None:
-    proc = guarded.script("--can-edit", "--file", "automaton.toml", "--json")
+def test_status_py_names_the_file_as_given_and_explains_in_json(any_phase: Project) -> None:
+    proc = any_phase.script("--can-edit", "--file", "automaton.toml", "--json")
     assert proc.rc == 1
     body = json.loads(proc.out)
     assert body["reason"] == "protected-file"
     assert body["message"] == denial("automaton.toml", CONFIG)
-    assert body["file"] == str((guarded.root / "automaton.toml").resolve())
+    assert body["file"] == str((any_phase.root / "automaton.toml").resolve())
 
 
 # --------------------------------------------------------------------------------------
@@ -268,19 +254,19 @@ def test_status_py_names_the_file_as_given_and_explains_in_json(guarded: Project
 
 
 @pytest.mark.parametrize("name", HARNESSES)
-def test_each_harness_edit_tool_is_denied_the_configuration(guarded: Project, name: str) -> None:
-    payload, given = recorded(name, "edit-config.json", guarded.root)
-    reason = denied(name, hook(name, payload, *given))
+def test_each_harness_edit_tool_is_denied_the_configuration(any_phase: Project, name: str) -> None:
+    payload, given = recorded(name, "edit-config.json", any_phase.root)
+    reason = denied(name, run_hook(name, payload, *given))
     assert reason is not None
     assert reason.startswith("DENIED: File '") and reason.endswith(
         "automaton.toml' is the workflow's configuration; only the user changes it."
     )
 
 
-def test_an_opencode_patch_adding_state_is_denied_as_codexs_is(guarded: Project) -> None:
-    payload = (FIXTURES / "opencode" / "patch-state.json").read_text()
-    payload = payload.replace("__PROJECT__", str(guarded.root)).replace("guarded", "t1")
-    assert "workflow state" in (denied("opencode", hook("opencode", payload)) or "")
+def test_an_opencode_patch_adding_state_is_denied_as_codexs_is(any_phase: Project) -> None:
+    payload = (HOOK_FIXTURES / "opencode" / "patch-state.json").read_text()
+    payload = payload.replace("__PROJECT__", str(any_phase.root)).replace("guarded", "t1")
+    assert "workflow state" in (denied("opencode", run_hook("opencode", payload)) or "")
 
 
 @pytest.mark.parametrize(
@@ -295,12 +281,12 @@ def test_an_opencode_patch_adding_state_is_denied_as_codexs_is(guarded: Project)
     ],
 )
 def test_every_edit_tool_spelling_is_held_to_the_configuration(
-    guarded: Project, tool: str, tool_input: dict[str, object]
+    any_phase: Project, tool: str, tool_input: dict[str, object]
 ) -> None:
-    target = guarded.root / "automaton.toml"
+    target = any_phase.root / "automaton.toml"
     target.write_text('ignore = ["AR1"]\n')
     spelled = json.loads(json.dumps(tool_input).replace('"F"', json.dumps(str(target))))
-    assert claude_tool(guarded, tool, spelled) == denial(target, CONFIG)
+    assert claude_tool(any_phase, tool, spelled) == denial(target, CONFIG)
 
 
 # --------------------------------------------------------------------------------------
@@ -309,21 +295,21 @@ def test_every_edit_tool_spelling_is_held_to_the_configuration(
 
 
 @pytest.fixture
-def pyproject(guarded: Project) -> Path:
-    path = guarded.root / "pyproject.toml"
+def pyproject(any_phase: Project) -> Path:
+    path = any_phase.root / "pyproject.toml"
     path.write_text(PYPROJECT)
     return path
 
 
-def edit(old: str, new: str, path: Path) -> dict[str, object]:
+def edit_input(old: str, new: str, path: Path) -> dict[str, object]:
     return {"file_path": str(path), "old_string": old, "new_string": new}
 
 
-def test_an_edit_of_the_tool_table_is_denied(guarded: Project, pyproject: Path) -> None:
-    change = edit("same-session-minutes = 30", "same-session-minutes = 1", pyproject)
-    assert claude_tool(guarded, "Edit", change) == denial(pyproject, TABLE)
+def test_an_edit_of_the_tool_table_is_denied(any_phase: Project, pyproject: Path) -> None:
+    change = edit_input("same-session-minutes = 30", "same-session-minutes = 1", pyproject)
+    assert claude_tool(any_phase, "Edit", change) == denial(pyproject, TABLE)
     removed = PYPROJECT.split("[tool.automaton]")[0]
-    assert write(guarded, pyproject, removed) == denial(pyproject, TABLE)
+    assert refused_write(any_phase, pyproject, removed) == denial(pyproject, TABLE)
     multi = {
         "file_path": str(pyproject),
         "edits": [
@@ -331,17 +317,17 @@ def test_an_edit_of_the_tool_table_is_denied(guarded: Project, pyproject: Path) 
             {"old_string": "[tool.automaton]", "new_string": "[tool.other]"},
         ],
     }
-    assert claude_tool(guarded, "MultiEdit", multi) == denial(pyproject, TABLE)
+    assert claude_tool(any_phase, "MultiEdit", multi) == denial(pyproject, TABLE)
 
 
-def test_other_pyproject_edits_follow_the_phase(guarded: Project, pyproject: Path) -> None:
-    implement = phase_of(guarded) == "implement"
-    bump = edit('version = "1.0"', 'version = "1.1"', pyproject)
+def test_other_pyproject_edits_follow_the_phase(any_phase: Project, pyproject: Path) -> None:
+    implement = phase_of(any_phase) == "implement"
+    bump = edit_input('version = "1.0"', 'version = "1.1"', pyproject)
     rewritten = PYPROJECT.replace('name = "app"', 'name = "app"\ndescription = "x"')
     for reason in (
-        claude_tool(guarded, "Edit", bump),
-        write(guarded, pyproject, rewritten),
-        claude_tool(guarded, "Edit", {**bump, "replace_all": True}),
+        claude_tool(any_phase, "Edit", bump),
+        refused_write(any_phase, pyproject, rewritten),
+        claude_tool(any_phase, "Edit", {**bump, "replace_all": True}),
     ):
         if implement:
             assert reason is None
@@ -350,31 +336,33 @@ def test_other_pyproject_edits_follow_the_phase(guarded: Project, pyproject: Pat
 
 
 def test_an_edit_that_cannot_be_worked_out_is_denied_while_the_table_exists(
-    guarded: Project, pyproject: Path
+    any_phase: Project, pyproject: Path
 ) -> None:
-    missing = edit("no such text", "x", pyproject)
-    assert claude_tool(guarded, "Edit", missing) == denial(pyproject, TABLE)
+    missing = edit_input("no such text", "x", pyproject)
+    assert claude_tool(any_phase, "Edit", missing) == denial(pyproject, TABLE)
     patch = (
         "*** Begin Patch\n*** Update File: pyproject.toml\n@@\n"
         '-version = "1.0"\n+version = "1.1"\n*** End Patch\n'
     )
     payload = {
-        "cwd": str(guarded.root),
+        "cwd": str(any_phase.root),
         "tool_name": "apply_patch",
         "tool_input": {"command": patch},
     }
-    assert denied("codex", hook("codex", json.dumps(payload))) == denial("pyproject.toml", TABLE)
-    result = guarded.run("--can-edit", "--file", str(pyproject))
+    assert denied("codex", run_hook("codex", json.dumps(payload))) == denial(
+        "pyproject.toml", TABLE
+    )
+    result = any_phase.run("--can-edit", "--file", str(pyproject))
     assert (result.rc, result.out) == (1, denial(pyproject, TABLE) + "\n")
 
 
-def test_a_pyproject_without_the_table_may_not_gain_one(guarded: Project) -> None:
-    path = guarded.root / "pyproject.toml"
+def test_a_pyproject_without_the_table_may_not_gain_one(any_phase: Project) -> None:
+    path = any_phase.root / "pyproject.toml"
     path.write_text('[project]\nname = "app"\n')
-    added = edit('name = "app"', 'name = "app"\n\n[tool.automaton]\nignore = ["AR"]', path)
-    assert claude_tool(guarded, "Edit", added) == denial(path, TABLE)
-    result = guarded.run("--can-edit", "--file", str(path))
-    implement = phase_of(guarded) == "implement"
+    added = edit_input('name = "app"', 'name = "app"\n\n[tool.automaton]\nignore = ["AR"]', path)
+    assert claude_tool(any_phase, "Edit", added) == denial(path, TABLE)
+    result = any_phase.run("--can-edit", "--file", str(path))
+    implement = phase_of(any_phase) == "implement"
     assert (result.rc, result.out == "ALLOWED\n") == ((0, True) if implement else (1, False))
 
 
@@ -383,20 +371,20 @@ def test_a_pyproject_without_the_table_may_not_gain_one(guarded: Project) -> Non
 # --------------------------------------------------------------------------------------
 
 
-def test_can_edit_asks_for_the_text_after_the_edit(guarded: Project, pyproject: Path) -> None:
-    found = find_project(guarded.root)
+def test_can_edit_asks_for_the_text_after_the_edit(any_phase: Project, pyproject: Path) -> None:
+    found = find_project(any_phase.root)
     settings = load_config(found.root)
     same = checks.can_edit(found, file=pyproject, settings=settings, proposed=lambda text: text)
-    assert same.allowed == (phase_of(guarded) == "implement")
+    assert same.allowed == (phase_of(any_phase) == "implement")
     changed = checks.can_edit(found, file=pyproject, proposed=lambda text: "")
     assert (changed.allowed, changed.code) == (False, "protected-file")
     assert changed.details == {"file": str(pyproject), "what": TABLE}
 
 
-def test_protected_reason_names_each_kind(guarded: Project, tmp_path: Path) -> None:
-    found = find_project(guarded.root)
+def test_protected_reason_names_each_kind(any_phase: Project, tmp_path: Path) -> None:
+    found = find_project(any_phase.root)
     home = tmp_path / "home"
-    root = guarded.root.resolve()
+    root = any_phase.root.resolve()
     assert protected.reason(found, root / "automaton.toml", home=home) == CONFIG
     assert protected.reason(found, root / ".git" / "config", home=home) == GIT
     assert protected.reason(found, root / ".automaton" / "x", home=home) == RECORDS
@@ -441,51 +429,43 @@ def test_new_text_reads_each_harnesss_edit(
 # --------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def researching(project: Project, task_in) -> Project:
-    (project.root / "src").mkdir()
-    (project.root / "src" / "app.py").write_text("x = 1\n")
-    task_in("research", name="guarded")
-    return project
-
-
-def test_cursor_denies_with_exit_0_and_its_documented_json(researching: Project) -> None:
-    payload = (FIXTURES / "cursor" / "edit.json").read_text()
-    proc = hook("cursor", payload.replace("__PROJECT__", str(researching.root)))
+def test_cursor_denies_with_exit_0_and_its_documented_json(guarded: Project) -> None:
+    payload = (HOOK_FIXTURES / "cursor" / "edit.json").read_text()
+    proc = run_hook("cursor", payload.replace("__PROJECT__", str(guarded.root)))
     assert (proc.returncode, proc.stderr) == (0, "")
     body = json.loads(proc.stdout)
     assert set(body) == {"permission", "user_message", "agent_message"}
     assert body["permission"] == "deny"
     assert body["user_message"] == body["agent_message"]
     assert body["agent_message"].startswith("DENIED: No task in project ")
-    broken = hook("cursor", "not json")
+    broken = run_hook("cursor", "not json")
     assert (broken.returncode, json.loads(broken.stdout)["permission"]) == (0, "deny")
-    read = (FIXTURES / "cursor" / "shell-read.json").read_text()
-    allowed = hook("cursor", read.replace("__PROJECT__", str(researching.root)))
+    read = (HOOK_FIXTURES / "cursor" / "shell-read.json").read_text()
+    allowed = run_hook("cursor", read.replace("__PROJECT__", str(guarded.root)))
     assert (allowed.returncode, json.loads(allowed.stdout)) == (0, {"permission": "allow"})
 
 
-def test_opencode_shell_paths_resolve_against_workdir(researching: Project) -> None:
+def test_opencode_shell_paths_resolve_against_workdir(guarded: Project) -> None:
     """`workdir` decides where `> app.py` lands: outside the project, or in src/."""
-    (researching.root.parent / "elsewhere").mkdir()
-    payload = (FIXTURES / "opencode" / "shell-workdir.json").read_text()
-    payload = payload.replace("__PROJECT__", str(researching.root))
-    assert denied("opencode", hook("opencode", payload)) is None
+    (guarded.root.parent / "elsewhere").mkdir()
+    payload = (HOOK_FIXTURES / "opencode" / "shell-workdir.json").read_text()
+    payload = payload.replace("__PROJECT__", str(guarded.root))
+    assert denied("opencode", run_hook("opencode", payload)) is None
     inside = payload.replace('"../elsewhere"', '"src"')
-    reason = denied("opencode", hook("opencode", inside))
+    reason = denied("opencode", run_hook("opencode", inside))
     assert reason is not None and reason.endswith("This shell command writes files.")
 
 
-def test_gemini_shell_paths_resolve_against_dir_path(researching: Project, tmp_path: Path) -> None:
+def test_gemini_shell_paths_resolve_against_dir_path(guarded: Project, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
-    payload = (FIXTURES / "gemini" / "shell-dir-path.json").read_text()
-    payload = payload.replace("__PROJECT__", str(researching.root))
+    payload = (HOOK_FIXTURES / "gemini" / "shell-dir-path.json").read_text()
+    payload = payload.replace("__PROJECT__", str(guarded.root))
     payload = payload.replace("__OUTSIDE__", str(outside))
-    reason = denied("gemini", hook("gemini", payload))
+    reason = denied("gemini", run_hook("gemini", payload))
     assert reason is not None and "(guarded: research)" in reason
     action = harness.read_action(json.loads(payload), "gemini")
-    assert action.cwd == (researching.root / "src").resolve()
+    assert action.cwd == (guarded.root / "src").resolve()
     legacy = json.loads(payload)
     legacy["tool_input"]["directory"] = legacy["tool_input"].pop("dir_path")
     assert harness.read_action(legacy, "gemini").cwd == action.cwd
@@ -511,20 +491,20 @@ def test_a_configuration_the_search_would_find_above_the_project_is_protected(
     for candidate in (repo / "automaton.toml", app.root / "automaton.toml"):
         assert protected.reason(found, candidate.resolve(), settings) == CONFIG
     assert protected.reason(found, (tmp_path / "automaton.toml").resolve(), settings) is None
-    assert write(app, repo / "automaton.toml", 'ignore = ["AR"]\n') == denial(
+    assert refused_write(app, repo / "automaton.toml", 'ignore = ["AR"]\n') == denial(
         repo / "automaton.toml", CONFIG
     )
 
 
-def test_a_plugin_file_the_configuration_loads_is_protected(guarded: Project) -> None:
+def test_a_plugin_file_the_configuration_loads_is_protected(any_phase: Project) -> None:
     """A plugin's code runs in every status.py call, the user's --approve included."""
-    (guarded.root / "rules").mkdir()
-    (guarded.root / "rules" / "team.py").write_text("def register_rules(register):\n    pass\n")
-    (guarded.root / "rules" / "helpers.py").write_text("")
-    (guarded.root / "automaton.toml").write_text('plugins = ["rules/team.py"]\n')
-    plugin = guarded.root / "rules" / "team.py"
-    assert write(guarded, plugin) == denial(
+    (any_phase.root / "rules").mkdir()
+    (any_phase.root / "rules" / "team.py").write_text("def register_rules(register):\n    pass\n")
+    (any_phase.root / "rules" / "helpers.py").write_text("")
+    (any_phase.root / "automaton.toml").write_text('plugins = ["rules/team.py"]\n')
+    plugin = any_phase.root / "rules" / "team.py"
+    assert refused_write(any_phase, plugin) == denial(
         plugin, "a rule plugin the workflow's configuration loads"
     )
-    other = write(guarded, guarded.root / "rules" / "helpers.py")
-    assert (other is None) == (phase_of(guarded) == "implement")
+    other = refused_write(any_phase, any_phase.root / "rules" / "helpers.py")
+    assert (other is None) == (phase_of(any_phase) == "implement")

@@ -29,7 +29,7 @@ from automaton_rules import (
 from automaton_rules.core.project import project_at
 from automaton_rules.testing import AutomatonProject
 
-SAMPLE = ROOT / "tests" / "fixtures" / "typed_plugin" / "typed_rules.py"
+TYPED_SAMPLE = ROOT / "tests" / "fixtures" / "typed_plugin" / "typed_rules.py"
 WRITING_RULES = (ROOT / "docs" / "writing-rules.md").read_text(encoding="utf-8")
 UTC = timezone.utc
 
@@ -38,7 +38,7 @@ def _sample_rules():
     """The sample plugin's module, imported by path as a configured plugin is."""
     from automaton_rules.engine.plugins import load_plugin
 
-    return load_plugin(str(SAMPLE))[1]
+    return load_plugin(str(TYPED_SAMPLE))[1]
 
 
 # ------------------------------------------------------------------- the names themselves
@@ -126,7 +126,7 @@ def _mypy(tmp_path: Path, *files: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_plugin_naming_every_argument_type_checks_under_mypy_strict(tmp_path: Path) -> None:
-    proc = _mypy(tmp_path, SAMPLE)
+    proc = _mypy(tmp_path, TYPED_SAMPLE)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Success: no issues found in 1 source file" in proc.stdout
 
@@ -147,7 +147,7 @@ def test_mypy_strict_sees_the_real_types(tmp_path: Path) -> None:
 
 
 def test_the_sample_plugin_runs_through_status_py(automaton_project: AutomatonProject) -> None:
-    automaton_project.use_plugins(str(SAMPLE))
+    automaton_project.use_plugins(str(TYPED_SAMPLE))
     automaton_project.task("shipped", "implement", files={"DESIGN.md": "# Design\n"})
     listed = automaton_project.run("--list-rules", "--json")
     assert listed.exit_code == 0, listed.err
@@ -191,14 +191,14 @@ def test_history_entries_are_typed(project: Project) -> None:
     assert research.via is None and research.approver is None
 
 
-def _history(folder: Path, lines: list[dict[str, object]]) -> None:
+def _write_history(folder: Path, lines: list[dict[str, object]]) -> None:
     (folder / ".state.history").write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
 def test_history_lines_without_a_readable_time_or_target_are_left_out(project: Project) -> None:
     project.create("odd")
     folder = project.task_dir("odd")
-    _history(
+    _write_history(
         folder,
         [
             {"time": "2025-01-02T03:04:05Z", "from": None, "to": "new", "command": "--create-task"},
@@ -230,7 +230,7 @@ def test_a_time_based_rule_reads_the_history(project: Project) -> None:
     start = datetime(2025, 1, 2, 3, 0, 0, tzinfo=UTC)
 
     def asked_after(seconds: int) -> list[str]:
-        _history(
+        _write_history(
             folder,
             [
                 {"time": start.strftime(TIME_FORMAT), "from": "new", "to": "research"},
@@ -268,7 +268,7 @@ def test_a_rule_naming_now_is_tested_by_moving_the_clock(
     automaton_project: AutomatonProject,
 ) -> None:
     """The sample's TY109 compares the history with `now`: the fixture's clock decides."""
-    automaton_project.use_plugins(str(SAMPLE))
+    automaton_project.use_plugins(str(TYPED_SAMPLE))
     automaton_project.task("waiting", "research:awaiting_approval")
     automaton_project.clock.advance(hours=24)
     assert "TY109" not in automaton_project.audit().codes  # a day exactly: not yet

@@ -20,13 +20,22 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Project, denied, hook_command, reader_only, rewritten, system_tool
+from conftest import (
+    BIN,
+    STATUS_PY,
+    Project,
+    denied,
+    hook_command,
+    implement,
+    reader_only,
+    rewritten,
+    shell_event,
+    system_tool,
+)
 
 from automaton_rules.core.config import Config, load_config
 from automaton_rules.core.project import find_project
 from automaton_rules.guards import boundary, bubblewrap, landlock, sandbox, seatbelt
-
-STATUS = Path(__file__).resolve().parent.parent / "status.py"
 
 
 def bwrap_or_skip() -> str:
@@ -44,7 +53,7 @@ def landlock_or_skip() -> None:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def startup_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home folder with start-up files an agent would love to change."""
     folder = tmp_path / "home"
     for name, text in STARTUP.items():
@@ -66,42 +75,40 @@ STARTUP = {
 
 
 @pytest.fixture
-def repo(project: Project, task_in, home: Path) -> Project:
+def repo(project: Project, task_in, startup_home: Path) -> Project:
     """A git project with code committed, its one task in research."""
     (project.root / "src").mkdir()
     (project.root / "src" / "app.py").write_text("x = 1\n")
     (project.root / "automaton.toml").write_text("# the workflow's settings\n")
-    git(project.root, "init", "-q")
-    git(project.root, "add", "-A")
-    git(project.root, "commit", "-q", "-m", "initial")
+    git_output(project.root, "init", "-q")
+    git_output(project.root, "add", "-A")
+    git_output(project.root, "commit", "-q", "-m", "initial")
     task_in("research", name="t1")
     return project
 
 
-def git(root: Path, *args: str) -> str:
+def git_output(root: Path, *args: str) -> str:
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
     done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
-def implement(project: Project) -> None:
-    project.advance("t1", ["research:awaiting_approval", "research:approved", "implement"])
-
-
-def snapshot(project: Project, home: Path) -> dict[str, object]:
+def bypass_surface(project: Project, startup_home: Path) -> dict[str, object]:
     """What a bypass would change: every file of the project (its .git too), HEAD, the
     home folder's start-up files, the task's state and records."""
     files = {}
     for path in sorted(project.root.rglob("*")):
         if path.is_file() and not path.is_symlink() and "__pycache__" not in path.parts:
             files[path.relative_to(project.root).as_posix()] = path.read_bytes()
-    head = git(project.root, "rev-parse", "HEAD").strip()
-    startup = {name: (home / name).read_bytes() for name in STARTUP}
+    head = git_output(project.root, "rev-parse", "HEAD").strip()
+    startup = {name: (startup_home / name).read_bytes() for name in STARTUP}
     return {"files": files, "head": head, "startup": startup}
 
 
-def run_as_claude(project: Project, home: Path, line: str) -> subprocess.CompletedProcess[str]:
+def run_as_claude(
+    project: Project, startup_home: Path, line: str
+) -> subprocess.CompletedProcess[str]:
     """What Claude Code does with a Bash call: ask the hook, then run the command it gets
     back as its own shell runs one (`eval CMD && pwd -P >| FILE`)."""
     event = json.dumps(
@@ -112,25 +119,25 @@ def run_as_claude(project: Project, home: Path, line: str) -> subprocess.Complet
             "tool_input": {"command": line, "description": "d"},
         }
     )
-    proc = hook_command("claude", event, home=home)
+    proc = hook_command("claude", event, home=startup_home)
     reason = denied("claude", proc)
     if reason is not None:
         return subprocess.CompletedProcess([], 1, "", f"DENIED BY THE READER: {reason}")
     command = rewritten("claude", proc) or line
-    cwd_file = home / "claude-cwd"
+    cwd_file = startup_home / "claude-cwd"
     return subprocess.run(
         ["bash", "-c", f'eval "$1" && pwd -P >| {cwd_file}', "claude", command],
         cwd=project.root,
-        env=shell_env(home),
+        env=shell_env(startup_home),
         capture_output=True,
         text=True,
         timeout=120,
     )
 
 
-def shell_env(home: Path) -> dict[str, str]:
+def shell_env(startup_home: Path) -> dict[str, str]:
     return {
-        "HOME": str(home),
+        "HOME": str(startup_home),
         "PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
         "GIT_CONFIG_NOSYSTEM": "1",
         "LANG": "C.UTF-8",
@@ -145,19 +152,23 @@ def limits(project: Project, task: str | None = None) -> boundary.Boundary:
     return boundary.compute(found, load_config(found.root), task, cwd=project.root)
 
 
-def test_outside_an_edit_phase_the_whole_project_is_read_only(repo: Project, home: Path) -> None:
+def test_outside_an_edit_phase_the_whole_project_is_read_only(
+    repo: Project, startup_home: Path
+) -> None:
     found = limits(repo)
     root = repo.root.resolve()
     assert not found.editing
     for path in (root / "src/app.py", root / ".git/index", root / "new.py"):
         assert not found.allows(path), path
-    assert found.allows(Path("/tmp/scratch.txt")) and found.allows(home.resolve() / ".cache/x")
+    assert found.allows(Path("/tmp/scratch.txt")) and found.allows(
+        startup_home.resolve() / ".cache/x"
+    )
 
 
 def test_in_an_edit_phase_the_project_is_writable_but_for_the_guards_files(
-    repo: Project, home: Path
+    repo: Project, startup_home: Path
 ) -> None:
-    implement(repo)
+    implement(repo, "t1")
     found = limits(repo)
     root = repo.root.resolve()
     assert found.editing
@@ -179,25 +190,29 @@ def test_in_an_edit_phase_the_project_is_writable_but_for_the_guards_files(
 
 
 def test_the_home_folders_start_up_files_are_read_only_in_every_phase(
-    repo: Project, home: Path
+    repo: Project, startup_home: Path
 ) -> None:
     for phase in ("research", "implement"):
         if phase == "implement":
-            implement(repo)
+            implement(repo, "t1")
         found = limits(repo)
         for name in STARTUP:
-            assert not found.allows((home / name).resolve()), (phase, name)
-        assert found.allows((home / ".cache" / "pip" / "x").resolve())
+            assert not found.allows((startup_home / name).resolve()), (phase, name)
+        assert found.allows((startup_home / ".cache" / "pip" / "x").resolve())
 
 
-def test_the_installation_and_every_folder_on_path_are_read_only(repo: Project, home: Path) -> None:
-    implement(repo)
+def test_the_installation_and_every_folder_on_path_are_read_only(
+    repo: Project, startup_home: Path
+) -> None:
+    implement(repo, "t1")
     found = limits(repo)
     for path in (Path(sys.prefix), BIN, Path(sys.executable).resolve().parent):
         assert not found.allows(path.resolve() / "planted"), path
 
 
-def test_the_project_names_more_writable_folders(repo: Project, tmp_path: Path, home: Path) -> None:
+def test_the_project_names_more_writable_folders(
+    repo: Project, tmp_path: Path, startup_home: Path
+) -> None:
     extra = tmp_path / "elsewhere" / "build-cache"
     extra.mkdir(parents=True)
     (repo.root / "automaton.toml").write_text(f'sandbox-writable = ["{extra}"]\n')
@@ -208,7 +223,7 @@ def test_the_project_names_more_writable_folders(repo: Project, tmp_path: Path, 
 
 
 def test_bubblewrap_mounts_deeper_paths_after_the_ones_around_them(
-    repo: Project, home: Path
+    repo: Project, startup_home: Path
 ) -> None:
     words = bubblewrap.argv("bwrap", limits(repo), ["true"])
     binds = [(words[i], words[i + 1]) for i, w in enumerate(words) if w in ("--bind", "--ro-bind")]
@@ -218,7 +233,9 @@ def test_bubblewrap_mounts_deeper_paths_after_the_ones_around_them(
     assert words[:4] == ["bwrap", "--cap-drop", "ALL", "--die-with-parent"]
 
 
-def test_the_macos_profile_denies_writes_but_inside_the_boundary(repo: Project, home: Path) -> None:
+def test_the_macos_profile_denies_writes_but_inside_the_boundary(
+    repo: Project, startup_home: Path
+) -> None:
     found = limits(repo)
     text = seatbelt.profile(found)
     lines = text.splitlines()
@@ -279,11 +296,11 @@ def test_landlock_rules_grant_the_other_entries_down_to_a_kept_path(tmp_path: Pa
     assert granted == [(str(tmp_path / "a" / "c.txt"), False), (str(tmp_path / "d"), True)]
 
 
-def test_the_runner_explains_its_boundary(repo: Project, home: Path) -> None:
+def test_the_runner_explains_its_boundary(repo: Project, startup_home: Path) -> None:
     done = subprocess.run(
         [str(BIN / "automaton-sandbox"), "--explain"],
         cwd=repo.root,
-        env=shell_env(home),
+        env=shell_env(startup_home),
         capture_output=True,
         text=True,
         timeout=60,
@@ -294,14 +311,14 @@ def test_the_runner_explains_its_boundary(repo: Project, home: Path) -> None:
     assert f"Project: {repo.root.resolve()} (read-only)" in done.stdout
 
 
-def test_the_runner_runs_a_command_inside_the_boundary(repo: Project, home: Path) -> None:
+def test_the_runner_runs_a_command_inside_the_boundary(repo: Project, startup_home: Path) -> None:
     if sandbox.choose() is None:
         pytest.skip("no sandbox mechanism works here")
     line = "echo y > src/app.py; echo $?; echo ok > $TMPDIR/automaton-probe && echo tmp; exit 7"
     done = subprocess.run(
         [str(BIN / "automaton-sandbox"), "--", "bash", "-c", line],
         cwd=repo.root,
-        env=shell_env(home),
+        env=shell_env(startup_home),
         capture_output=True,
         text=True,
         timeout=60,
@@ -336,22 +353,11 @@ def test_the_runner_outside_any_project_is_an_error(tmp_path: Path) -> None:
 # ------------------------------------------------------------- the harnesses' rewrites
 
 
-def shell_event(project: Project, line: str, **extra: object) -> str:
-    return json.dumps(
-        {
-            "hook_event_name": "PreToolUse",
-            "cwd": str(project.root),
-            "tool_name": "Bash",
-            "tool_input": {"command": line, "description": "d", "timeout": 5000, **extra},
-        }
-    )
-
-
 def test_claude_gets_its_whole_input_back_with_the_command_rewritten(
-    repo: Project, home: Path
+    repo: Project, startup_home: Path
 ) -> None:
     bwrap_or_skip()
-    proc = hook_command("claude", shell_event(repo, "python3 -c 'print(1)'"), home=home)
+    proc = hook_command("claude", shell_event(repo, "python3 -c 'print(1)'"), home=startup_home)
     output = json.loads(proc.stdout)["hookSpecificOutput"]
     updated = output["updatedInput"]
     assert (updated["description"], updated["timeout"]) == ("d", 5000)
@@ -359,36 +365,40 @@ def test_claude_gets_its_whole_input_back_with_the_command_rewritten(
     assert "permissionDecision" not in output  # no rule of the user's speaks: Claude decides
 
 
-def test_codex_gets_allow_and_its_command_inside_landlock(repo: Project, home: Path) -> None:
+def test_codex_gets_allow_and_its_command_inside_landlock(
+    repo: Project, startup_home: Path
+) -> None:
     landlock_or_skip()
-    proc = hook_command("codex", shell_event(repo, "make test"), home=home)
+    proc = hook_command("codex", shell_event(repo, "make test"), home=startup_home)
     output = json.loads(proc.stdout)["hookSpecificOutput"]
     assert output["permissionDecision"] == "allow"
     assert list(output["updatedInput"]) == ["command"]
     assert "landlock.py" in output["updatedInput"]["command"]  # Codex runs it in its sandbox
 
 
-def test_gemini_gets_the_whole_tool_input(repo: Project, home: Path) -> None:
+def test_gemini_gets_the_whole_tool_input(repo: Project, startup_home: Path) -> None:
     if sandbox.choose() is None:
         pytest.skip("no sandbox mechanism works here")
     event = json.loads(shell_event(repo, "npm test"))
     event["tool_name"], event["hook_event_name"] = "run_shell_command", "BeforeTool"
     event["tool_input"]["dir_path"] = "src"
-    proc = hook_command("gemini", json.dumps(event), home=home)
+    proc = hook_command("gemini", json.dumps(event), home=startup_home)
     output = json.loads(proc.stdout)["hookSpecificOutput"]
     assert output["hookEventName"] == "BeforeTool"
     assert output["tool_input"]["dir_path"] == "src"
     assert "npm test" in output["tool_input"]["command"]
 
 
-def test_opencode_gets_the_command_to_put_in_place(repo: Project, home: Path) -> None:
+def test_opencode_gets_the_command_to_put_in_place(repo: Project, startup_home: Path) -> None:
     if sandbox.choose() is None:
         pytest.skip("no sandbox mechanism works here")
-    proc = hook_command("opencode", shell_event(repo, "npm test"), home=home)
+    proc = hook_command("opencode", shell_event(repo, "npm test"), home=startup_home)
     assert "npm test" in json.loads(proc.stdout)["rewrite"]["command"]
 
 
-def test_cursor_cannot_rewrite_so_the_reader_alone_guards_it(repo: Project, home: Path) -> None:
+def test_cursor_cannot_rewrite_so_the_reader_alone_guards_it(
+    repo: Project, startup_home: Path
+) -> None:
     payload = json.dumps(
         {
             "hook_event_name": "beforeShellExecution",
@@ -396,37 +406,45 @@ def test_cursor_cannot_rewrite_so_the_reader_alone_guards_it(repo: Project, home
             "workspace_roots": [str(repo.root)],
         }
     )
-    reason = denied("cursor", hook_command("cursor", payload, home=home))
+    reason = denied("cursor", hook_command("cursor", payload, home=startup_home))
     assert reason is not None and "only when it runs (python3 -c)" in reason
 
 
-def test_inert_reads_and_the_installed_status_py_run_as_they_are(repo: Project, home: Path) -> None:
+def test_inert_reads_and_the_installed_status_py_run_as_they_are(
+    repo: Project, startup_home: Path
+) -> None:
     for line in ("ls -la", "git status", "grep -rn x src | head", "cat src/app.py"):
-        proc = hook_command("claude", shell_event(repo, line), home=home)
+        proc = hook_command("claude", shell_event(repo, line), home=startup_home)
         assert (proc.returncode, proc.stdout) == (0, ""), line
-    installed = f"python3 {home}/.automaton/scripts/status.py --task t1"
-    proc = hook_command("claude", shell_event(repo, installed), home=home)
+    installed = f"python3 {startup_home}/.automaton/scripts/status.py --task t1"
+    proc = hook_command("claude", shell_event(repo, installed), home=startup_home)
     assert (proc.returncode, proc.stdout) == (0, "")
 
 
 def test_a_status_py_that_is_not_the_installed_one_runs_sandboxed(
-    repo: Project, home: Path
+    repo: Project, startup_home: Path
 ) -> None:
     """A `status.py` in the project (or anywhere the agent can write) is the agent's code."""
     if sandbox.choose() is None:
         pytest.skip("no sandbox mechanism works here")
-    proc = hook_command("claude", shell_event(repo, "python3 status.py --task t1"), home=home)
+    proc = hook_command(
+        "claude", shell_event(repo, "python3 status.py --task t1"), home=startup_home
+    )
     assert rewritten("claude", proc) is not None
 
 
-def test_what_the_reader_sees_forbidden_is_refused_at_once(repo: Project, home: Path) -> None:
+def test_what_the_reader_sees_forbidden_is_refused_at_once(
+    repo: Project, startup_home: Path
+) -> None:
     for line, said in (
         ("echo x > src/app.py", "This shell command writes files."),
         ("python3 ~/.automaton/scripts/status.py --task t1 --approve", "Approval is the user's"),
         ("echo implement > .automaton/tasks/t1/.state", "workflow state"),
         ("git commit -qn -m x", "skips or reroutes the workflow's git hooks"),
     ):
-        reason = denied("claude", hook_command("claude", shell_event(repo, line), home=home))
+        reason = denied(
+            "claude", hook_command("claude", shell_event(repo, line), home=startup_home)
+        )
         assert reason is not None and said in reason, (line, reason)
 
 
@@ -450,14 +468,14 @@ def with_claude_permissions(project: Project, **rules: list[str]) -> None:
     ],
 )
 def test_the_rewrite_keeps_claudes_own_rules_as_written_for_the_original(
-    repo: Project, home: Path, rules: dict[str, list[str]], decision: str | None
+    repo: Project, startup_home: Path, rules: dict[str, list[str]], decision: str | None
 ) -> None:
     """Claude Code matches its rules against the rewritten command, which none written for
     the original matches: the adapter matches them against the original itself."""
     if sandbox.choose() is None:
         pytest.skip("no sandbox mechanism works here")
     with_claude_permissions(repo, **rules)
-    proc = hook_command("claude", shell_event(repo, "make deploy prod"), home=home)
+    proc = hook_command("claude", shell_event(repo, "make deploy prod"), home=startup_home)
     output = json.loads(proc.stdout)["hookSpecificOutput"]
     if decision == "deny":
         assert output["permissionDecision"] == "deny"
@@ -471,25 +489,25 @@ def test_the_rewrite_keeps_claudes_own_rules_as_written_for_the_original(
 
 
 def test_a_codex_prompt_rule_leaves_the_line_for_codex_to_ask_about(
-    repo: Project, home: Path
+    repo: Project, startup_home: Path
 ) -> None:
     landlock_or_skip()
-    rules = home / ".codex" / "rules"
+    rules = startup_home / ".codex" / "rules"
     rules.mkdir(parents=True)
     (rules / "default.rules").write_text(
         'prefix_rule(\n    pattern = ["make", ["deploy", "release"]],\n'
         '    decision = "prompt",\n)\nprefix_rule(pattern = ["rm"], decision = "forbidden")\n'
     )
-    proc = hook_command("codex", shell_event(repo, "make release"), home=home)
+    proc = hook_command("codex", shell_event(repo, "make release"), home=startup_home)
     assert (proc.returncode, proc.stdout) == (0, "")  # Codex asks the user about the line
-    proc = hook_command("codex", shell_event(repo, "rm -rf /tmp/ar-build"), home=home)
+    proc = hook_command("codex", shell_event(repo, "rm -rf /tmp/ar-build"), home=startup_home)
     assert "Your own Codex permission settings deny" in (denied("codex", proc) or "")
 
 
-def test_gemini_policy_and_opencode_permissions_are_kept(repo: Project, home: Path) -> None:
+def test_gemini_policy_and_opencode_permissions_are_kept(repo: Project, startup_home: Path) -> None:
     if sandbox.choose() is None:
         pytest.skip("no sandbox mechanism works here")
-    policies = home / ".gemini" / "policies"
+    policies = startup_home / ".gemini" / "policies"
     policies.mkdir(parents=True)
     (policies / "mine.toml").write_text(
         '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "make deploy"\n'
@@ -497,27 +515,30 @@ def test_gemini_policy_and_opencode_permissions_are_kept(repo: Project, home: Pa
     )
     event = json.loads(shell_event(repo, "make deploy prod"))
     event["tool_name"] = "run_shell_command"
-    body = json.loads(hook_command("gemini", json.dumps(event), home=home).stdout)
+    body = json.loads(hook_command("gemini", json.dumps(event), home=startup_home).stdout)
     assert body["decision"] == "ask" and "tool_input" in body["hookSpecificOutput"]
     (repo.root / "opencode.json").write_text(
         json.dumps({"permission": {"bash": {"make *": "deny"}}})
     )
-    proc = hook_command("opencode", shell_event(repo, "make deploy"), home=home)
+    proc = hook_command("opencode", shell_event(repo, "make deploy"), home=startup_home)
     assert "Your own opencode permission settings deny" in (denied("opencode", proc) or "")
 
 
 # ------------------------------------------------------------ sandbox = required | off
 
 
-def test_off_is_the_reader_alone(repo: Project, home: Path) -> None:
+def test_off_is_the_reader_alone(repo: Project, startup_home: Path) -> None:
     reader_only(repo.root)
     reason = denied(
-        "claude", hook_command("claude", shell_event(repo, "python3 -c 'print(1)'"), home=home)
+        "claude",
+        hook_command("claude", shell_event(repo, "python3 -c 'print(1)'"), home=startup_home),
     )
     assert reason is not None and "only when it runs (python3 -c)" in reason
 
 
-def test_required_refuses_where_no_sandbox_can_hold_the_shell(repo: Project, home: Path) -> None:
+def test_required_refuses_where_no_sandbox_can_hold_the_shell(
+    repo: Project, startup_home: Path
+) -> None:
     (repo.root / "automaton.toml").write_text('sandbox = "required"\n')
     payload = json.dumps(
         {
@@ -526,7 +547,7 @@ def test_required_refuses_where_no_sandbox_can_hold_the_shell(repo: Project, hom
             "workspace_roots": [str(repo.root)],
         }
     )
-    reason = denied("cursor", hook_command("cursor", payload, home=home))
+    reason = denied("cursor", hook_command("cursor", payload, home=startup_home))
     assert reason == (
         "DENIED: This project runs the agent's shell only inside its sandbox (sandbox = "
         '"required"), and this harness gives the adapter no way to run its shell inside a '
@@ -540,14 +561,14 @@ def test_required_refuses_where_no_sandbox_can_hold_the_shell(repo: Project, hom
                 "workspace_roots": [str(repo.root)],
             }
         )
-        assert denied("cursor", hook_command("cursor", payload, home=home)) is None
+        assert denied("cursor", hook_command("cursor", payload, home=startup_home)) is None
 
 
-def test_session_start_says_what_holds_the_shell(repo: Project, home: Path) -> None:
+def test_session_start_says_what_holds_the_shell(repo: Project, startup_home: Path) -> None:
     payload = json.dumps(
         {"hook_event_name": "SessionStart", "source": "startup", "cwd": str(repo.root)}
     )
-    claude = json.loads(hook_command("claude", payload, home=home).stdout)
+    claude = json.loads(hook_command("claude", payload, home=startup_home).stdout)
     text = claude["hookSpecificOutput"]["additionalContext"]
     if sandbox.choose() is not None:
         assert "Shell: your commands run inside an OS sandbox" in text
@@ -555,7 +576,7 @@ def test_session_start_says_what_holds_the_shell(repo: Project, home: Path) -> N
         hook_command(
             "cursor",
             json.dumps({**json.loads(payload), "hook_event_name": "sessionStart"}),
-            home=home,
+            home=startup_home,
         ).stdout
     )
     assert (
@@ -628,7 +649,7 @@ CLASSES = {
     # Approvals from the agent's shell.
     "--approve, assembled": (
         "python3 -c \"import subprocess,sys; subprocess.run([sys.executable, '"
-        f"{STATUS}', '--task', 't1', '--appr' + 'ove'])\""
+        f"{STATUS_PY}', '--task', 't1', '--appr' + 'ove'])\""
     ),
     "a forged prompt to the adapter": (
         "python3 -c \"import subprocess; subprocess.run(['automaton-' + 'hook', '--harness', "
@@ -643,7 +664,7 @@ CLASSES = {
 
 
 @pytest.fixture
-def world(repo: Project, home: Path) -> Project:
+def bypass_repo(repo: Project, startup_home: Path) -> Project:
     """The repository as the classes need it: a signers file, a package.json whose test
     runs, the task awaiting approval (so an approval would show)."""
     if sandbox.choose() is None:
@@ -658,17 +679,17 @@ def world(repo: Project, home: Path) -> Project:
 @pytest.mark.parametrize("name", sorted(CLASSES))
 @pytest.mark.parametrize("phase", ["research", "implement"])
 def test_each_class_the_review_found_changes_nothing_it_may_not(
-    world: Project, home: Path, name: str, phase: str
+    bypass_repo: Project, startup_home: Path, name: str, phase: str
 ) -> None:
     if name.startswith("npm"):
         program("npm")
     if phase == "implement":
-        world.advance("t1", ["research:approved", "implement"])
-    before = snapshot(world, home)
-    state = world.state("t1")
-    done = run_as_claude(world, home, CLASSES[name])
-    after = snapshot(world, home)
-    assert world.state("t1") == state, done
+        bypass_repo.advance("t1", ["research:approved", "implement"])
+    before = bypass_surface(bypass_repo, startup_home)
+    state = bypass_repo.state("t1")
+    done = run_as_claude(bypass_repo, startup_home, CLASSES[name])
+    after = bypass_surface(bypass_repo, startup_home)
+    assert bypass_repo.state("t1") == state, done
     assert after["startup"] == before["startup"], done
     assert not (BIN / "automaton-probe").exists(), done
     guarded = [
@@ -683,73 +704,87 @@ def test_each_class_the_review_found_changes_nothing_it_may_not(
         assert after["files"].get(".git/config") == before["files"].get(".git/config")
 
 
-def test_ordinary_work_still_succeeds_in_research(world: Project, home: Path) -> None:
-    (world.root / "tests").mkdir()
-    (world.root / "tests" / "test_app.py").write_text("def test_app():\n    assert 1\n")
-    git(world.root, "add", "tests")
-    git(world.root, "commit", "-q", "-m", "a test")
+def test_ordinary_work_still_succeeds_in_research(bypass_repo: Project, startup_home: Path) -> None:
+    (bypass_repo.root / "tests").mkdir()
+    (bypass_repo.root / "tests" / "test_app.py").write_text("def test_app():\n    assert 1\n")
+    git_output(bypass_repo.root, "add", "tests")
+    git_output(bypass_repo.root, "commit", "-q", "-m", "a test")
     for line, printed in (
         ("python3 -c 'print(open(\"src/app.py\").read().strip())'", "x = 1"),
         ("python3 -m pytest -q -p no:cacheprovider tests | tail -n 1", "1 passed"),
         ("node -e 'console.log(1 + 1)'", "2"),
-        ("cd src && pwd", str(world.root.resolve() / "src")),
+        ("cd src && pwd", str(bypass_repo.root.resolve() / "src")),
     ):
-        done = run_as_claude(world, home, line)
+        done = run_as_claude(bypass_repo, startup_home, line)
         assert done.returncode == 0, done
         assert printed in done.stdout, done
 
 
-def test_a_build_that_writes_code_succeeds_in_implement(world: Project, home: Path) -> None:
-    world.advance("t1", ["research:approved", "implement"])
-    (world.root / "Makefile").write_text("gen:\n\techo 'y = 2' > src/gen.py\n")
+def test_a_build_that_writes_code_succeeds_in_implement(
+    bypass_repo: Project, startup_home: Path
+) -> None:
+    bypass_repo.advance("t1", ["research:approved", "implement"])
+    (bypass_repo.root / "Makefile").write_text("gen:\n\techo 'y = 2' > src/gen.py\n")
     done = run_as_claude(
-        world, home, "make gen && python3 -c \"open('src/more.py','w').write('z=3')\""
+        bypass_repo, startup_home, "make gen && python3 -c \"open('src/more.py','w').write('z=3')\""
     )
     assert done.returncode == 0, done
-    assert (world.root / "src" / "gen.py").read_text() == "y = 2\n"
-    assert (world.root / "src" / "more.py").read_text() == "z=3"
-    done = run_as_claude(world, home, "git add src && git commit -qm gen")
+    assert (bypass_repo.root / "src" / "gen.py").read_text() == "y = 2\n"
+    assert (bypass_repo.root / "src" / "more.py").read_text() == "z=3"
+    done = run_as_claude(bypass_repo, startup_home, "git add src && git commit -qm gen")
     assert done.returncode == 0, done
 
 
 def test_a_cd_carries_over_to_the_next_command_as_claude_keeps_it(
-    world: Project, home: Path
+    bypass_repo: Project, startup_home: Path
 ) -> None:
-    done = run_as_claude(world, home, "cd src && python3 -c 'import os; print(os.getcwd())'")
-    assert done.returncode == 0, done
-    assert (home / "claude-cwd").read_text().strip() == str(world.root.resolve() / "src")
-
-
-def test_the_exit_status_and_output_are_the_commands_own(world: Project, home: Path) -> None:
     done = run_as_claude(
-        world,
-        home,
+        bypass_repo, startup_home, "cd src && python3 -c 'import os; print(os.getcwd())'"
+    )
+    assert done.returncode == 0, done
+    assert (startup_home / "claude-cwd").read_text().strip() == str(
+        bypass_repo.root.resolve() / "src"
+    )
+
+
+def test_the_exit_status_and_output_are_the_commands_own(
+    bypass_repo: Project, startup_home: Path
+) -> None:
+    done = run_as_claude(
+        bypass_repo,
+        startup_home,
         'python3 -c \'import sys; print("out"); sys.stderr.write("err\\n"); sys.exit(5)\'',
     )
     assert (done.returncode, done.stdout, done.stderr) == (5, "out\n", "err\n")
-    assert not (home / "claude-cwd").exists()  # a failed command keeps the folder, as before
+    assert not (
+        startup_home / "claude-cwd"
+    ).exists()  # a failed command keeps the folder, as before
 
 
-def test_a_background_job_does_not_hold_the_answer(world: Project, home: Path) -> None:
+def test_a_background_job_does_not_hold_the_answer(
+    bypass_repo: Project, startup_home: Path
+) -> None:
     import time
 
     started = time.monotonic()
-    done = run_as_claude(world, home, "sleep 30 > /dev/null 2>&1 & echo started")
+    done = run_as_claude(bypass_repo, startup_home, "sleep 30 > /dev/null 2>&1 & echo started")
     assert done.returncode == 0 and done.stdout == "started\n", done
     assert time.monotonic() - started < 20
 
 
-def test_status_py_inside_the_sandbox_says_where_to_run_it(world: Project, home: Path) -> None:
-    world.advance("t1", ["research:approved"])
-    line = f"true && python3 {STATUS} --task t1 --transition implement"
-    done = run_as_claude(world, home, line)
+def test_status_py_inside_the_sandbox_says_where_to_run_it(
+    bypass_repo: Project, startup_home: Path
+) -> None:
+    bypass_repo.advance("t1", ["research:approved"])
+    line = f"true && python3 {STATUS_PY} --task t1 --transition implement"
+    done = run_as_claude(bypass_repo, startup_home, line)
     assert done.returncode == 2, done
     assert "This command ran inside the agent's sandbox" in done.stderr
-    assert world.state("t1") == "research:approved\n"
+    assert bypass_repo.state("t1") == "research:approved\n"
 
 
 def test_task_says_when_no_sandbox_holds_the_shell(
-    repo: Project, home: Path, monkeypatch: pytest.MonkeyPatch
+    repo: Project, startup_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`auto` falls back to the reader where nothing works, and `--task` says so."""
     assert "Shell sandbox:" not in repo.run("--task", "t1").out or sandbox.choose() is None

@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Project, answered, context_of, recorded
+from conftest import Project, answered, context_of, recorded, replay, run_hook, run_install
 
 from automaton_rules.cli import install_files
 from automaton_rules.core.config import load_config
@@ -24,41 +23,10 @@ from automaton_rules.core.project import STATUS_SCRIPT, find_project
 from automaton_rules.guards import harness, harnesses, sandbox, session
 from automaton_rules.guards.harnesses import NAMES as HARNESSES
 
-FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
-HOOK = Path(sys.executable).parent / "automaton-hook"
-INSTALL = Path(sys.executable).parent / "automaton-install"
-
-
-def started(name: str, root: Path) -> subprocess.CompletedProcess[str]:
-    """The adapter's answer to harness `name`'s recorded session start."""
-    payload, given = recorded(name, "session-start.json", root)
-    return hook(name, payload, *given)
-
-
-def event(name: str, root: Path) -> str:
-    return (FIXTURES / name).read_text().replace("__PROJECT__", str(root))
-
-
-def hook(name: str, payload: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(HOOK), "--harness", name, *args],
-        input=payload,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
-@pytest.fixture
-def guarded(project: Project, task_in) -> Project:
-    """A project whose only task is in research."""
-    task_in("research", name="guarded")
-    return project
-
 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_a_session_start_yields_the_tasks_phase(guarded: Project, name: str) -> None:
-    text = context_of(name, started(name, guarded.root))
+    text = context_of(name, replay(name, "session-start.json", guarded.root))
     assert "- guarded: research phase (state research)" in text
     assert "  Allowed now: Read project files; Ask clarifying questions; Write SPEC.md" in text
     assert "  Forbidden now: Edit code;" in text
@@ -71,7 +39,7 @@ def test_a_session_start_yields_the_tasks_phase(guarded: Project, name: str) -> 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_after_compaction_the_agent_is_told_its_phase_again(guarded: Project, name: str) -> None:
     guarded.advance("guarded", ["research:awaiting_approval", "research:approved", "implement"])
-    text = context_of(name, started(name, guarded.root))
+    text = context_of(name, replay(name, "session-start.json", guarded.root))
     assert "- guarded: implement phase (state implement)" in text
     assert "Allowed now: Edit code; Write and run tests; Write IMPLEMENTATION.md" in text
 
@@ -80,14 +48,14 @@ def test_the_answer_is_in_each_harnesss_context_format(guarded: Project) -> None
     """Exactly the harness's documented shape; where it names the event, the event it got."""
     for name in HARNESSES:
         payload, given = recorded(name, "session-start.json", guarded.root)
-        found = answered(name, "context", hook(name, payload, *given))
+        found = answered(name, "context", run_hook(name, payload, *given))
         assert found is not None and "guarded" in found["TEXT"], name
         sent = json.loads(payload).get("hook_event_name") or given[-1]
         assert found.get("EVENT", sent) == sent, name
 
 
 def test_a_subagent_start_gets_the_same_context(guarded: Project) -> None:
-    proc = hook("claude", event("claude/subagent-start.json", guarded.root))
+    proc = replay("claude", "subagent-start.json", guarded.root)
     body = json.loads(proc.stdout)["hookSpecificOutput"]
     assert body["hookEventName"] == "SubagentStart"
     assert "- guarded: research phase" in body["additionalContext"]
@@ -101,17 +69,17 @@ def test_one_command_serves_every_hook(guarded: Project) -> None:
         "tool_name": "Write",
         "tool_input": {"file_path": str(guarded.root / "app.py"), "content": "x\n"},
     }
-    denied = json.loads(hook("claude", json.dumps(edit)).stdout)["hookSpecificOutput"]
+    denied = json.loads(run_hook("claude", json.dumps(edit)).stdout)["hookSpecificOutput"]
     assert denied["permissionDecision"] == "deny"
     started = {**edit, "hook_event_name": "SessionStart", "source": "startup"}
-    assert "research phase" in context_of("claude", hook("claude", json.dumps(started)))
+    assert "research phase" in context_of("claude", run_hook("claude", json.dumps(started)))
 
 
 def test_every_active_task_is_listed_and_complete_ones_are_not(project: Project, task_in) -> None:
     task_in("complete", name="done")
     task_in("bug_find", name="hunting")
     task_in("design:awaiting_approval", name="planning")
-    text = context_of("claude", hook("claude", event("claude/session-start.json", project.root)))
+    text = context_of("claude", replay("claude", "session-start.json", project.root))
     assert "- hunting: bug_find phase (state bug_find)" in text
     assert "Fix the bugs you find (report them instead)" in text
     assert "- planning: design phase (state design:awaiting_approval)" in text
@@ -125,18 +93,18 @@ def test_every_active_task_is_listed_and_complete_ones_are_not(project: Project,
 
 def test_without_an_active_task_the_agent_is_told_to_create_one(project: Project) -> None:
     project.tasks.mkdir(parents=True)
-    text = context_of("gemini", hook("gemini", event("gemini/session-start.json", project.root)))
+    text = context_of("gemini", replay("gemini", "session-start.json", project.root))
     assert "No task is active. Before changing code, create one:" in text
 
 
 def test_outside_any_project_there_is_nothing_to_say(tmp_path: Path) -> None:
     for name in HARNESSES:
-        assert context_of(name, started(name, tmp_path)) == "", name
+        assert context_of(name, replay(name, "session-start.json", tmp_path)) == "", name
 
 
 def test_a_broken_configuration_is_said_but_never_blocks_a_start(guarded: Project) -> None:
     (guarded.root / "automaton.toml").write_text("nonsense = 1\n")
-    text = context_of("codex", hook("codex", event("codex/session-start.json", guarded.root)))
+    text = context_of("codex", replay("codex", "session-start.json", guarded.root))
     assert text.startswith("automaton-rules could not read this project's workflow (")
     assert "Unknown key 'nonsense'" in text
 
@@ -146,7 +114,7 @@ def test_the_python_api(guarded: Project) -> None:
     shell = sandbox.describe(load_config(found.root), "claude", found.root)
     text = session.context(found, "open", shell)
     assert text.startswith(session.INTRO) and f"\n{shell}\n" in text
-    payload = json.loads(event("claude/session-start.json", guarded.root))
+    payload = json.loads(recorded("claude", "session-start.json", guarded.root)[0])
     assert harness.session_context(payload) == text
     out, err, code = harness.answer(payload, "claude", {})
     assert (json.loads(out)["hookSpecificOutput"]["additionalContext"], err, code) == (text, "", 0)
@@ -168,49 +136,37 @@ def test_many_tasks_are_counted_not_listed(project: Project) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def run_install(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "AUTOMATON_REEXEC")}
-    return subprocess.run(
-        [str(INSTALL), *args],
-        capture_output=True,
-        text=True,
-        env={**env, "HOME": str(home)},
-        cwd=home,
-        timeout=60,
-    )
-
-
 @pytest.fixture
-def repo(tmp_path: Path) -> tuple[Path, Path]:
+def home_and_project(tmp_path: Path) -> tuple[Path, Path]:
     home, folder = tmp_path / "home", tmp_path / "proj"
     home.mkdir()
     (folder / ".automaton" / "tasks").mkdir(parents=True)
     return home, folder
 
 
-def settings(folder: Path, relative: str) -> dict:
+def read_json(folder: Path, relative: str) -> dict:
     return json.loads((folder / relative).read_text())
 
 
-def test_install_puts_a_session_hook_in_every_harness(repo: tuple[Path, Path]) -> None:
-    home, folder = repo
+def test_install_puts_a_session_hook_in_every_harness(home_and_project: tuple[Path, Path]) -> None:
+    home, folder = home_and_project
     proc = run_install(home, "--project", str(folder), "--harness", "all")
     assert proc.returncode == 0, proc
     command = install_files.hook_command("automaton-hook", "--harness", "claude")
-    hooks = settings(folder, ".claude/settings.json")["hooks"]
+    hooks = read_json(folder, ".claude/settings.json")["hooks"]
     ours = [
         {"hooks": [{"type": "command", "command": command, "timeout": 10, "onFailure": "block"}]}
     ]
     # No matcher: every source, `fork` (Claude Code 2.1.214) and whatever comes next.
     assert hooks["SessionStart"] == ours
     assert hooks["SubagentStart"] == ours
-    codex = settings(folder, ".codex/hooks.json")["hooks"]
+    codex = read_json(folder, ".codex/hooks.json")["hooks"]
     assert "matcher" not in codex["SessionStart"][0]
     assert "matcher" not in codex["SubagentStart"][0]
-    gemini = settings(folder, ".gemini/settings.json")
+    gemini = read_json(folder, ".gemini/settings.json")
     assert gemini["hooksConfig"] == {"enabled": True}
     assert "matcher" not in gemini["hooks"]["SessionStart"][0]  # exact names: every start
-    cursor = settings(folder, ".cursor/hooks.json")["hooks"]
+    cursor = read_json(folder, ".cursor/hooks.json")["hooks"]
     cursor_command = install_files.hook_command("automaton-hook", "--harness", "cursor")
     assert cursor["sessionStart"] == [{"command": cursor_command}]
     assert all(entry["failClosed"] is True for entry in cursor["preToolUse"])
@@ -221,17 +177,17 @@ def test_install_puts_a_session_hook_in_every_harness(repo: tuple[Path, Path]) -
     assert harnesses.CODEX_TRUST in proc.stdout.splitlines()
 
 
-def test_the_installed_session_hook_answers(repo: tuple[Path, Path]) -> None:
+def test_the_installed_session_hook_answers(home_and_project: tuple[Path, Path]) -> None:
     """The command the installer wrote, run on a recorded SessionStart, gives context."""
-    home, folder = repo
+    home, folder = home_and_project
     Project(folder).task("ready", "implement")
     assert run_install(home, "--project", str(folder), "--harness", "claude").returncode == 0
-    entry = settings(folder, ".claude/settings.json")["hooks"]["SessionStart"][0]
+    entry = read_json(folder, ".claude/settings.json")["hooks"]["SessionStart"][0]
     proc = subprocess.run(
         entry["hooks"][0]["command"],
         shell=True,
         env={**os.environ, "HOME": str(home)},  # the launcher automaton-install wrote
-        input=event("claude/session-start.json", folder),
+        input=recorded("claude", "session-start.json", folder)[0],
         capture_output=True,
         text=True,
         timeout=60,
@@ -240,9 +196,9 @@ def test_the_installed_session_hook_answers(repo: tuple[Path, Path]) -> None:
 
 
 def test_installing_twice_changes_nothing_and_uninstall_removes_the_session_hooks(
-    repo: tuple[Path, Path],
+    home_and_project: tuple[Path, Path],
 ) -> None:
-    home, folder = repo
+    home, folder = home_and_project
     (folder / ".gemini").mkdir()
     (folder / ".gemini" / "settings.json").write_text('{"theme": "dark"}\n')
     args = ("--project", str(folder), "--harness", "all")
@@ -250,14 +206,16 @@ def test_installing_twice_changes_nothing_and_uninstall_removes_the_session_hook
     again = run_install(home, *args)
     assert (again.returncode, again.stdout) == (0, "nothing to change\n")
     assert run_install(home, *args, "--uninstall").returncode == 0
-    assert settings(folder, ".gemini/settings.json") == {"theme": "dark"}
+    assert read_json(folder, ".gemini/settings.json") == {"theme": "dark"}
     for relative in (".claude/settings.json", ".codex/hooks.json", ".cursor/hooks.json"):
         assert not (folder / relative).exists(), relative
 
 
-def test_an_older_install_gains_the_session_hooks_and_fail_closed(repo: tuple[Path, Path]) -> None:
+def test_an_older_install_gains_the_session_hooks_and_fail_closed(
+    home_and_project: tuple[Path, Path],
+) -> None:
     """Upgrading adds what a later release added, and keeps what the user tuned."""
-    home, folder = repo
+    home, folder = home_and_project
     old = {
         "version": 1,
         "hooks": {
@@ -268,7 +226,7 @@ def test_an_older_install_gains_the_session_hooks_and_fail_closed(repo: tuple[Pa
     (folder / ".cursor").mkdir()
     (folder / ".cursor" / "hooks.json").write_text(json.dumps(old))
     assert run_install(home, "--project", str(folder), "--harness", "cursor").returncode == 0
-    cursor = settings(folder, ".cursor/hooks.json")["hooks"]
+    cursor = read_json(folder, ".cursor/hooks.json")["hooks"]
     command = install_files.hook_command("automaton-hook", "--harness", "cursor")
     assert cursor["beforeShellExecution"] == [
         {"command": command, "timeout": 5, "failClosed": True}
@@ -278,20 +236,22 @@ def test_an_older_install_gains_the_session_hooks_and_fail_closed(repo: tuple[Pa
     assert len(cursor["sessionStart"]) == 1
 
 
-def test_a_gemini_setting_that_turns_hooks_off_is_reported(repo: tuple[Path, Path]) -> None:
-    home, folder = repo
+def test_a_gemini_setting_that_turns_hooks_off_is_reported(
+    home_and_project: tuple[Path, Path],
+) -> None:
+    home, folder = home_and_project
     (folder / ".gemini").mkdir()
     path = folder / ".gemini" / "settings.json"
     path.write_text('{"hooksConfig": {"enabled": false}}\n')
     proc = run_install(home, "--project", str(folder), "--harness", "gemini")
     assert proc.returncode == 0, proc
     assert harnesses.GEMINI_OFF.format(path=path) in proc.stdout.splitlines()
-    assert settings(folder, ".gemini/settings.json")["hooksConfig"] == {"enabled": False}
+    assert read_json(folder, ".gemini/settings.json")["hooksConfig"] == {"enabled": False}
 
 
 def test_in_signed_mode_the_agent_is_told_the_user_signs(project: Project, task_in) -> None:
     task_in("design:awaiting_approval", name="planning")
     (project.root / "automaton.toml").write_text('approval = "signed"\n')
-    text = context_of("claude", hook("claude", event("claude/session-start.json", project.root)))
+    text = context_of("claude", replay("claude", "session-start.json", project.root))
     signs = f"{STATUS_SCRIPT} --task planning --approve --approver ID --project"
     assert f"the user signs in a terminal: {signs} {project.root.resolve()})" in text

@@ -14,14 +14,13 @@ Bash PreToolUse input.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from conftest import GUARD_PHASES, ROOT, recorded, run_hook
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,9 +33,6 @@ else:
     import tomli as tomllib
 
 CORPUS = ROOT / "tests" / "fixtures" / "shell_corpus.toml"
-RECORDED = ROOT / "tests" / "fixtures" / "hooks" / "claude" / "shell-write.json"
-HOOK = Path(sys.executable).parent / "automaton-hook"
-PHASES = ("research", "implement")
 KINDS = {
     "allow",
     "phase",
@@ -100,10 +96,10 @@ class World:
         for name in (".claude/settings.json", ".automaton/scripts/status.py"):
             (self.home / name).parent.mkdir(parents=True, exist_ok=True)
             (self.home / name).write_text("{}\n")
-        self.roots = {phase: self.build(base / phase, phase) for phase in PHASES}
+        self.roots = {phase: self.build(base / phase, phase) for phase in GUARD_PHASES}
         self.sandboxed = {
             phase: self.build(base / f"sandboxed-{phase}", phase, sandbox="auto")
-            for phase in PHASES
+            for phase in GUARD_PHASES
         }
 
     def build(self, root: Path, phase: str, sandbox: str = "off") -> Path:
@@ -135,7 +131,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
 
 
 @pytest.fixture
-def home(world: World, monkeypatch: pytest.MonkeyPatch) -> World:
+def world_at_home(world: World, monkeypatch: pytest.MonkeyPatch) -> World:
     """The world, with HOME its home folder (where the guard looks for harness settings)."""
     monkeypatch.setenv("HOME", str(world.home))
     return world
@@ -193,14 +189,14 @@ def test_the_corpus_holds_enough_real_lines() -> None:
 
 
 @pytest.mark.parametrize("line", CORPUS_LINES, ids=[line["id"] for line in CORPUS_LINES])
-def test_each_corpus_line(home: World, line: dict[str, Any]) -> None:
+def test_each_corpus_line(world_at_home: World, line: dict[str, Any]) -> None:
     """The paths a line writes, and the adapter's answer in each phase."""
-    root = home.roots["research"]
+    root = world_at_home.roots["research"]
     reading = shell.read(line["run"], root)
-    assert sorted({home.shown(write.path) for write in reading.writes}) == line["writes"]
+    assert sorted({world_at_home.shown(write.path) for write in reading.writes}) == line["writes"]
     assert bool(reading.computed) is line["computed"], reading.computed
-    for phase in PHASES:
-        verdict = decide(home.roots[phase], line["run"])
+    for phase in GUARD_PHASES:
+        verdict = decide(world_at_home.roots[phase], line["run"])
         assert kind(verdict) == line[phase], (phase, verdict.reason)
 
 
@@ -223,75 +219,66 @@ def through_the_sandbox(line: dict[str, Any], phase: str) -> str:
 
 @pytest.mark.skipif(not sandbox.choose(), reason="no sandbox mechanism works on this machine")
 @pytest.mark.parametrize("line", CORPUS_LINES, ids=[line["id"] for line in CORPUS_LINES])
-def test_each_corpus_line_through_the_sandbox(home: World, line: dict[str, Any]) -> None:
-    for phase in PHASES:
-        verdict = decide(home.sandboxed[phase], line["run"])
+def test_each_corpus_line_through_the_sandbox(world_at_home: World, line: dict[str, Any]) -> None:
+    for phase in GUARD_PHASES:
+        verdict = decide(world_at_home.sandboxed[phase], line["run"])
         assert kind(verdict) == through_the_sandbox(line, phase), (phase, verdict.reason)
 
 
-def test_a_refusal_by_the_phase_names_the_task_and_says_the_command_writes(home: World) -> None:
-    reason = decide(home.roots["research"], "echo x > src/app.py").reason
+def test_a_refusal_by_the_phase_names_the_task_and_says_the_command_writes(
+    world_at_home: World,
+) -> None:
+    reason = decide(world_at_home.roots["research"], "echo x > src/app.py").reason
     assert reason == (
-        f"DENIED: No task in project '{home.roots['research']}' is in implement or doc_review "
-        "phase (t1: research). Code edits require implement or doc_review phase. "
+        f"DENIED: No task in project '{world_at_home.roots['research']}' is in implement or "
+        "doc_review phase (t1: research). Code edits require implement or doc_review phase. "
         "This shell command writes files."
     )
 
 
-def test_a_refusal_names_the_guard_file_and_who_changes_it(home: World) -> None:
-    for phase in PHASES:
-        reason = decide(home.roots[phase], "sed -i 's/x/y/' automaton.toml").reason
+def test_a_refusal_names_the_guard_file_and_who_changes_it(world_at_home: World) -> None:
+    for phase in GUARD_PHASES:
+        reason = decide(world_at_home.roots[phase], "sed -i 's/x/y/' automaton.toml").reason
         assert reason == (
             "DENIED: File 'automaton.toml' is the workflow's configuration; "
             "only the user changes it."
         )
-        reason = decide(home.roots[phase], "rm -rf .claude").reason
+        reason = decide(world_at_home.roots[phase], "rm -rf .claude").reason
         assert reason.startswith("DENIED: File '.claude/settings.json' is a harness setting")
 
 
-def test_a_computed_target_says_what_computes_it(home: World) -> None:
-    reason = decide(home.roots["research"], 'echo x > "$OUT"').reason
+def test_a_computed_target_says_what_computes_it(world_at_home: World) -> None:
+    reason = decide(world_at_home.roots["research"], 'echo x > "$OUT"').reason
     assert reason.endswith(
         ' This shell command writes files it names only when it runs (> "$OUT").'
     )
-    reason = decide(home.roots["research"], "python3 -c 'print(1)'").reason
+    reason = decide(world_at_home.roots["research"], "python3 -c 'print(1)'").reason
     assert reason.endswith("only when it runs (python3 -c).")
 
 
-def test_an_unknown_program_is_not_a_read_outside_an_edit_phase(home: World) -> None:
+def test_an_unknown_program_is_not_a_read_outside_an_edit_phase(world_at_home: World) -> None:
     """Without a sandbox, a program the table does not know is refused where nothing may
     be edited (it might write), and runs in an edit phase."""
-    reason = decide(home.roots["research"], "docker compose up -d").reason
+    reason = decide(world_at_home.roots["research"], "docker compose up -d").reason
     assert reason.endswith(
         " This shell command runs docker, a program the guard's shell reader does not know, "
         "so only running it shows what it writes."
     )
-    assert decide(home.roots["implement"], "docker compose up -d").allowed
+    assert decide(world_at_home.roots["implement"], "docker compose up -d").allowed
 
 
 @pytest.mark.skipif(not sandbox.choose(), reason="no sandbox mechanism works on this machine")
-def test_an_unknown_program_runs_sandboxed_where_a_sandbox_works(home: World) -> None:
-    verdict = decide(home.sandboxed["research"], "docker compose up -d")
+def test_an_unknown_program_runs_sandboxed_where_a_sandbox_works(world_at_home: World) -> None:
+    verdict = decide(world_at_home.sandboxed["research"], "docker compose up -d")
     assert verdict.allowed and verdict.updated is not None
 
 
 # ------------------------------------------------------- the real command, sampled
 
 
-def hook(payload: dict[str, Any], home_dir: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(HOOK), "--harness", "claude"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": str(home_dir)},
-    )
-
-
-def recorded(root: Path, command: str) -> dict[str, Any]:
+def bash_call(root: Path, command: str) -> dict[str, Any]:
     """The recorded Claude Code Bash PreToolUse input, running `command` in `root`."""
-    payload = json.loads(RECORDED.read_text().replace("__PROJECT__", str(root)))
+    payload = json.loads(recorded("claude", "shell-write.json", root)[0])
     assert (payload["hook_event_name"], payload["tool_name"]) == ("PreToolUse", "Bash")
     payload["tool_input"]["command"] = command
     return payload
@@ -310,13 +297,17 @@ def answer(proc: subprocess.CompletedProcess[str]) -> harness.Verdict:
     return harness.Verdict(False, output["permissionDecisionReason"])
 
 
-SAMPLE = CORPUS_LINES[::9]
+CORPUS_SAMPLE = CORPUS_LINES[::9]
 
 
-@pytest.mark.parametrize("line", SAMPLE, ids=[line["id"] for line in SAMPLE])
-def test_a_sample_of_the_corpus_through_automaton_hook(home: World, line: dict[str, Any]) -> None:
-    for phase in PHASES:
-        proc = hook(recorded(home.roots[phase], line["run"]), home.home)
+@pytest.mark.parametrize("line", CORPUS_SAMPLE, ids=[line["id"] for line in CORPUS_SAMPLE])
+def test_a_sample_of_the_corpus_through_automaton_hook(
+    world_at_home: World, line: dict[str, Any]
+) -> None:
+    for phase in GUARD_PHASES:
+        proc = run_hook(
+            "claude", bash_call(world_at_home.roots[phase], line["run"]), home=world_at_home.home
+        )
         assert kind(answer(proc)) == line[phase], phase
 
 
@@ -340,16 +331,24 @@ BYPASSES = {
 
 
 @pytest.mark.parametrize(("command", "expected"), BYPASSES.items(), ids=list(BYPASSES))
-@pytest.mark.parametrize("phase", PHASES)
-def test_each_bypass_the_issue_quotes_is_denied(home: World, phase, command, expected) -> None:
-    verdict = answer(hook(recorded(home.roots[phase], command), home.home))
+@pytest.mark.parametrize("phase", GUARD_PHASES)
+def test_each_bypass_the_issue_quotes_is_denied(
+    world_at_home: World, phase, command, expected
+) -> None:
+    verdict = answer(
+        run_hook("claude", bash_call(world_at_home.roots[phase], command), home=world_at_home.home)
+    )
     assert not verdict.allowed
     assert kind(verdict) == expected, verdict.reason
 
 
-def test_the_computed_approval_says_to_use_literal_arguments(home: World) -> None:
+def test_the_computed_approval_says_to_use_literal_arguments(world_at_home: World) -> None:
     command = "A=--app; B=rove; automaton-status --task t1 $A$B"
-    verdict = answer(hook(recorded(home.roots["implement"], command), home.home))
+    verdict = answer(
+        run_hook(
+            "claude", bash_call(world_at_home.roots["implement"], command), home=world_at_home.home
+        )
+    )
     assert verdict.reason == (
         "DENIED: This command runs status.py with arguments only known when it runs "
         "(automaton-status --task t1 $A$B); they could approve. "
@@ -357,8 +356,14 @@ def test_the_computed_approval_says_to_use_literal_arguments(home: World) -> Non
     )
 
 
-def test_the_hooks_refusal_names_the_setting(home: World) -> None:
-    verdict = answer(hook(recorded(home.roots["implement"], "git commit -qn -m x"), home.home))
+def test_the_hooks_refusal_names_the_setting(world_at_home: World) -> None:
+    verdict = answer(
+        run_hook(
+            "claude",
+            bash_call(world_at_home.roots["implement"], "git commit -qn -m x"),
+            home=world_at_home.home,
+        )
+    )
     assert verdict.reason == (
         "DENIED: This command skips or reroutes the workflow's git hooks (git commit -n); "
         "only the user changes them."

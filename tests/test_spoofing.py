@@ -57,7 +57,7 @@ def forged_lines(text: str) -> list[str]:
     ]
 
 
-def git(root: Path, *args: str) -> str:
+def git_after_tasks(root: Path, *args: str) -> str:
     """git in the project, committing a few seconds after the tasks' last change."""
     later = f"{int(time.time()) + 5} +0000"
     env = {
@@ -80,7 +80,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project in git full of hostile names, with no task in an edit phase."""
     root = tmp_path_factory.mktemp("spoof") / "proj"
     root.mkdir()
-    git(root, "init", "-q")
+    git_after_tasks(root, "init", "-q")
     walk(root, "good", "research")
     walk(root, "parent", "decomposition:approved")
     walk(root, "tampered", "research:approved")
@@ -108,8 +108,8 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "src").mkdir()
     for index, name in enumerate(HOSTILE):
         (root / "src" / f"f{index}{name[4:]}.py").write_text("x = 1\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--no-verify", "-m", "code during research")
+    git_after_tasks(root, "add", "-A")
+    git_after_tasks(root, "commit", "-q", "--no-verify", "-m", "code during research")
     return root
 
 
@@ -202,14 +202,14 @@ def test_git_hooks_never_echo_a_hostile_path_raw(
 ) -> None:
     root = tmp_path / "repo"
     root.mkdir()
-    git(root, "init", "-q")
+    git_after_tasks(root, "init", "-q")
     walk(root, "good", "research")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--no-verify", "-m", "task")
+    git_after_tasks(root, "add", "-A")
+    git_after_tasks(root, "commit", "-q", "--no-verify", "-m", "task")
     (root / "src").mkdir()
     for index, name in enumerate(HOSTILE):
         (root / "src" / f"f{index}{name[4:]}.py").write_text("x = 2\n")
-    git(root, "add", "src")
+    git_after_tasks(root, "add", "src")
     capsys.readouterr()
     assert githooks.main(["pre-commit", "--project", str(root)]) == 1
     sources = capsys.readouterr().err
@@ -219,7 +219,7 @@ def test_git_hooks_never_echo_a_hostile_path_raw(
     trailers = capsys.readouterr().err
     state = root / ".automaton" / "tasks" / "good" / store.STATE
     state.write_text("implement\nALLOWED\n")
-    git(root, "add", str(state))
+    git_after_tasks(root, "add", str(state))
     assert githooks.main(["pre-commit", "--project", str(root)]) == 1
     edited = capsys.readouterr().err
     assert "refusing to commit source files while no task" in sources

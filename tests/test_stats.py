@@ -6,14 +6,13 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
-from conftest import ROOT, Project, history, path_to, rewrite_history
+from conftest import HOUR, ROOT, Project, history, path_to, rewrite_history
 
 from automaton_rules.core.history import HistoryEntry
 from automaton_rules.report import stats as figures
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 MINUTE = 60
-HOUR = 3600
 
 
 def _move(project: Project, name: str, target: str, *, after: int, approver: str = "") -> None:

@@ -1,49 +1,57 @@
 """Acceptance tests of the status.py specification (seeds/000, "Acceptance Criteria").
 
-Each test is named after the criterion it checks and quotes it in its docstring.
-The workflow tables (states, legal transitions, required and forbidden artifacts)
-are typed out from the specification in spec_tables.py on purpose: the tests compare
-the code with the specification, so they must not import the tables from the code.
+Each test is named after the criterion it checks and quotes it in its docstring. This file
+holds the criteria of the commands: status.py itself (specification section 1), --task
+(section 2), --transition (sections 5, 6 and 13), --approve (5a), --create-task (5c),
+--list (7) and --validate-folder (10). The criteria that sum up a section of their own are
+in the file named after that section:
+
+- tests/test_status_state.py: section 3, state determination (the fallback to the
+  artifact heuristic, "unknown");
+- tests/test_status_transitions.py: sections 4, 5 and 5b (atomic .state writes,
+  transition validation over every pair of states, the approval log);
+- tests/test_status_paths.py: section 8, project path resolution;
+- tests/test_status_subtasks.py: section 9, sub-task support;
+- tests/test_status_audit.py: section 11, the --audit criteria;
+- tests/test_status_errors.py: section 12, clear error messages (with DESIGN.md section
+  7: exit codes, no traceback, --json);
+- tests/test_status_hooks.py: section 14, the tool integration hooks.
+
+The v2.0 workflow's statements (seeds/001) are in tests/test_workflow_v2.py.
+spec_tables.ACCEPTANCE_CRITERIA lists every criterion with the name of its tests, and
+test_tests_in_tests_test_status_py holds that list to these files. The workflow tables
+(states, legal transitions, required and forbidden artifacts) are typed out from the
+specification in spec_tables.py on purpose: the tests compare the code with the
+specification, so they must not import the tables from the code.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import Project, backdate, git_project, now, with_code
-from conftest import section as report_section
+from conftest import ROOT, SCRIPT_CALL, STATUS_PY, entries_below, no_traceback, one_line, put
 from spec_tables import (
+    ACCEPTANCE_CRITERIA,
     ALL_ARTIFACTS,
+    APPROVAL_LINE,
     APPROVAL_PHASES,
     FORBIDDEN_TABLE,
-    ILLEGAL_PAIRS,
     LEGAL,
-    LEGAL_EDGES,
     OWNER,
     PHASES,
     REQUIRED,
     STATES,
     base,
+    own_artifacts,
 )
 
-from automaton_rules.cli import entry as cli
-
-ROOT = Path(__file__).resolve().parent.parent
-STATUS_PY = ROOT / "status.py"
-SCRIPT = "python3 ~/.automaton/scripts/status.py"
 SPEC_SCRIPT = "python ~/.automaton/scripts/status.py"  # the specification's own sentence
-
-APPROVAL_LINE = re.compile(
-    r"^(?P<state>[a-z_]+:approved)\|(?P<time>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\|(?P<who>.+)$"
-)
 TASK_PREFIXES = (
     "Task: ",
     "Phase: ",
@@ -55,41 +63,12 @@ TASK_PREFIXES = (
     "Command to proceed: ",
 )
 
-# --------------------------------------------------------------------------------------
-# Helpers (own to this file; conftest.py is shared).
-# --------------------------------------------------------------------------------------
-
-
-def put(project, state: str, name: str = "demo-task", artifacts=()) -> str:
-    """A task folder laid out as --create-task makes it, set to `state`, with artifacts.
-
-    Written directly (not through --create-task) to keep the several hundred
-    parametrized cases fast; --create-task itself is tested below.
-    """
-    folder = project.task_dir(name)
-    folder.mkdir(parents=True)
-    (folder / ".state").write_text(f"{state}\n")
-    (folder / ".state.approvals").write_bytes(b"")
-    for artifact in artifacts:
-        verdict = "Verdict: PASS\n" if artifact == "VERDICT.md" else ""
-        project.write(name, artifact, f"# {artifact}\n\nsome content\n{verdict}")
-    return name
-
-
-def own_artifacts(state: str) -> list[str]:
-    """The artifact the phase of `state` must write (spec section 6), if it has one."""
-    return [REQUIRED[base(state)]] if base(state) in REQUIRED else []
-
-
-def tasks_label(project) -> str:
-    return f"{project.root.resolve()}/.automaton/tasks/"
-
 
 def lines_of(text: str) -> list[str]:
     return text.splitlines()
 
 
-def section(out: str, header: str) -> list[str]:
+def items_under(out: str, header: str) -> list[str]:
     """The `  - item` lines under a header such as `Allowed actions:`."""
     lines = out.splitlines()
     start = lines.index(header) + 1
@@ -102,25 +81,8 @@ def section(out: str, header: str) -> list[str]:
 
 
 def field(out: str, prefix: str) -> str:
-    matches = [line[len(prefix) :] for line in out.splitlines() if line.startswith(prefix)]
-    assert len(matches) == 1, (prefix, out)
-    return matches[0]
-
-
-def no_traceback(result) -> None:
-    assert "Traceback" not in result.out + result.err, result
-
-
-def run_here(capsys, *args: str):
-    """Call status.py in-process without --project (the current directory decides)."""
-    capsys.readouterr()
-    rc = cli.main(list(args))
-    captured = capsys.readouterr()
-    return rc, captured.out, captured.err
-
-
-def tree(folder: Path) -> set[str]:
-    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+    """What follows `prefix` on the one line of `out` that starts with it."""
+    return one_line(out, prefix)[len(prefix) :]
 
 
 # --------------------------------------------------------------------------------------
@@ -179,8 +141,8 @@ def test_task_flag_shows_current_phase_allowed_actions_forbidden_actions_next_ar
         for prefix in TASK_PREFIXES
     ]
     assert positions == sorted(positions), out
-    allowed = section(out, "Allowed actions:")
-    forbidden = section(out, "Forbidden actions:")
+    allowed = items_under(out, "Allowed actions:")
+    forbidden = items_under(out, "Forbidden actions:")
     assert allowed, out
     assert forbidden, out
     # Code edits are allowed only in implement and doc_review (spec section 14).
@@ -209,12 +171,12 @@ def test_task_flag_shows_research_phase_as_in_the_specification_example(project)
     name = put(project, "research", name="add-user-auth")
     out = project.run("--task", name).out
     assert out.splitlines()[:2] == ["Task: add-user-auth", "Phase: research (from .state)"]
-    assert section(out, "Allowed actions:") == [
+    assert items_under(out, "Allowed actions:") == [
         "Read project files",
         "Ask clarifying questions",
         "Write SPEC.md",
     ]
-    forbidden = section(out, "Forbidden actions:")
+    forbidden = items_under(out, "Forbidden actions:")
     for item in ("Edit code", "Create IMPLEMENTATION.md", "Create DESIGN.md"):
         assert item in forbidden
     assert "Skip to implementation" in forbidden
@@ -463,12 +425,12 @@ def test_create_task_validates_kebab_case_task_names(project, bad):
     """Criterion: "--create-task validates kebab-case task names" (lowercase, hyphens, no
     spaces): exit 2, an ERROR line, and nothing written anywhere."""
     everywhere = project.root.parent
-    before = tree(everywhere)
+    before = set(entries_below(everywhere))
     result = project.run("--create-task", bad)
     assert result.rc == 2, result
     assert result.err.startswith("ERROR: ")
     assert "kebab-case" in result.err
-    assert tree(everywhere) == before
+    assert set(entries_below(everywhere)) == before
     no_traceback(result)
 
 
@@ -663,7 +625,7 @@ def test_validate_folder_flags_task_folders_without_state_as_manually_created(pr
         "Phase: unknown (no .state file found)",
         "Folder validation: FAIL — task was created manually (no .state file). Use "
         f"'{SPEC_SCRIPT} --create-task' to create tasks properly.",
-        f"To adopt the folder as it is: {SCRIPT} --upgrade --project {project.root.resolve()}",
+        f"To adopt the folder as it is: {SCRIPT_CALL} --upgrade --project {project.root.resolve()}",
     ]
     assert not (folder / ".state").exists()  # the evidence is not erased
 
@@ -725,973 +687,26 @@ def test_validate_folder_excludes_non_artifact_files(project):
 
 
 # --------------------------------------------------------------------------------------
-# Atomic writes, approval log
-# --------------------------------------------------------------------------------------
-
-
-def test_atomic_writes_for_state_file_go_through_state_tmp(project, monkeypatch):
-    """Criterion: "Atomic writes for .state file" -- spec 4: write .state.tmp, then rename
-    it to .state."""
-    name = put(project, "new")
-    renames: list[tuple[str, str]] = []
-    real_replace = os.replace
-
-    def spy(src, dst, *args, **kwargs):
-        renames.append((Path(src).name, Path(dst).name))
-        return real_replace(src, dst, *args, **kwargs)
-
-    monkeypatch.setattr(os, "replace", spy)
-    assert project.run("--task", name, "--transition", "research").rc == 0
-    assert (".state.tmp", ".state") in renames
-    assert project.state(name) == "research\n"
-    assert not (project.task_dir(name) / ".state.tmp").exists()
-
-
-@pytest.mark.parametrize(
-    ("call", "source", "target"),
-    [("replace", "new", "research"), ("write", "research", "research:awaiting_approval")],
-    ids=["os.replace", "os.write"],
-)
-def test_atomic_writes_for_state_file_failed_write_keeps_old_state(
-    project, monkeypatch, call, source, target
-):
-    """Criterion: "Atomic writes for .state file" -- spec 4: "Not corrupt an existing .state
-    if the write fails". A write that fails (disk full), or the rename of .state.tmp onto
-    .state, leaves the old .state intact; exit 2 with an ERROR line, no traceback."""
-    name = put(project, source, artifacts=own_artifacts(source))
-
-    def broken(*args, **kwargs):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(os, call, broken)
-    result = project.run("--task", name, "--transition", target)
-    monkeypatch.undo()
-    assert result.rc == 2, result
-    assert result.err.startswith("ERROR: ")
-    no_traceback(result)
-    assert project.state(name) == f"{source}\n"
-
-
-def test_approval_log_is_created_and_maintained(project, task_in):
-    """Criterion: "Approval log (.state.approvals) is created and maintained" -- created
-    empty, one line appended per approval, earlier lines never rewritten."""
-    name = task_in("research:awaiting_approval")
-    assert project.approvals(name) == []
-    assert project.run("--task", name, "--approve").rc == 0
-    first = project.approvals(name)
-    assert len(first) == 1
-    assert first[0].startswith("research:approved|")
-
-    project.advance(name, ["design", "design:awaiting_approval"])
-    assert project.approvals(name) == first
-    assert project.run("--task", name, "--approve", "--approver", "agent-2").rc == 0
-    lines = project.approvals(name)
-    assert len(lines) == 2
-    assert lines[0] == first[0]
-    assert lines[1].startswith("design:approved|")
-    assert lines[1].endswith("|agent-2")
-    assert all(APPROVAL_LINE.match(line) for line in lines)
-    assert (project.task_dir(name) / ".state.approvals").read_text().endswith("\n")
-
-
-# --------------------------------------------------------------------------------------
-# Transition validation: every pair of states
-# --------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(("source", "target"), LEGAL_EDGES)
-def test_transition_validation_only_legal_transitions_allowed_legal_edges(project, source, target):
-    """Criterion: "Transition validation (only legal transitions allowed, including approval
-    sub-states)" -- every transition the specification lists succeeds when its artifact is
-    present."""
-    name = put(project, source, artifacts=own_artifacts(source))
-    if source == "decomposition:approved":
-        project.task(f"{name}/only-part", "complete")
-    result = project.run("--task", name, "--transition", target)
-    assert result.rc == 0, result
-    assert project.state(name) == f"{target}\n"
-
-
-@pytest.mark.parametrize(("source", "target"), ILLEGAL_PAIRS)
-def test_transition_validation_only_legal_transitions_allowed_illegal_pairs(
-    project, source, target
-):
-    """Criterion: "Transition validation (only legal transitions allowed, including approval
-    sub-states)" -- every pair the specification does not list is refused with spec 12's
-    "ERROR: Cannot transition from '{current}' to '{target}'. Legal transitions from
-    '{current}' are: {list}"."""
-    name = put(project, source, artifacts=own_artifacts(source))
-    result = project.run("--task", name, "--transition", target)
-    assert result.rc == 1, result
-    (line,) = result.err.splitlines()
-    prefix = (
-        f"ERROR: Cannot transition from '{source}' to '{target}'. "
-        f"Legal transitions from '{source}' are: "
-    )
-    assert line.startswith(prefix), line
-    listed = line[len(prefix) :]
-    for legal in LEGAL[source]:
-        assert legal in listed, (legal, listed)
-    if source.endswith(":awaiting_approval"):
-        assert f"{base(source)}:approved" in listed
-    assert project.state(name) == f"{source}\n"
-
-
-# --------------------------------------------------------------------------------------
-# Clear error messages
-# --------------------------------------------------------------------------------------
-
-
-# The commands that read one named task; "{task}" stands for its name.
-TASK_COMMANDS = {
-    "task": ("--task", "{task}"),
-    "transition": ("--task", "{task}", "--transition", "research"),
-    "approve": ("--task", "{task}", "--approve"),
-    "validate-folder": ("--validate-folder", "--task", "{task}"),
-}
-
-
-def task_command(command: str, task: str) -> tuple[str, ...]:
-    return tuple(arg.replace("{task}", task) for arg in TASK_COMMANDS[command])
-
-
-@pytest.mark.parametrize("command", TASK_COMMANDS)
-def test_clear_error_messages_for_invalid_states(project, command):
-    """Criterion: "Clear error messages for invalid states, ..." -- spec 12: "ERROR: Unknown
-    phase '{phase}' in .state file", exit 2."""
-    put(project, "new")
-    (project.task_dir("demo-task") / ".state").write_text("x\n")
-    result = project.run(*task_command(command, "demo-task"))
-    assert result.rc == 2, result
-    (line,) = result.err.splitlines()
-    assert line.startswith("ERROR: Unknown phase 'x' in .state file")
-    assert "--upgrade" in line  # issue 13: the next step, restoring it from the history
-    assert project.state("demo-task") == "x\n"
-    no_traceback(result)
-
-
-@pytest.mark.parametrize("command", TASK_COMMANDS)
-def test_clear_error_messages_task_not_found(project, command):
-    """Criterion: "Clear error messages ..." -- spec 12: "ERROR: Task '{task-name}' not found
-    in {project}/.automaton/tasks/", exit 2."""
-    project.tasks.mkdir(parents=True)
-    result = project.run(*task_command(command, "x"))
-    assert result.rc == 2, result
-    assert result.err.splitlines() == [f"ERROR: Task 'x' not found in {tasks_label(project)}"]
-
-
-def test_clear_error_messages_for_illegal_transitions(project):
-    """Criterion: "Clear error messages for ... illegal transitions" -- the spec's own
-    example: research directly to bug_find."""
-    name = put(project, "research", artifacts=["SPEC.md"])
-    result = project.run("--task", name, "--transition", "bug_find")
-    assert result.rc == 1
-    assert result.err.splitlines() == [
-        "ERROR: Cannot transition from 'research' to 'bug_find'. "
-        "Legal transitions from 'research' are: research:awaiting_approval"
-    ]
-
-
-def test_clear_error_messages_for_missing_artifacts(project):
-    """Criterion: "Clear error messages for ... missing artifacts"."""
-    name = put(project, "implement")
-    result = project.run("--task", name, "--transition", "bug_find")
-    assert result.rc == 1
-    assert result.err.splitlines() == [
-        "ERROR: Cannot transition from 'implement' to 'bug_find'. Required artifact "
-        "'IMPLEMENTATION.md' is missing or empty in task folder."
-    ]
-
-
-def test_clear_error_messages_for_out_of_order_artifacts(project):
-    """Criterion: "Clear error messages for ... out-of-order artifacts"."""
-    name = put(project, "implement", artifacts=["IMPLEMENTATION.md", "BUG_REPORT.md"])
-    result = project.run("--task", name, "--transition", "bug_find")
-    assert result.rc == 1
-    assert result.err.splitlines() == [
-        "ERROR: Cannot transition from 'implement' to 'bug_find'. Found forbidden artifact "
-        "'BUG_REPORT.md' in task folder. This indicates phase-skipping. Remove the artifact or "
-        "revert to the correct phase."
-    ]
-
-
-def test_clear_error_messages_for_approval_violations(project, task_in):
-    """Criterion: "Clear error messages for ... approval violations" -- the refusal names the
-    approved sub-state and the --approve command that reaches it."""
-    name = task_in("design:awaiting_approval")
-    result = project.run("--task", name, "--transition", "design:approved")
-    assert result.rc == 1
-    assert result.err.startswith(
-        "ERROR: Cannot transition from 'design:awaiting_approval' to 'design:approved'. "
-        "Legal transitions from 'design:awaiting_approval' are: "
-    )
-    assert "design:approved" in result.err.split("are: ", 1)[1]
-    assert "--approve" in result.err
-
-
-# --------------------------------------------------------------------------------------
-# Sub-tasks
-# --------------------------------------------------------------------------------------
-
-
-def test_subtask_support_reading_state_from_subtask_folder(project, task_in):
-    """Criterion: "Sub-task support (reading .state from sub-task folder)" -- spec 9: the
-    sub-task lives at {project}/.automaton/tasks/{parent}/subtasks/{sub}/ and --task
-    reports parent context."""
-    task_in("decomposition:approved", name="parent-task")
-    result = project.run("--create-task", "parent-task/subtask-a")
-    assert result.rc == 0, result
-    folder = project.root / ".automaton" / "tasks" / "parent-task" / "subtasks" / "subtask-a"
-    assert (folder / ".state").read_text() == "new\n"
-    assert (folder / ".state.approvals").read_bytes() == b""
-
-    assert project.run("--task", "parent-task/subtask-a", "--transition", "research").rc == 0
-    result = project.run("--task", "parent-task/subtask-a")
-    assert result.rc == 0, result
-    lines = result.out.splitlines()
-    assert lines[0] == "Task: parent-task/subtask-a"
-    assert "Phase: research (from .state)" in lines
-    assert f"State file: {folder.resolve() / '.state'}" in lines
-    parent_lines = [line for line in lines if "parent-task" in line and "Parent" in line]
-    assert parent_lines, result.out
-    assert "decomposition:approved" in parent_lines[0]
-
-    # Transitions act on the sub-task's own .state, not the parent's.
-    (folder / "SPEC.md").write_text("# spec\n")
-    assert (
-        project.run(
-            "--task", "parent-task/subtask-a", "--transition", "research:awaiting_approval"
-        ).rc
-        == 0
-    )
-    assert (folder / ".state").read_text() == "research:awaiting_approval\n"
-    assert project.state("parent-task") == "decomposition:approved\n"
-
-
-@pytest.mark.parametrize(
-    "parent_state",
-    [
-        "new",
-        "research",
-        "research:approved",
-        "decomposition",
-        "decomposition:awaiting_approval",
-        "design",
-        "implement",
-        "complete",
-    ],
-)
-def test_subtask_support_subtasks_created_only_while_parent_in_decomposition_approved(
-    project, parent_state
-):
-    """Criterion: "Sub-task support" -- sub-tasks are created only while the parent is in
-    decomposition:approved (DESIGN.md section 2)."""
-    put(project, parent_state, name="parent-task")
-    result = project.run("--create-task", "parent-task/subtask-a")
-    assert result.rc == 1, result
-    assert result.err.startswith("ERROR: ")
-    assert "decomposition:approved" in result.err
-    assert not (project.task_dir("parent-task") / "subtasks").exists()
-
-
-def test_subtask_support_parent_completes_only_when_every_subtask_is_complete(project, task_in):
-    """Criterion: "Sub-task support" -- decomposition:approved -> complete only when every
-    sub-task is complete (spec 5: "sub-task research, parent awaits")."""
-    parent = task_in("decomposition:approved", name="parent-task")
-    result = project.run("--task", parent, "--transition", "complete")
-    assert result.rc == 1, result  # no sub-tasks yet
-    assert project.state(parent) == "decomposition:approved\n"
-
-    project.task("parent-task/part-a", "complete")
-    project.task("parent-task/part-b", "referee", files={"VERDICT.md": "Verdict: PASS\n"})
-    result = project.run("--task", parent, "--transition", "complete")
-    assert result.rc == 1, result
-    assert result.err.startswith("ERROR: Cannot transition from 'decomposition:approved'")
-    assert "part-b" in result.err
-    assert project.state(parent) == "decomposition:approved\n"
-
-    assert project.run("--task", "parent-task/part-b", "--transition", "complete").rc == 0
-    result = project.run("--task", parent, "--transition", "complete")
-    assert result.rc == 0, result
-    assert project.state(parent) == "complete\n"
-
-
-# --------------------------------------------------------------------------------------
-# Project path resolution
-# --------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def fake_home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    return home
-
-
-def test_project_path_resolution_defaults_to_cwd(project, fake_home, monkeypatch):
-    """Criterion: "Project path resolution (defaults to CWD, ...)" -- `python status.py`
-    run in the project folder without --project finds its tasks."""
-    put(project, "research", name="add-user-auth")
-    result = project.script("--task", "add-user-auth", cwd=project.root)
-    assert result.rc == 0, result
-    assert "Phase: research (from .state)" in result.out.splitlines()
-    no_traceback(result)
-
-
-def test_project_path_resolution_walks_up_to_parents(project, fake_home, monkeypatch, capsys):
-    """Criterion: "Project path resolution (defaults to CWD, ...)" -- from a sub-folder of the
-    project, the nearest parent holding .automaton/tasks/ is used (DESIGN.md section 4)."""
-    put(project, "implement", name="add-user-auth")
-    deep = project.root / "src" / "pkg" / "deep"
-    deep.mkdir(parents=True)
-    monkeypatch.chdir(deep)
-    rc, out, err = run_here(capsys, "--task", "add-user-auth")
-    assert rc == 0, err
-    assert "Phase: implement (from .state)" in out.splitlines()
-    state_file = project.root.resolve() / ".automaton" / "tasks" / "add-user-auth" / ".state"
-    assert f"State file: {state_file}" in out.splitlines()
-
-
-def test_project_path_resolution_explicit_project_wins(
-    project, tmp_path, fake_home, monkeypatch, capsys
-):
-    """Criterion: "Project path resolution" -- --project wins over the current directory."""
-    put(project, "new", name="same-name")
-    other = tmp_path / "other"
-    (other / ".automaton" / "tasks" / "same-name").mkdir(parents=True)
-    (other / ".automaton" / "tasks" / "same-name" / ".state").write_text("implement\n")
-    monkeypatch.chdir(other)
-    rc, out, _ = run_here(capsys, "--task", "same-name")
-    assert rc == 0
-    assert "Phase: implement (from .state)" in out.splitlines()
-    rc, out, _ = run_here(capsys, "--task", "same-name", "--project", str(project.root))
-    assert rc == 0
-    assert "Phase: new (from .state)" in out.splitlines()
-
-
-def test_project_path_resolution_no_project_found(tmp_path, fake_home, monkeypatch, capsys):
-    """Criterion: "Project path resolution" -- nothing found: DESIGN.md section 4's v2.0
-    error, exit 2, no silent fallback."""
-    empty = tmp_path / "empty" / "inner"
-    empty.mkdir(parents=True)
-    monkeypatch.chdir(empty)
-    for args in (("--task", "x"), ("--list",)):
-        rc, out, err = run_here(capsys, *args)
-        assert rc == 2
-        assert out == ""
-        assert err.splitlines() == [
-            f"ERROR: No .automaton/tasks/ folder found in {empty.resolve()} or its parents. "
-            "Pass --project or create a task with --create-task."
-        ]
-    assert tree(tmp_path / "empty") == {"inner"}
-
-
-def test_project_path_resolution_never_uses_home_automaton_from_a_project(
-    tmp_path, fake_home, monkeypatch, capsys
-):
-    """Criterion: "Project path resolution (..., handles ~/.automaton/)" -- ~/.automaton is
-    the framework's home, not the project of a folder below $HOME (DESIGN.md section 4)."""
-    (fake_home / ".automaton" / "tasks" / "framework-task").mkdir(parents=True)
-    (fake_home / ".automaton" / "tasks" / "framework-task" / ".state").write_text("new\n")
-    work = fake_home / "code" / "app"
-    work.mkdir(parents=True)
-    monkeypatch.chdir(work)
-    rc, _, err = run_here(capsys, "--task", "framework-task")
-    assert rc == 2
-    assert err.startswith(f"ERROR: No .automaton/tasks/ folder found in {work.resolve()}")
-
-
-def test_project_path_resolution_handles_home_automaton(project, tmp_path, monkeypatch):
-    """Criterion: "Project path resolution (defaults to CWD, handles ~/.automaton/)" -- spec
-    8: "If running from ~/.automaton/, use ~/.automaton/tasks/". Real subprocess, HOME set
-    to a temporary folder."""
-    home = tmp_path / "home"
-    scripts = home / ".automaton" / "scripts"
-    scripts.mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    result = project.script("--create-task", "framework-task", cwd=scripts)
-    assert result.rc == 0, result
-    folder = home / ".automaton" / "tasks" / "framework-task"
-    assert (folder / ".state").read_text() == "new\n"
-    assert not (scripts / ".automaton").exists()
-
-    result = project.script("--task", "framework-task", cwd=home / ".automaton")
-    assert result.rc == 0, result
-    assert f"State file: {folder.resolve() / '.state'}" in result.out.splitlines()
-    result = project.script("--list", cwd=scripts)
-    assert result.rc == 0, result
-    assert "framework-task" in result.out
-
-
-# --------------------------------------------------------------------------------------
 # Tests in tests/test_status.py
 # --------------------------------------------------------------------------------------
 
 
 def test_tests_in_tests_test_status_py():
-    """Criterion: "Tests in tests/test_status.py"."""
+    """Criterion: "Tests in tests/test_status.py" -- this file, and beside it one file per
+    section of the specification (test_status_*.py): every acceptance criterion has a test
+    named after it in one of them."""
     assert Path(__file__).resolve() == ROOT / "tests" / "test_status.py"
     assert STATUS_PY.parent == ROOT
-
-
-# --------------------------------------------------------------------------------------
-# Exit codes, tracebacks, JSON (DESIGN.md section 7)
-# --------------------------------------------------------------------------------------
-
-
-def test_exit_code_0_when_done(project):
-    """Exit code 0: done or clean (--task, --transition, --list, --validate-folder)."""
-    name = put(project, "new")
-    assert project.run("--task", name).rc == 0
-    assert project.run("--list").rc == 0
-    assert project.run("--validate-folder", "--task", name).rc == 0
-    assert project.run("--task", name, "--transition", "research").rc == 0
-
-
-def test_exit_code_1_when_the_workflow_refuses(project):
-    """Exit code 1: the workflow refused (illegal transition, missing artifact, approval)."""
-    name = put(project, "research")
-    assert project.run("--task", name, "--transition", "implement").rc == 1
-    assert project.run("--task", name, "--transition", "research:awaiting_approval").rc == 1
-    assert project.run("--task", name, "--approve").rc == 1
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ("--task", "nope"),
-        ("--task", "Bad Name"),
-        ("--create-task", "../escape"),
-        ("--bogus-flag",),
-        ("--task",),
-        ("--transition", "research"),
-        (),
-    ],
-    ids=["not-found", "bad-name", "bad-create", "unknown-flag", "no-value", "no-task", "nothing"],
-)
-def test_exit_code_2_on_error(project, args):
-    """Exit code 2: error (not found, bad arguments), with an ERROR line and no traceback."""
-    project.tasks.mkdir(parents=True)
-    result = project.run(*args)
-    assert result.rc == 2, result
-    assert result.err.startswith("ERROR: "), result
-    no_traceback(result)
-
-
-@pytest.mark.parametrize(
-    "setup",
-    ["state-is-a-folder", "binary-state", "unknown-flag", "missing-value"],
-)
-def test_no_output_ever_contains_traceback(project, setup):
-    """No command ever prints a traceback, even on broken input (real subprocess)."""
-    name = put(project, "new")
-    state = project.task_dir(name) / ".state"
-    args: tuple[str, ...] = ("--task", name, "--project", str(project.root))
-    if setup == "state-is-a-folder":
-        state.unlink()
-        state.mkdir()
-    elif setup == "binary-state":
-        state.write_bytes(b"\xff\xfe\x00garbage\x00\n")
-    elif setup == "unknown-flag":
-        args = (*args, "--frobnicate")
-    else:
-        args = ("--task",)
-    result = project.script(*args)
-    assert result.rc == 2, result
-    assert "ERROR" in result.err
-    no_traceback(result)
-
-
-def _one_json_object(result) -> dict:
-    data = json.loads(result.out)  # exactly one JSON document on stdout
-    assert isinstance(data, dict)
-    assert "schema_version" in data
-    assert "Traceback" not in result.out + result.err
-    return data
-
-
-def test_json_output_task_and_list(project):
-    """--json prints exactly one JSON object with a schema_version."""
-    name = put(project, "research:awaiting_approval", artifacts=["SPEC.md"])
-    result = project.run("--task", name, "--json")
-    assert result.rc == 0
-    data = _one_json_object(result)
-    assert json.dumps(data)  # round-trips
-    assert name in result.out
-    assert "research:awaiting_approval" in result.out
-
-    result = project.run("--list", "--json")
-    assert result.rc == 0
-    data = _one_json_object(result)
-    assert name in json.dumps(data)
-
-
-def test_json_output_refusal_carries_error_code_and_next(project):
-    """--json on a refusal: one object with schema_version, error.code and next."""
-    name = put(project, "research", artifacts=["SPEC.md"])
-    result = project.run("--task", name, "--transition", "bug_find", "--json")
-    assert result.rc == 1
-    assert result.err == ""
-    data = _one_json_object(result)
-    assert data["error"]["code"]
-    assert "Cannot transition from 'research' to 'bug_find'" in data["error"]["message"]
-    assert "next" in data
-    assert "research:awaiting_approval" in json.dumps(data["next"])
-
-    result = project.run("--task", name, "--approve", "--json")
-    assert result.rc == 1
-    data = _one_json_object(result)
-    assert data["error"]["code"]
-    assert "next" in data
-
-
-def test_json_output_error_carries_error_code(project):
-    """--json on an error (task not found): one object, exit 2, error.code and next."""
-    project.tasks.mkdir(parents=True)
-    result = project.run("--task", "nope", "--json")
-    assert result.rc == 2
-    data = _one_json_object(result)
-    assert data["error"]["code"]
-    assert "not found" in data["error"]["message"]
-    assert "next" in data
-
-
-def test_json_output_end_to_end(project):
-    """--json through `python status.py`: stdout is exactly one JSON object."""
-    name = put(project, "new")
-    result = project.script("--task", name, "--json", "--project", str(project.root))
-    assert result.rc == 0, result
-    _one_json_object(result)
-
-
-# --------------------------------------------------------------------------------------
-# Tool integration hooks (spec section 14)
-# --------------------------------------------------------------------------------------
-
-EDIT_PHASES = ("implement", "doc_review")
-
-
-@pytest.mark.parametrize("state", STATES)
-def test_can_edit_returns_allowed_denied_based_on_current_phase(project, state):
-    """Criterion: "--can-edit returns ALLOWED/DENIED based on current phase (optional, for
-    tool integration)".
-
-    Spec section 14: exit 0 + "ALLOWED" in implement and doc_review; otherwise exit 1 +
-    "DENIED: Task '{task-name}' is in {phase} phase. Code edits require implement or
-    doc_review phase." Checked for every state, in-process.
-    """
-    name = put(project, state, name="add-user-auth")
-    result = project.run("--can-edit", "--task", name)
-    if base(state) in EDIT_PHASES:
-        assert (result.rc, result.out) == (0, "ALLOWED\n"), result
-    else:
-        assert result.rc == 1, result
-        assert result.out == (
-            f"DENIED: Task 'add-user-auth' is in {base(state)} phase. "
-            "Code edits require implement or doc_review phase.\n"
-        )
-    assert result.err == ""
-
-
-def test_can_edit_returns_allowed_denied_based_on_current_phase_end_to_end(project):
-    """Criterion: "--can-edit returns ALLOWED/DENIED based on current phase" -- through
-    `python status.py`, as a tool integration calls it; the answer follows the task."""
-    name = put(project, "test_design:approved", name="add-user-auth", artifacts=["TEST_PLAN.md"])
-    args = ("--can-edit", "--task", name, "--project", str(project.root))
-    result = project.script(*args)
-    assert result.rc == 1, result
-    assert result.out == (
-        "DENIED: Task 'add-user-auth' is in test_design phase. "
-        "Code edits require implement or doc_review phase.\n"
-    )
-    assert project.run("--task", name, "--transition", "implement").rc == 0
-    result = project.script(*args)
-    assert (result.rc, result.out, result.err) == (0, "ALLOWED\n", "")
-
-
-def test_can_create_task_returns_allowed(project):
-    """Criterion: "--can-create-task returns ALLOWED (optional, reserved for future tool
-    integration)" -- always exit 0 + ALLOWED, with or without tasks, in-process and through
-    `python status.py`."""
-    project.tasks.mkdir(parents=True)
-    result = project.run("--can-create-task")
-    assert (result.rc, result.out, result.err) == (0, "ALLOWED\n", "")
-    put(project, "research", name="add-user-auth")
-    result = project.run("--can-create-task")
-    assert (result.rc, result.out, result.err) == (0, "ALLOWED\n", "")
-    result = project.script("--can-create-task", "--project", str(project.root))
-    assert (result.rc, result.out, result.err) == (0, "ALLOWED\n", "")
-
-
-def test_scope_check_returns_in_scope_out_of_scope(project, tmp_path):
-    """Criterion: "--scope-check returns IN_SCOPE/OUT_OF_SCOPE (optional, for tool
-    integration)" -- exit 0 + "IN_SCOPE" inside the project; exit 1 + "OUT_OF_SCOPE: File
-    '{file-path}' is outside project '{project}'." otherwise."""
-    name = put(project, "implement", name="add-user-auth")
-    inside = project.root / "src" / "app.py"
-    inside.parent.mkdir()
-    inside.write_text("x = 1\n")
-    for file in (inside, project.root / "not-yet-there.py", project.task_dir(name) / "notes.md"):
-        result = project.run("--scope-check", "--task", name, "--file", str(file))
-        assert (result.rc, result.out, result.err) == (0, "IN_SCOPE\n", ""), file
-
-    outside = tmp_path / "elsewhere" / "secret.txt"
-    outside.parent.mkdir()
-    outside.write_text("s\n")
-    for file in (outside, Path("/etc/passwd")):
-        result = project.run("--scope-check", "--task", name, "--file", str(file))
-        assert result.rc == 1, result
-        assert result.out == (
-            f"OUT_OF_SCOPE: File '{file}' is outside project '{project.root.resolve()}'.\n"
-        )
-        assert result.err == ""
-
-    result = project.script(
-        "--scope-check", "--task", name, "--file", str(outside), "--project", str(project.root)
-    )
-    assert result.rc == 1, result
-    assert result.out == (
-        f"OUT_OF_SCOPE: File '{outside}' is outside project '{project.root.resolve()}'.\n"
-    )
-
-
-def _age_task(project, name: str, minutes: float) -> None:
-    """Rewrite the time of the task's first history line `minutes` into the past."""
-    history = project.task_dir(name) / ".state.history"
-    lines = history.read_text().splitlines()
-    first = json.loads(lines[0])
-    then = datetime.now(timezone.utc) - timedelta(minutes=minutes)
-    first["time"] = then.strftime("%Y-%m-%dT%H:%M:%SZ")
-    lines[0] = json.dumps(first, separators=(",", ":"))
-    history.write_text("\n".join(lines) + "\n")
-
-
-def test_same_session_returns_same_session_different_session_heuristic(project):
-    """Criterion: "--same-session returns SAME_SESSION/DIFFERENT_SESSION heuristic (optional,
-    for tool integration)" -- a task created within the last 30 minutes (the default) is
-    "SAME_SESSION" with exit 1; an hour-old one is "DIFFERENT_SESSION" with exit 0."""
-    project.create("add-user-auth")
-    result = project.run("--same-session", "--task", "add-user-auth")
-    assert (result.rc, result.out, result.err) == (1, "SAME_SESSION\n", "")
-
-    _age_task(project, "add-user-auth", 60)
-    result = project.run("--same-session", "--task", "add-user-auth")
-    assert (result.rc, result.out, result.err) == (0, "DIFFERENT_SESSION\n", "")
-    result = project.script(
-        "--same-session", "--task", "add-user-auth", "--project", str(project.root)
-    )
-    assert (result.rc, result.out) == (0, "DIFFERENT_SESSION\n"), result
-
-
-def test_fallback_to_artifact_heuristic_when_state_doesnt_exist(project):
-    """Criterion: "Fallback to artifact heuristic when .state doesn't exist" -- with
-    `untracked = "infer"` (DESIGN.md section 5, the specification's reading), --task on a
-    folder made by hand infers the phase of its latest artifact, writes .state and shows it.
-    """
-    (project.root / "automaton.toml").write_text('untracked = "infer"\n')
-    folder = project.task_dir("hand-made")
-    folder.mkdir(parents=True)
-    (folder / "SPEC.md").write_text("# spec\n")
-    (folder / "IMPLEMENTATION.md").write_text("# implementation\n")
-    result = project.run("--task", "hand-made")
-    assert result.rc == 0, result
-    assert (folder / ".state").read_text() == "implement\n"
-    assert "Phase: implement (from .state)" in result.out.splitlines()
-    assert not (folder / ".state.tmp").exists()
-
-
-def test_fallback_to_artifact_heuristic_default_refuses_naming_phase_and_upgrade(project):
-    """Criterion: "Fallback to artifact heuristic when .state doesn't exist" -- by default
-    (v2.0, DESIGN.md section 5) the untracked folder is refused with exit 2, an error that
-    names the inferred phase and the --upgrade command, and nothing is written."""
-    folder = project.task_dir("hand-made")
-    folder.mkdir(parents=True)
-    (folder / "SPEC.md").write_text("# spec\n")
-    (folder / "IMPLEMENTATION.md").write_text("# implementation\n")
-    result = project.run("--task", "hand-made")
-    assert result.rc == 2, result
-    assert result.out == ""
-    assert result.err.startswith("ERROR: "), result
-    assert "'implement'" in result.err
-    assert f"--upgrade --project {project.root.resolve()}" in result.err
-    assert sorted(p.name for p in folder.iterdir()) == ["IMPLEMENTATION.md", "SPEC.md"]
-
-
-# --------------------------------------------------------------------------------------
-# The v2.0 workflow's statements (seeds/001) and the specification's last gaps: each test
-# is named after the statement it checks and quotes it.
-# --------------------------------------------------------------------------------------
-
-
-def test_report_unknown_if_neither_state_nor_enough_artifacts_exist_to_determine_state(
-    project,
-):
-    """Spec section 3: "Report "unknown" -- if neither .state nor enough artifacts exist to
-    determine state". Even with the specification's fallback (`untracked = "infer"`), a
-    folder with no artifact is not given a phase: it is reported unknown, nothing written."""
-    (project.root / "automaton.toml").write_text('untracked = "infer"\n')
-    empty = project.task_dir("empty-hand-made")
-    empty.mkdir(parents=True)
-    upgrade = f"{SCRIPT} --upgrade --project {project.root.resolve()}"
-    for args in (
-        ("--task", "empty-hand-made"),
-        ("--task", "empty-hand-made", "--transition", "research"),
-    ):
-        result = project.run(*args)
-        assert result.rc == 2, result
-        assert result.err == (
-            "ERROR: Task 'empty-hand-made' is untracked (no .state file) and has no artifacts: "
-            f"its phase is unknown. Run '{upgrade}' to adopt it in phase 'new'.\n"
-        )
-    answer = project.run("--task", "empty-hand-made", "--json").json
-    assert answer["next"]["phase"] == "unknown"
-    assert list(empty.iterdir()) == []  # nothing inferred, nothing written
-    validated = project.run("--validate-folder", "--task", "empty-hand-made")
-    assert "Phase: unknown (no .state file found)" in validated.out.splitlines()
-
-
-def test_autopilot_pauses_when_the_referee_identifies_tie_breaks(project, task_in):
-    """v2.0, Autopilot Rules 5: "If the Referee marks a task as FAIL, NEEDS_REVIEW, or
-    identifies "Tie-Breaks", the Autopilot pauses and waits for user input." A PASS that
-    names tie-breaks does not complete; the task goes to human_intervention."""
-    name = task_in("referee")
-    verdict = project.write(
-        name,
-        "VERDICT.md",
-        "Verdict: PASS\n\n## Tie-Breaks\n- retries stay at 3: BUG_REPORT.md and "
-        "ADVERSARIAL_BUG_REPORT.md disagreed\n",
-    )
-    result = project.run("--task", name, "--transition", "complete")
-    assert result.rc == 1, result
-    root = project.root.resolve()
-    assert result.err == (
-        f"ERROR: Cannot transition from 'referee' to 'complete'. VERDICT.md says PASS but "
-        "names tie-breaks: the task does not complete on points the user has not settled; the "
-        "workflow pauses for the user. Move it to human_intervention "
-        f"({SCRIPT} --task {name} --transition human_intervention --project {root}), where "
-        f"the user decides; {SCRIPT} --task {name} --follow-up --project {root} creates the "
-        "tiebreak task.\n"
-    )
-    assert project.state(name) == "referee\n"
-    verdict.write_text("Verdict: PASS\n\n## Tie-Breaks\nNone.\n")  # none named: it completes
-    assert project.run("--task", name, "--transition", "complete").rc == 0
-
-
-def test_task_creation_from_bugs_creates_fix_review_tiebreak_tasks(project, task_in):
-    """v2.0, Task creation from bugs: the Orchestrator "uses status.py --create-task
-    --project {project} to create fix/review/tiebreak tasks" -- `--follow-up` makes each:
-    a fix task after FAIL, a review task after NEEDS_REVIEW, a tiebreak task after a PASS
-    that names tie-breaks, the last starting in referee for a fresh ruling."""
-    made = {}
-    for verdict in ("FAIL", "NEEDS_REVIEW", "PASS\n\nTie-breaks: the cache size"):
-        name = task_in("referee", name=f"from-{verdict[:4].lower().rstrip('_')}")
-        project.write(name, "VERDICT.md", f"Verdict: {verdict}\n")
-        assert project.run("--task", name, "--transition", "human_intervention").rc == 0
-        result = project.run("--task", name, "--follow-up")
-        assert result.rc == 0, result
-        made[verdict.split()[0]] = result.out.splitlines()[0]
-    assert made == {
-        "FAIL": "Created task 'from-fail-fix' in state 'bug_find' from task 'from-fail' "
-        "(VERDICT.md says FAIL). Next: adversarial_bug_find",
-        "NEEDS_REVIEW": "Created task 'from-need-review' in state 'referee' from task "
-        "'from-need' (VERDICT.md says NEEDS_REVIEW). Next: complete or human_intervention",
-        "PASS": "Created task 'from-pass-tiebreak' in state 'referee' from task 'from-pass' "
-        "(VERDICT.md says PASS with tie-breaks). Next: complete or human_intervention",
-    }
-    shown = project.run("--task", "from-pass-tiebreak").out
-    assert (
-        "Follow-up of: from-pass (VERDICT.md said PASS with tie-breaks; see ORIGIN_VERDICT.md)"
-        in shown.splitlines()
-    )
-    copied = sorted(p.name for p in project.task_dir("from-pass-tiebreak").iterdir())
-    assert "ORIGIN_VERDICT.md" in copied and "VERDICT.md" not in copied
-
-
-def test_orchestrator_copies_relevant_artifacts_spec_md_bug_report_md(project, task_in):
-    """v2.0: "The Orchestrator also copies relevant artifacts (SPEC.md, BUG_REPORT.md,
-    etc.) and sets .state to the appropriate phase (e.g., bug_find for fix tasks)"."""
-    name = task_in("referee")
-    project.write(name, "BUG_REPORT.md", "# Bugs\n- the login times out\n")
-    project.write(name, "VERDICT.md", "Verdict: FAIL\n")
-    assert project.run("--task", name, "--follow-up").rc == 0
-    fix = project.task_dir(f"{name}-fix")
-    assert project.state(f"{name}-fix") == "bug_find\n"
-    assert (fix / "SPEC.md").read_bytes() == (project.task_dir(name) / "SPEC.md").read_bytes()
-    assert (fix / "BUG_REPORT.md").read_text() == "# Bugs\n- the login times out\n"
-    assert not (fix / "ADVERSARIAL_BUG_REPORT.md").exists()  # a later phase: not carried
-
-
-def test_claim_default_timeout_30_minutes_configurable_in_agent_md(project, monkeypatch):
-    """v2.0, .state.lock: "Default timeout: 30 minutes (configurable in .agent.md)", with
-    automaton.toml's `claim-timeout-minutes` taking precedence when it sets one."""
-    monkeypatch.delenv("AUTOMATON_AGENT", raising=False)
-    put(project, "research", name="shared")
-    agent = project.root / ".agent.md"
-
-    def claimed_for(setting: str) -> str:
-        agent.write_text(f"# Agents\n\nMode: multi-agent\n{setting}")
-        project.run("--task", "shared", "--release", "--agent", "a1")
-        result = project.run("--task", "shared", "--claim", "--agent", "a1")
-        assert result.rc == 0, result
-        return result.out
-
-    assert "for 30 minutes" in claimed_for("")
-    assert "for 45 minutes" in claimed_for("Claim timeout: 45 minutes\n")
-    assert "for 90 minutes" in claimed_for("- **Claim timeout:** 1.5 hours\n")
-    (project.root / "automaton.toml").write_text("claim-timeout-minutes = 10\n")
-    assert "for 10 minutes" in claimed_for("Claim timeout: 45 minutes\n")
-    (project.root / "automaton.toml").write_text("")
-    agent.write_text("Mode: multi-agent\nClaim timeout: forever\n")
-    refused = project.run("--task", "shared", "--claim", "--agent", "a2")
-    assert refused.rc == 2
-    assert refused.err == (
-        f"ERROR: 'claim timeout' in {agent} must be a positive number of minutes "
-        "(e.g. 'Claim timeout: 45 minutes'), not 'forever'\n"
-    )
-
-
-def test_project_flag_added_to_all_status_py_commands(project, task_in):
-    """v2.0: "--project flag added to all status.py commands": every command status.py
-    suggests names the project, so it runs as pasted from any folder (the one exception
-    is the specification's own sentence "Use '... --create-task' to create tasks
-    properly", kept word for word)."""
-    task_in("research:awaiting_approval", name="waiting")
-    task_in("referee", name="judged")
-    project.write("judged", "VERDICT.md", "Verdict: FAIL\n")
-    (project.tasks / "by-hand").mkdir()
-    (project.tasks / "by-hand" / "SPEC.md").write_text("# spec\n")
-    outputs = [
-        project.run("--task", "waiting"),
-        project.run("--list"),
-        project.run("--validate-folder", "--task", "by-hand"),
-        project.run("--task", "by-hand"),
-        project.run("--task", "judged", "--transition", "complete"),
-        project.run("--task", "waiting", "--transition", "design"),
-        project.run("--task", "judged", "--approve"),
+    files = [Path(__file__), *sorted(Path(__file__).parent.glob("test_status_*.py"))]
+    tests = [
+        name
+        for file in files
+        for name in re.findall(r"^def (test_\w+)\(", file.read_text(encoding="utf-8"), re.M)
     ]
-    suggested = [
-        line[line.index(SCRIPT) :]
-        for result in outputs
-        for line in (result.out + result.err).splitlines()
-        if SCRIPT in line and "to create tasks properly" not in line
+    untested = [
+        criterion
+        for criterion, prefix in ACCEPTANCE_CRITERIA
+        if not any(name.startswith(prefix) for name in tests)
     ]
-    assert len(suggested) >= 6, suggested
-    root = f"--project {project.root.resolve()}"
-    assert [line for line in suggested if root not in line] == []
-
-
-def test_audit_category_2_reports_each_inconsistency_with_a_suggested_correction(
-    automaton_project,
-) -> None:
-    """Spec section 11, Category 2: "Reports each inconsistency with a suggested
-    correction" -- the phase the task belongs in: a task awaiting approval of a SPEC.md
-    that is gone is back in research (not `new`, which no artifact would suggest)."""
-    automaton_project.task("waiting", "research:awaiting_approval")
-    (automaton_project.task_dir("waiting") / "SPEC.md").unlink()
-    automaton_project.task("stalled", "bug_find")
-    (automaton_project.task_dir("stalled") / "IMPLEMENTATION.md").write_text("  \n")
-    audit = automaton_project.audit()
-    corrections = {(f["task"], f["code"]): f["correction"] for f in audit.findings}
-    assert corrections[("waiting", "AR201")] == "research"
-    assert corrections[("stalled", "AR201")] == "implement"
-    assert (
-        '[FAIL] waiting: .state says "research:awaiting_approval" but SPEC.md is missing or '
-        "empty — suggested correction: research" in audit.text.splitlines()
-    )
-
-
-# --------------------------------------------------------------------------- --audit
-# The specification's six --audit criteria, each through `status.py --audit` as CI runs it.
-
-
-def _audited(automaton_project: Any) -> Any:
-    """Tasks with one violation in each of the four categories, in a git repository."""
-    git_project(automaton_project)
-    automaton_project.task("clean-task", "design", files=["SPEC.md", "DESIGN.md"])
-    automaton_project.task("skipper", "research", files=["SPEC.md", "IMPLEMENTATION.md"])
-    automaton_project.task("waiting", "research:awaiting_approval", files=["SPEC.md"])
-    (automaton_project.tasks_dir / "waiting" / "SPEC.md").unlink()
-    automaton_project.task("coder", "research", files=["SPEC.md"])
-    backdate(automaton_project)
-    automaton_project.commit({"src/app.py": "x = 2\n"}, "code", task="coder", when=now() - 600)
-    (automaton_project.tasks_dir / "by-hand").mkdir()
-    return automaton_project.audit()
-
-
-def test_audit_flag_runs_all_categories_of_checks_across_all_tasks(automaton_project) -> None:
-    """Criterion: "--audit flag runs all categories of checks across all tasks"."""
-    audit = _audited(automaton_project)
-    for number in range(1, 5):
-        assert f"=== Category {number}:" in audit.text, audit.text
-    audited = {task["name"] for task in audit.report["tasks"]}
-    assert {"clean-task", "skipper", "waiting", "coder"} <= audited
-    assert {f["task"] for f in audit.findings} >= {"skipper", "waiting", "coder", "by-hand"}
-
-
-def test_audit_category_1_out_of_order_artifacts_per_phase(automaton_project) -> None:
-    """Criterion: "--audit Category 1: out-of-order artifacts per phase"."""
-    audit = _audited(automaton_project)
-    (finding,) = [f for f in with_code(audit, "AR101") if f["task"] == "skipper"]
-    assert finding["path"].endswith("skipper/IMPLEMENTATION.md")
-    assert (
-        "[FAIL] skipper (phase: research): found IMPLEMENTATION.md (implement phase "
-        "artifact)" in audit.text
-    )
-    assert "[PASS] clean-task: no violations" in report_section(
-        audit.text, "=== Category 1: Out-of-order Artifacts ==="
-    )
-
-
-def test_audit_category_2_state_artifact_inconsistency_including_approval_sub_states(
-    automaton_project,
-) -> None:
-    """Criterion: "--audit Category 2: state-artifact inconsistency (including approval
-    sub-states)": a task awaiting approval of a SPEC.md that is not there."""
-    audit = _audited(automaton_project)
-    waiting = [f for f in audit.findings if f["task"] == "waiting"]
-    assert any(f["category"] == "State-Artifact Inconsistency" for f in waiting), audit.text
-    assert any("research:awaiting_approval" in f["message"] for f in waiting), waiting
-
-
-def test_audit_category_3_unauthorized_git_modifications_with_graceful_skip(
-    automaton_project, tmp_path
-) -> None:
-    """Criterion: "--audit Category 3: unauthorized git modifications (with graceful skip
-    if no git repo)"."""
-    audit = _audited(automaton_project)
-    (finding,) = with_code(audit, "AR301")
-    assert (finding["task"], finding["path"]) == ("coder", "src/app.py")
-    bare = Project(tmp_path / "no-git")
-    bare.root.mkdir()
-    bare.task("coder", "research", files=["SPEC.md"])
-    skipped = bare.audit()
-    assert skipped.exit_code == 0, skipped.text
-    assert "not a git repository" in skipped.text
-
-
-def test_audit_category_4_manually_created_task_folders(automaton_project) -> None:
-    """Criterion: "--audit Category 4: manually created task folders (no .state file)"."""
-    audit = _audited(automaton_project)
-    (finding,) = with_code(audit, "AR401")
-    assert finding["task"] == "by-hand"
-    assert "by-hand" in "\n".join(
-        report_section(audit.text, "=== Category 4: Manually Created Task Folders ===")
-    )
-
-
-def test_audit_outputs_structured_report_with_exit_codes(automaton_project, tmp_path) -> None:
-    """Criterion: "--audit outputs structured report with exit codes (0=clean,
-    1=violations, 2=error)"."""
-    audit = _audited(automaton_project)
-    assert audit.exit_code == 1
-    assert audit.report["exit_code"] == 1
-    assert audit.report["summary"]["violations"] >= 4
-    clean = Project(tmp_path / "clean")
-    clean.root.mkdir()
-    clean.task("fine", "design", files=["SPEC.md", "DESIGN.md"])
-    assert clean.audit().exit_code == 0
-    (clean.root / "automaton.toml").write_text("no-such-key = 1\n")
-    broken = clean.run("--audit")
-    assert broken.rc == 2
-    assert broken.err.startswith("ERROR: ")
+    assert untested == []
+    assert len(ACCEPTANCE_CRITERIA) == 38  # the specification's list, none left out

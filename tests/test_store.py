@@ -342,7 +342,7 @@ def test_history_chain_detects_a_hand_edit(project, task_in) -> None:
 # --- create_task_dir --------------------------------------------------------------------
 
 
-def _entry() -> dict:
+def _creation_entry() -> dict:
     return {"time": clock.utc_now(), "from": None, "to": "new", "actor": "t", "command": "c"}
 
 
@@ -361,7 +361,7 @@ def test_create_task_dir_appears_in_one_rename(
         real_rename(src, dst)
 
     monkeypatch.setattr(os, "rename", spy)
-    store.create_task_dir(final, "my-task", "new", _entry(), "tasks/")
+    store.create_task_dir(final, "my-task", "new", _creation_entry(), "tasks/")
     monkeypatch.undo()
     files = {".state", ".state.approvals", ".state.history", ".state.mutex"}
     assert seen == [(False, files, b"new\n")]
@@ -381,7 +381,7 @@ def test_create_task_dir_failure_leaves_nothing(
 
     monkeypatch.setattr(store, "append_history", broken)
     with pytest.raises(AutomatonError) as info:
-        store.create_task_dir(final, "my-task", "new", _entry(), "tasks/")
+        store.create_task_dir(final, "my-task", "new", _creation_entry(), "tasks/")
     assert info.value.exit_code == 2
     assert not final.exists()
     assert list(final.parent.iterdir()) == []
@@ -402,7 +402,7 @@ def test_create_task_dir_refuses_existing(tmp_path: Path, kind: str) -> None:
         (tmp_path / "elsewhere").mkdir()
         final.symlink_to(tmp_path / "elsewhere")
     with pytest.raises(Refusal) as info:
-        store.create_task_dir(final, "my-task", "new", _entry(), "tasks/")
+        store.create_task_dir(final, "my-task", "new", _creation_entry(), "tasks/")
     assert info.value.code == "task-exists"
     assert info.value.exit_code == 1
     if kind in ("empty-dir", "hand-made"):

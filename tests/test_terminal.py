@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from conftest import STATUS_PY, Project, status_env, status_py
+from conftest import BIN, STATUS_PY, Project, status_env, status_py
 
 from automaton_rules.cli.style import PLAIN, Style
 
-BIN = Path(sys.executable).parent
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 YELLOW, DIM, BOLD, RESET = "\x1b[33m", "\x1b[2m", "\x1b[1m", "\x1b[0m"
 
@@ -66,7 +65,7 @@ def in_terminal(project: Project, *args: str, **variables: str) -> str:
 
 
 @pytest.fixture
-def board(project: Project) -> Project:
+def phased_tasks(project: Project) -> Project:
     """Tasks in several phases: one awaiting approval, one complete, one sub-task."""
     project.task("add-user-auth", "research:awaiting_approval")
     project.task("big", "decomposition:approved")
@@ -83,31 +82,32 @@ def row(text: str, start: str) -> str:
 # ------------------------------------------------------------ --list's summary
 
 
-def test_list_counts_tasks_per_phase_in_workflow_order_after_the_table(board: Project) -> None:
-    result = in_pipe(board, "--list")
+def test_list_counts_tasks_per_phase_in_workflow_order_after_the_table(
+    phased_tasks: Project,
+) -> None:
+    result = in_pipe(phased_tasks, "--list")
     assert result.returncode == 0, result.stderr
     table, summary = result.stdout.split("\n\n")
     assert re.fullmatch(r"Task\s+Phase\s+Next Step", table.splitlines()[0])
     assert len(table.splitlines()) == 5  # the header and one row per task, as before
     assert summary.splitlines()[0] == (
-        "4 tasks: research 1 · research:awaiting_approval 1 · decomposition:approved 1 · "
-        "complete 1"
+        "4 tasks: research 1 · research:awaiting_approval 1 · decomposition:approved 1 · complete 1"
     )
 
 
 def test_list_names_each_task_awaiting_approval_with_how_the_user_approves(
-    board: Project,
+    phased_tasks: Project,
 ) -> None:
-    summary = in_pipe(board, "--list").stdout.split("\n\n")[1].splitlines()
+    summary = in_pipe(phased_tasks, "--list").stdout.split("\n\n")[1].splitlines()
     assert summary[1:] == [
         "Awaiting approval: add-user-auth (SPEC.md) — after the user says APPROVED: "
-        f"{sys.executable} {STATUS_PY} --task add-user-auth --approve --project {board.root}"
+        f"{sys.executable} {STATUS_PY} --task add-user-auth --approve --project {phased_tasks.root}"
     ]
 
 
-def test_the_awaiting_line_follows_the_projects_approval_mode(board: Project) -> None:
-    (board.root / "automaton.toml").write_text('approval = "prompt"\n')
-    (line,) = [x for x in board.run("--list").out.splitlines() if x.startswith("Awaiting")]
+def test_the_awaiting_line_follows_the_projects_approval_mode(phased_tasks: Project) -> None:
+    (phased_tasks.root / "automaton.toml").write_text('approval = "prompt"\n')
+    (line,) = [x for x in phased_tasks.run("--list").out.splitlines() if x.startswith("Awaiting")]
     assert line.startswith(
         "Awaiting approval: add-user-auth (SPEC.md) — ask the user to type "
         "`approve add-user-auth` in the chat"
@@ -128,8 +128,8 @@ def test_an_empty_project_prints_no_count(project: Project) -> None:
     assert project.run("--list", "--json").json["counts"] == {}
 
 
-def test_list_json_counts_phases_and_keeps_every_key(board: Project) -> None:
-    body = board.run("--list", "--json").json
+def test_list_json_counts_phases_and_keeps_every_key(phased_tasks: Project) -> None:
+    body = phased_tasks.run("--list", "--json").json
     assert list(body["counts"].items()) == [  # in the workflow's order
         ("research", 1),
         ("research:awaiting_approval", 1),
@@ -143,17 +143,19 @@ def test_list_json_counts_phases_and_keeps_every_key(board: Project) -> None:
 # ------------------------------------------------------------ colour
 
 
-def test_no_colour_in_a_pipe(board: Project) -> None:
-    result = in_pipe(board, "--list")
+def test_no_colour_in_a_pipe(phased_tasks: Project) -> None:
+    result = in_pipe(phased_tasks, "--list")
     assert "\x1b" not in result.stdout
-    assert result.stdout == board.run("--list").out.replace(  # the same text in-process
+    assert result.stdout == phased_tasks.run("--list").out.replace(  # the same text in-process
         "python3 ~/.automaton/scripts/status.py", f"{sys.executable} {STATUS_PY}"
     )
 
 
-def test_colour_in_a_terminal_marks_approvals_due_and_dims_finished_work(board: Project) -> None:
-    seen = in_terminal(board, "--list")
-    plain = in_pipe(board, "--list").stdout
+def test_colour_in_a_terminal_marks_approvals_due_and_dims_finished_work(
+    phased_tasks: Project,
+) -> None:
+    seen = in_terminal(phased_tasks, "--list")
+    plain = in_pipe(phased_tasks, "--list").stdout
     assert ANSI.sub("", seen) == plain  # colour adds codes, never changes the text
     assert row(seen, f"{BOLD}Task ").endswith(RESET)
     assert row(seen, f"{YELLOW}add-user-auth").endswith(RESET)
@@ -163,17 +165,17 @@ def test_colour_in_a_terminal_marks_approvals_due_and_dims_finished_work(board: 
     assert awaiting.startswith(YELLOW)
 
 
-def test_colour_in_a_terminal_marks_the_task_views_phase_and_verdict(board: Project) -> None:
-    seen = in_terminal(board, "--task", "add-user-auth").splitlines()
+def test_colour_in_a_terminal_marks_the_task_views_phase_and_verdict(phased_tasks: Project) -> None:
+    seen = in_terminal(phased_tasks, "--task", "add-user-auth").splitlines()
     assert f"{BOLD}Phase: research:awaiting_approval (from .state){RESET}" in seen
     assert any(line.startswith(f"{YELLOW}Approval status: awaiting") for line in seen)
     assert f"\x1b[32mFolder validation: PASS — no out-of-order artifacts found{RESET}" in seen
 
 
-def test_force_colour_colours_a_pipe(board: Project) -> None:
-    result = in_pipe(board, "--list", FORCE_COLOR="1")
+def test_force_colour_colours_a_pipe(phased_tasks: Project) -> None:
+    result = in_pipe(phased_tasks, "--list", FORCE_COLOR="1")
     assert row(result.stdout, f"{YELLOW}add-user-auth")
-    assert ANSI.sub("", result.stdout) == in_pipe(board, "--list").stdout
+    assert ANSI.sub("", result.stdout) == in_pipe(phased_tasks, "--list").stdout
 
 
 @pytest.mark.parametrize(
@@ -182,14 +184,14 @@ def test_force_colour_colours_a_pipe(board: Project) -> None:
     ids=["NO_COLOR", "NO_COLOR beats FORCE_COLOR", "TERM=dumb"],
 )
 def test_no_colour_in_a_terminal_that_asks_for_none(
-    board: Project, variables: dict[str, str]
+    phased_tasks: Project, variables: dict[str, str]
 ) -> None:
-    seen = in_terminal(board, "--list", **variables)
-    assert seen == in_pipe(board, "--list").stdout
+    seen = in_terminal(phased_tasks, "--list", **variables)
+    assert seen == in_pipe(phased_tasks, "--list").stdout
 
 
-def test_force_colour_beats_a_dumb_terminal(board: Project) -> None:
-    result = in_pipe(board, "--list", FORCE_COLOR="1", TERM="dumb")
+def test_force_colour_beats_a_dumb_terminal(phased_tasks: Project) -> None:
+    result = in_pipe(phased_tasks, "--list", FORCE_COLOR="1", TERM="dumb")
     assert YELLOW in result.stdout
 
 
@@ -199,13 +201,13 @@ def test_force_colour_beats_a_dumb_terminal(board: Project) -> None:
     ids=["json", "hook", "audit text"],
 )
 def test_answers_read_by_programs_are_never_coloured(
-    board: Project, args: tuple[str, ...]
+    phased_tasks: Project, args: tuple[str, ...]
 ) -> None:
-    (board.task_dir("old-task") / "DESIGN.md").write_text("late\n")  # a finding to report
-    forced = in_pipe(board, *args, FORCE_COLOR="1")
-    plain = in_pipe(board, *args)
+    (phased_tasks.task_dir("old-task") / "DESIGN.md").write_text("late\n")  # a finding to report
+    forced = in_pipe(phased_tasks, *args, FORCE_COLOR="1")
+    plain = in_pipe(phased_tasks, *args)
     assert (forced.returncode, forced.stdout) == (plain.returncode, plain.stdout)
-    assert "\x1b" not in in_terminal(board, *args)
+    assert "\x1b" not in in_terminal(phased_tasks, *args)
 
 
 # ------------------------------------------------------------ the Style API
@@ -294,9 +296,7 @@ def under_bash(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]
     ],
     ids=["automaton-status", "status.py"],
 )
-def test_show_completion_prints_a_bash_script(
-    command: str, function: str, tmp_path: Path
-) -> None:
+def test_show_completion_prints_a_bash_script(command: str, function: str, tmp_path: Path) -> None:
     proc = under_bash(f"{command} --show-completion", tmp_path)
     assert proc.returncode == 0, proc.stderr
     name = "automaton-status" if command == "automaton-status" else "status.py"

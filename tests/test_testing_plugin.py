@@ -7,7 +7,6 @@ and a `Project`/`Task` for a rule's unit test."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import subprocess
@@ -17,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, make_key, signers_file
+from conftest import ROOT, history, make_key, signers_file
 
 from automaton_rules import Project
 from automaton_rules.cli import entry as cli
@@ -412,7 +411,7 @@ def test_a_custom_design_is_the_one_approved(automaton_project: AutomatonProject
     design = "# Design\n\n## Rollback plan\nRevert the migration.\n"
     folder = automaton_project.task("login", "implement", files={"DESIGN.md": design})
     assert (folder / "DESIGN.md").read_text() == design
-    approval = next(e for e in _history(folder) if e.get("to") == "design:approved")
+    approval = next(e for e in history(folder) if e.get("to") == "design:approved")
     assert approval["artifact_sha256"] == hashlib.sha256(design.encode()).hexdigest()
     audit = automaton_project.audit()
     assert audit.codes == [], audit.text  # no AR207: the approved DESIGN.md is unchanged
@@ -433,7 +432,7 @@ def test_other_files_are_there_from_the_start(automaton_project: AutomatonProjec
     folder = automaton_project.task(
         "noted", "design", files={"notes/why.txt": "because\n", "SPEC.md": "# Spec\n"}
     )
-    created = _history(folder)[0]["time"]
+    created = history(folder)[0]["time"]
     assert (folder / "notes" / "why.txt").read_text() == "because\n"
     assert (folder / "SPEC.md").read_text() == "# Spec\n"
     assert created and automaton_project.audit().codes == []
@@ -444,7 +443,7 @@ def test_other_files_are_there_from_the_start(automaton_project: AutomatonProjec
 
 def test_via_skips_design_and_test_design(automaton_project: AutomatonProject) -> None:
     folder = automaton_project.task("quick", "implement", via=["research", "implement"])
-    assert [e["to"] for e in _history(folder)] == [
+    assert [e["to"] for e in history(folder)] == [
         "new",
         "research",
         "research:awaiting_approval",
@@ -487,10 +486,6 @@ def test_via_refuses_unknown_states_and_impossible_routes() -> None:
 # --------------------------------------------------------------------------- the clock
 
 
-def _history(folder: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in (folder / ".state.history").read_text().splitlines()]
-
-
 def test_the_clock_sets_the_times_of_history_and_approvals(
     automaton_project: AutomatonProject,
 ) -> None:
@@ -501,7 +496,7 @@ def test_the_clock_sets_the_times_of_history_and_approvals(
     folder = automaton_project.task("timed", "research:awaiting_approval")
     assert automaton_project.clock.advance(90) == start + timedelta(seconds=90)
     automaton_project.advance("timed", ["research:approved"])
-    times = [e["time"] for e in _history(folder)]
+    times = [e["time"] for e in history(folder)]
     assert times == ["2030-01-02T03:04:05Z"] * 3 + ["2030-01-02T03:05:35Z"]
     approvals = (folder / ".state.approvals").read_text()
     assert approvals == "research:approved|2030-01-02T03:05:35Z|user\n"
@@ -567,7 +562,7 @@ def test_the_walk_approves_through_the_chat_in_a_prompt_project(
 ) -> None:
     automaton_project.configure(approval="prompt")
     folder = automaton_project.task("login", "implement")
-    approvals = [e for e in _history(folder) if e.get("command") == "--approve"]
+    approvals = [e for e in history(folder) if e.get("command") == "--approve"]
     assert [(e["to"], e["via"]) for e in approvals] == [
         ("research:approved", "prompt"),
         ("design:approved", "prompt"),
@@ -596,7 +591,7 @@ def test_the_walk_signs_approvals_in_a_signed_project(
         automaton_project.task("unsigned", "research:approved")
     automaton_project.sign_with("alice", key)
     folder = automaton_project.task("signed", "design:approved", via=["design"])
-    approvals = [e for e in _history(folder) if e.get("command") == "--approve"]
+    approvals = [e for e in history(folder) if e.get("command") == "--approve"]
     assert [(e["via"], e["approver"]) for e in approvals] == [("signed", "alice")] * 2
     assert automaton_project.audit().for_task("signed") == []
 
