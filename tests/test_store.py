@@ -729,3 +729,16 @@ def test_artifact_linked_to_dev_zero_counts_as_missing(project: Project, task_in
     assert proc.returncode == 1, proc
     assert "Required artifact 'SPEC.md' is missing or empty" in proc.stderr
     assert project.state(name) == "research\n"
+
+
+@pytest.mark.parametrize("size", [0, 1, 63, 64, 65, 1 << 16, (1 << 16) + 7])
+def test_the_digests_are_hashlibs(tmp_path: Path, size: int) -> None:
+    """store.sha256 skips hashlib's OpenSSL bindings where the interpreter has its own
+    SHA-256; every digest the task files record is still hashlib's."""
+    data = os.urandom(size)
+    assert store.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    assert store.bytes_digest(data) == hashlib.sha256(data).hexdigest()
+    (tmp_path / "blob").write_bytes(data)
+    assert store.file_digest(tmp_path / "blob") == hashlib.sha256(data).hexdigest()
+    text = data.decode("latin-1")
+    assert store.line_digest(text) == hashlib.sha256(text.encode()).hexdigest()

@@ -370,9 +370,32 @@ def _tail_lines(fd: int, size: int, count: int) -> list[str]:
 
 def line_digest(line: str) -> str:
     """SHA-256 of one history line, which the next line records to chain the log."""
-    import hashlib
+    return sha256(line.encode()).hexdigest()
 
-    return hashlib.sha256(line.encode()).hexdigest()
+
+def sha256(data: bytes = b"") -> Any:
+    """A SHA-256 hash of `data`, the same digest as `hashlib.sha256`'s: from the
+    interpreter's own module where it has one, since hashlib loads OpenSSL's bindings first
+    (about 4 ms, a tenth of `--task`, which checks every history line's chain)."""
+    if not _SHA256:
+        _SHA256.append(_sha256_constructor())
+    return _SHA256[0](data)
+
+
+_SHA256: list[Any] = []
+
+
+def _sha256_constructor() -> Any:
+    import importlib
+
+    for builtin in ("_sha2", "_sha256"):  # CPython 3.12 on, and before
+        try:
+            return importlib.import_module(builtin).sha256
+        except ImportError:
+            continue
+    import hashlib  # an interpreter built without its own: OpenSSL's
+
+    return hashlib.sha256
 
 
 def append_history(task_dir: Path, entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -432,16 +455,12 @@ def commit(
 
 def bytes_digest(data: bytes) -> str:
     """SHA-256 of bytes already read, the same digest `file_digest` gives for the file."""
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 def file_digest(path: Path) -> str | None:
     """SHA-256 of a file's bytes, or None when it does not exist."""
-    import hashlib
-
-    digest = hashlib.sha256()
+    digest = sha256()
     try:
         with open_regular(path) as handle:
             for block in iter(lambda: handle.read(1 << 16), b""):

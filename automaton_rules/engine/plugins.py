@@ -14,9 +14,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
-import signal
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -56,9 +54,15 @@ PLUGIN_FAILURES = (Exception, SystemExit, PluginTimeout)
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Stop the plugin code run inside after `seconds`, so a hung plugin cannot hang the
     command (and hold the task's lock); where no timer signal exists it runs unbounded."""
+    if not seconds:
+        yield  # no limit asked for: nothing to set, nothing to load
+        return
+    import signal
+    import threading
+
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     pending, interval = signal.getitimer(signal.ITIMER_REAL) if usable else (0.0, 0.0)
-    if not seconds or not usable or 0 < pending <= seconds:
+    if not usable or 0 < pending <= seconds:
         yield  # no timer here, or the caller's own alarm (pytest-timeout's) comes first
         return
 

@@ -2,7 +2,7 @@
 
 The engine collects the registered rules once; each run plans which of them to call
 (`plan`), calls them (`calls`), and shares a large audit's task rules with helper
-processes (`parallel`). With the built-in rules alone (no plugin
+processes (`parallel`, loaded only for more than one task). With the built-in rules alone (no plugin
 configured, no entry point installed) it calls each built-in module's `register_rules`
 itself, in the order pluggy would, and builds pluggy's manager only when asked for it
 (`pm`: to tell listeners, none of which can be registered then).
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from automaton_rules.core import machine
 from automaton_rules.core.project import Project, Task
-from automaton_rules.engine import parallel, plugins
+from automaton_rules.engine import plugins
 from automaton_rules.engine.calls import FIXTURES, Fixtures, RuleCaller
 from automaton_rules.engine.findings import BUILTIN_CATEGORIES, Finding
 from automaton_rules.engine.plan import Plan, Registered, Selection
@@ -158,10 +158,15 @@ class Engine:
             if plan.project_reads_git:
                 fixtures.prefetch_git()
 
-        if plan.per_task:
-            parallel.run_task_rules(plan, caller, result, jobs, while_waiting)
-        else:
+        if not plan.per_task:
             while_waiting()
+        elif len(fixtures.tasks) == 1:  # one task is never shared: no helper to load
+            caller.on_tasks(fixtures.tasks, plan.per_task, result)
+            while_waiting()
+        else:
+            from automaton_rules.engine import parallel
+
+            parallel.run_task_rules(plan, caller, result, jobs, while_waiting)
         _project_rules(plan, caller, result, early)
         result.findings.sort(key=_sort_key)
         result.errors = merge_rule_errors(result.errors)
