@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from automaton_rules.cli.run import Outcome
 
 PROG = "status.py"
+SERVE = "--serve"  # the dashboard (board/server.py), which reads the rest of the line
 
 
 def _usage(message: str) -> AutomatonError:
@@ -258,6 +259,12 @@ def _command_name(argv: Sequence[str]) -> str:
     return next((action.command for action in ACTIONS if action.flag in argv), SHOW_TASK.command)
 
 
+def answer_format(args: Sequence[str]) -> tuple[str, bool]:
+    """What a line tells before it is read, so that a line that cannot be read is still
+    answered as it asks: the action its JSON answer names, and whether it asks for JSON."""
+    return _command_name(args), BY_NAME["as_json"].flag in args
+
+
 def _as_error(exc: BaseException) -> AutomatonError | None:
     """Any other failure as one ERROR line; None when AUTOMATON_DEBUG asks for the traceback."""
     if isinstance(exc, OSError):
@@ -306,12 +313,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     prog = PROG if argv is not None else (Path(sys.argv[0]).name or PROG)
     _tolerant_streams()
     args = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in args
-    command = _command_name(args)
-    if "--serve" in args:  # the dashboard reads its own options (--project repeats)
+    if SERVE in args:  # the dashboard reads its own options (--project repeats)
         from automaton_rules.board.server import main as serve
 
-        return serve([arg for arg in args if arg != "--serve"])
+        return serve([arg for arg in args if arg != SERVE])
+    command, as_json = answer_format(args)
     try:
         values = read_line(args, prog)
         if isinstance(values, int):
