@@ -6,11 +6,11 @@ Usage: python benchmarks/run.py [--tasks 10000] [--commits 20000] [--files 1000]
 Builds three projects with benchmarks/generate.py: the clean shape (N tasks and C commits,
 then 2N and 2C) and the late-adopted shape (N tasks made by hand and C commits naming them,
 about 3N findings). Then it times each command against its baseline in the same run on the
-same machine: the edit-time hooks against `python -c pass`, the audit (text and JSON)
+same machine: the edit-time hooks and `--task` against `python -c pass`, the audit (text and JSON)
 against `git log --name-only` plus `python -c pass`, all in rounds (each command once per
 round, in turn). Medians of --runs runs; peak memory from rusage, and status.py's own peak
 without its git child. `--only hooks` builds one project and times only the edit-time
-hooks, in a few seconds; `--only late-adopted` builds and times only the late-adopted
+hooks and `--task`, in a few seconds; `--only late-adopted` builds and times only the late-adopted
 shape. `--only board` times the dashboard on the clean shape (benchmarks/board.py).
 """
 
@@ -162,6 +162,8 @@ def _hook_commands(project: Path, runs: int) -> dict[str, tuple[list[str], str |
         ),
         # A line only running decides: the answer is the line rewritten into the sandbox.
         "automaton-hook (sandboxed line)": (HOOK, _shell(project, "python3 -c 'print(1)'"), runs),
+        # The view agents call most: the task, its records and its folder's validation.
+        "--task": ([*STATUS, "--task", TASK], None, runs),
     }
 
 
@@ -181,7 +183,6 @@ def measure(project: Path, runs: int) -> dict[str, tuple[float, int]]:
     return rounds(
         {
             **_hook_commands(project, runs),
-            "--task": ([*STATUS, "--task", TASK], None, runs),
             "--list": ([*STATUS, "--list"], None, runs),
             "git log --name-only": (GIT_LOG, None, audit_runs),
             "--audit": (AUDIT, None, audit_runs),
@@ -284,7 +285,7 @@ def clean_rows(
     base = one["python -c pass"][0]
     audit_base = one["git log --name-only"][0] + base
     return [
-        *((name, one[name][0] / base, "≤ 2.0 × python -c pass") for name in EDIT_TIME),
+        *((name, one[name][0] / base, f"≤ {limit} × python -c pass") for name, limit in TARGETS),
         ("--audit", one["--audit"][0] / audit_base, f"≤ 3.0 {AUDIT_TARGET}"),
         ("--audit (text)", one["--audit (text)"][0] / audit_base, f"≤ 3.0 {AUDIT_TARGET}"),
         (
@@ -318,6 +319,8 @@ EDIT_TIME = (
     "automaton-hook (shell write)",
     "automaton-hook (sandboxed line)",
 )
+# Each command of the hooks table and its target, as a multiple of `python -c pass`.
+TARGETS = (*((name, 2.0) for name in EDIT_TIME), ("--task", 3.0))
 
 
 def _sandboxed_true(project: Path) -> dict[str, tuple[list[str], str | None, int]]:
@@ -364,18 +367,22 @@ def sandbox_only(runs: int) -> int:
 
 
 def hooks_only(tasks: int, commits: int, files: int, runs: int) -> int:
-    """`--only hooks`: one project, the edit-time hooks (file edits and shell lines) against
-    `python -c pass`."""
+    """`--only hooks`: one project, the edit-time hooks (file edits and shell lines) and
+    `--task` against `python -c pass`."""
     with tempfile.TemporaryDirectory(prefix="automaton-bench-") as tmp:
         one = measure_hooks(build(Path(tmp) / "n", tasks, commits, files), runs)
     base = one["python -c pass"][0]
     print(f"Project: {tasks} tasks, {commits} commits, {files} files; medians of {runs} runs.\n")
-    print("| command | median seconds | ratio to python -c pass | met (≤ 2.0) |")
-    print("| --- | --- | --- | --- |")
+    limits = dict(TARGETS)
+    print("| command | median seconds | ratio to python -c pass | target | met |")
+    print("| --- | --- | --- | --- | --- |")
     for name, (seconds, _) in one.items():
         ratio = seconds / base
-        met = "" if name == "python -c pass" else ("yes" if ratio <= 2.0 else "NO")
-        print(f"| {name} | {seconds:.3f} | {ratio:.2f} | {met} |")
+        if name not in limits:
+            print(f"| {name} | {seconds:.3f} | {ratio:.2f} |  |  |")
+            continue
+        met = "yes" if ratio <= limits[name] else "NO"
+        print(f"| {name} | {seconds:.3f} | {ratio:.2f} | ≤ {limits[name]} | {met} |")
     return 0
 
 

@@ -17,8 +17,9 @@ import filelock  # noqa: F401 - loaded before the fork, as every command needs i
 
 from automaton_rules import report, workflow  # noqa: F401
 from automaton_rules.cli import entry as cli
+from automaton_rules.cli import parser
 
-cli._build_command()  # typer and click, loaded once in the fork server
+parser.command()  # typer and click, loaded once in the fork server
 
 
 def run(argv: list[str], out_path: str, first_write: Any, fsync_delay: float) -> None:

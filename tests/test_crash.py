@@ -303,18 +303,23 @@ def test_sigkill_during_approve_is_always_recoverable(project, task_in, tmp_path
     rng = random.Random(20240614)
     expected_to = ["new", *path_to("research:awaiting_approval"), "research:approved"]
 
-    # How long a complete run takes, to spread the kills over its whole life.
-    probe = task_in("research:awaiting_approval", name="probe")
-    start = time.monotonic()
-    subprocess.run(
-        [sys.executable, str(shim), str(ROOT / "status.py"), "--task", probe, "--approve"],
-        cwd=project.root,
-        env=env,
-        capture_output=True,
-        timeout=60,
-        check=True,
-    )
-    full = time.monotonic() - start
+    # How long a complete run takes, to spread the kills over its whole life: the shortest
+    # of three, since one run slowed by other work on the machine would put every kill
+    # after the writes of the runs that follow (the command is short: 0.1 s).
+    durations = []
+    for index in range(3):
+        probe = task_in("research:awaiting_approval", name=f"probe-{index}")
+        start = time.monotonic()
+        subprocess.run(
+            [sys.executable, str(shim), str(ROOT / "status.py"), "--task", probe, "--approve"],
+            cwd=project.root,
+            env=env,
+            capture_output=True,
+            timeout=60,
+            check=True,
+        )
+        durations.append(time.monotonic() - start)
+    full = min(durations)
 
     outcomes = {"before": 0, "between": 0, "after": 0}
     least = sized(6, 10)

@@ -8,7 +8,7 @@ import re
 import pytest
 from conftest import ROOT
 
-from automaton_rules.cli.entry import _build_command
+from automaton_rules.cli import parser
 from automaton_rules.engine import hookspecs
 from automaton_rules.engine.runner import Engine
 
@@ -46,7 +46,7 @@ def test_every_builtin_rule_is_in_the_readme() -> None:
 def test_every_cli_option_is_in_the_readme() -> None:
     options = [
         opt
-        for param in _build_command().params
+        for param in parser.command().params
         for opt in param.opts
         if opt.startswith("--") and opt not in ("--help", "--version")
     ]

@@ -14,7 +14,6 @@ from conftest import BUILTIN_CODES, empty_project, walk
 from automaton_rules import AutomatonError, Refusal, Rule, Transition, rule, workflow
 from automaton_rules.core.project import find_project
 from automaton_rules.engine import plugins as plugins_module
-from automaton_rules.engine import runner as runner_module
 from automaton_rules.engine.plan import Selection
 from automaton_rules.engine.plugins import BUILTIN_PLUGINS, plugin_names
 from automaton_rules.engine.runner import Engine
@@ -702,15 +701,11 @@ def test_py_path_plugin_from_automaton_toml(tmp_path, project, task_in) -> None:
 
 
 def unregister_builtin_out_of_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every engine built from now on has the built-in AR101 plugin unregistered."""
-    real = plugins_module.plugin_manager
-
-    def patched(*args, **kwargs):
-        pm, errors = real(*args, **kwargs)
-        pm.unregister(name=OUT_OF_ORDER_PLUGIN)
-        return pm, errors
-
-    monkeypatch.setattr(runner_module, "plugin_manager", patched)
+    """Every engine built from now on lacks the built-in AR101 plugin, with or without
+    pluggy's manager."""
+    others = tuple(name for name in BUILTIN_PLUGINS if name != OUT_OF_ORDER_PLUGIN)
+    monkeypatch.setattr(plugins_module, "BUILTIN_PLUGINS", others)
+    assert "AR101" not in [rule.code for _, rule in Engine.create().rules]
     assert OUT_OF_ORDER_PLUGIN not in plugin_names(Engine.create().pm)
 
 

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from automaton_rules.cli import entry as cli
+from automaton_rules.cli import parser
 from automaton_rules.core import machine, store
 
 # The suite's profile draws the same examples on every run (a failure is reproducible, never
@@ -228,7 +229,7 @@ def test_fuzzed_task_files(
 FLAGS = sorted(
     {
         opt
-        for param in cli._build_command().params
+        for param in parser.command().params
         for opt in param.opts
         # --install-completion writes the user's shell start-up file, as it is asked to.
         if opt.startswith("-") and opt not in ("--project", "--install-completion")

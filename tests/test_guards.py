@@ -639,10 +639,17 @@ def imported(
 
 
 def test_the_import_parser_sees_typer_on_the_full_path(project: Project) -> None:
-    """Sanity check of the check below: a non-hook command does import typer and pluggy
-    (click may be vendored by typer, so it is not required here)."""
+    """Sanity check of the check below: a line typer reads (`--task=NAME`: the hand reader
+    takes a flag and its value as two words only) imports typer, and the rules of a project
+    that lists plugins run through pluggy (click may be vendored by typer, so it is not
+    required here)."""
     put(project, "research", "alpha")
-    proc, names = imported("--task", "alpha", "--project", str(project.root))
+    (project.root / "rules.py").write_text(
+        "from automaton_rules import hookimpl\n\n\n"
+        "@hookimpl\ndef register_rules(register):\n    pass\n"
+    )
+    (project.root / "automaton.toml").write_text('plugins = ["rules.py"]\n')
+    proc, names = imported("--task=alpha", "--project", str(project.root))
     assert proc.returncode == 0, proc
     assert {"typer", "pluggy"} <= names
 

@@ -44,10 +44,12 @@ CORE = {
     "automaton_rules.core.severity",
     "automaton_rules.core.store",
 }
-# status.py: the command line answers hooks first; shlex quotes the suggested commands.
+# status.py: the command line reads the line against its table and answers hooks first;
+# shlex quotes the suggested commands.
 STATUS_BUDGET = CORE | {
     "automaton_rules.cli",
     "automaton_rules.cli.entry",
+    "automaton_rules.cli.actions",
     "automaton_rules.guards.flags",
     "shlex",
 }
@@ -321,14 +323,53 @@ def test_every_forbidden_module_is_seen_when_imported(tmp_path: Path) -> None:
 
 
 def test_the_full_command_line_is_over_budget(bench: Project) -> None:
-    """`--task` needs typer and the rule engine: the same checks must flag them."""
-    code, _, names = modules_imported([str(STATUS_PY), "--task", "task-0"], bench.root)
+    """A line typer reads (`--task=NAME`) loads it, and `--task` runs the rule engine: the
+    same checks must flag them."""
+    code, _, names = modules_imported([str(STATUS_PY), "--task=task-0"], bench.root)
     assert code == 0
     extra = names - baseline(bench.root)
     flagged = forbidden_in(extra, FORBIDDEN_IN_STATUS)
-    for name in ("typer", "pluggy", "dataclasses", "automaton_rules.engine.runner"):
+    for name in ("typer", "dataclasses", "automaton_rules.engine.runner"):
         assert name in flagged, name
     assert over_budget(extra, STATUS_BUDGET)
+
+
+# `--task NAME`, the view agents call most: read by hand, its rules run without pluggy (no
+# plugin configured, no entry point installed), the entry-point scan, hashlib's OpenSSL
+# bindings (store.sha256), git's reader, signing or the other commands' code.
+TASK_VIEW_FORBIDDEN = (
+    "typer",
+    "click",
+    "pluggy",
+    "importlib.metadata",
+    "hashlib",
+    "_hashlib",
+    "automaton_rules.workflow",
+    "automaton_rules.core.signing",
+    "automaton_rules.engine.gitlog",
+    "automaton_rules.engine.manager",
+    "automaton_rules.cli.parser",
+    "automaton_rules.cli.commands",
+    "automaton_rules.cli.views",
+)
+
+
+def test_the_task_view_loads_only_what_it_shows(bench: Project) -> None:
+    code, out, names = modules_imported([str(STATUS_PY), "--task", "task-0"], bench.root)
+    assert (code, out.splitlines()[0]) == (0, "Task: task-0"), out
+    assert forbidden_in(names - baseline(bench.root), TASK_VIEW_FORBIDDEN) == []
+
+
+def test_the_task_view_with_plugins_loads_pluggy(bench: Project) -> None:
+    """The control: a project that lists plugins runs them, through pluggy."""
+    (bench.root / "rules.py").write_text(
+        "from automaton_rules import hookimpl\n\n\n"
+        "@hookimpl\ndef register_rules(register):\n    pass\n"
+    )
+    (bench.root / "automaton.toml").write_text('plugins = ["rules.py"]\n')
+    code, out, names = modules_imported([str(STATUS_PY), "--task", "task-0"], bench.root)
+    assert code == 0, out
+    assert "pluggy" in forbidden_in(names, TASK_VIEW_FORBIDDEN)
 
 
 def test_listing_plugins_brings_pluggy_onto_the_edit_path(bench: Project) -> None:

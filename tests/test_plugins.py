@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from conftest import (
     write_config,
 )
 
+from automaton_rules.engine import plugins
 from automaton_rules.testing import AutomatonProject
 
 # --------------------------------------------------------- installed and local plugins
@@ -953,3 +955,83 @@ def test_a_transition_rule_that_raises_names_its_line_and_debug_adds_the_traceba
     assert trace[0] == "  Traceback (most recent call last):"
     assert trace[-1] == "  KeyError: 'setting'"
     assert automaton_project.load("login").state == "new"  # a broken guard fails closed
+
+
+# --------------------------------------------------------------------------------------
+# The cheap look for entry points, held to what importlib.metadata finds
+# --------------------------------------------------------------------------------------
+
+
+def group_found_by_importlib(site: Path) -> bool:
+    from importlib import metadata
+
+    return any(
+        ep.group == "automaton_rules"
+        for dist in metadata.distributions(path=[str(site)])
+        for ep in dist.entry_points
+    )
+
+
+def dist_info(site: Path, name: str, entry_points: str | None) -> Path:
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    if entry_points is not None:
+        (info / "entry_points.txt").write_text(entry_points)
+    return info
+
+
+@pytest.mark.parametrize(
+    ("entry_points", "declared"),
+    [
+        (None, False),
+        ("[console_scripts]\nacme = acme:main\n", False),
+        ("[pytest11]\nautomaton_rules = automaton_rules.testing\n", False),
+        ("[automaton_rules]\nacme = acme_rules\n", True),
+        ("[console_scripts]\nacme = acme:main\n\n[automaton_rules]\nacme = acme_rules\n", True),
+    ],
+)
+def test_the_look_for_entry_points_agrees_with_importlib_metadata(
+    tmp_path: Path, entry_points: str | None, declared: bool
+) -> None:
+    dist_info(tmp_path, "acme", entry_points)
+    assert group_found_by_importlib(tmp_path) is declared
+    assert plugins.group_declared([str(tmp_path)]) is declared
+
+
+def test_the_look_for_entry_points_reads_eggs_and_skips_egg_info_files(tmp_path: Path) -> None:
+    (tmp_path / "old.egg-info").write_text("Metadata-Version: 1.0\nName: old\n")
+    assert plugins.group_declared([str(tmp_path)]) is False
+    egg = tmp_path / "acme-1.0.egg"
+    (egg / "EGG-INFO").mkdir(parents=True)
+    (egg / "EGG-INFO" / "entry_points.txt").write_text("[automaton_rules]\nacme = acme\n")
+    assert plugins.group_declared([str(egg)]) is True
+
+
+def test_what_the_look_cannot_read_counts_as_declared(tmp_path: Path) -> None:
+    """A zip on the path, or an entry_points.txt that is no text: the full scan decides."""
+    archive = tmp_path / "bundle.zip"
+    archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    assert plugins.group_declared([str(archive)]) is True
+    info = dist_info(tmp_path / "site", "acme", None)
+    (info / "entry_points.txt").write_bytes(b"\xff\xfe[automaton")
+    assert plugins.group_declared([str(tmp_path / "site")]) is True
+    assert plugins.group_declared([str(tmp_path / "missing")]) is False
+
+
+def test_without_a_declared_group_the_scan_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dist_info(tmp_path, "acme", "[console_scripts]\nacme = acme:main\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    monkeypatch.setattr(plugins, "_INSTALLED", {})
+
+    def scan() -> list:
+        raise AssertionError("importlib.metadata scanned")
+
+    monkeypatch.setattr(plugins, "_scan_entry_points", scan)
+    assert plugins.installed_packages() == []
+    dist_info(tmp_path, "acme-rules", "[automaton_rules]\nacme = acme_rules\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), ""])  # another path: read again
+    with pytest.raises(AssertionError, match="scanned"):
+        plugins.installed_packages()

@@ -729,3 +729,32 @@ def test_artifact_linked_to_dev_zero_counts_as_missing(project: Project, task_in
     assert proc.returncode == 1, proc
     assert "Required artifact 'SPEC.md' is missing or empty" in proc.stderr
     assert project.state(name) == "research\n"
+
+
+@pytest.mark.parametrize("spent", [0, store.BUILTIN_BUDGET], ids=["own", "openssl"])
+@pytest.mark.parametrize("size", [0, 1, 63, 64, 65, 1 << 16, (1 << 16) + 7])
+def test_the_digests_are_hashlibs(
+    tmp_path: Path, size: int, spent: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """store.sha256 hashes a command's first mebibyte with the interpreter's own SHA-256,
+    the rest with hashlib's; every digest the task files record is hashlib's either way."""
+    monkeypatch.setattr(store, "_HASHED", [spent])
+    data = os.urandom(size)
+    assert store.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    assert store.bytes_digest(data) == hashlib.sha256(data).hexdigest()
+    (tmp_path / "blob").write_bytes(data)
+    assert store.file_digest(tmp_path / "blob") == hashlib.sha256(data).hexdigest()
+    text = data.decode("latin-1")
+    assert store.line_digest(text) == hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_the_interpreters_own_sha256_hashes_only_the_first_mebibyte(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(store, "_HASHED", [0])
+    own = type(store.sha256(b"x"))
+    assert store._HASHED == [1]
+    assert type(store.sha256(more=store.BUILTIN_BUDGET)) is type(hashlib.sha256())
+    assert store._HASHED == [1]  # what went to OpenSSL is not counted against the budget
+    if store._builtin_sha256() is not None:
+        assert own is not type(hashlib.sha256())

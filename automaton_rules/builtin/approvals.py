@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from automaton_rules.core import policy, signing, store
+from automaton_rules.core import store
 from automaton_rules.core.config import Config
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import INCONSISTENCY, Finding
-from automaton_rules.engine.hookspecs import hookimpl
 from automaton_rules.engine.rule import Rule, rule
 
 
 def _finding(task: Task, state: str, time: object, reason: str, mode: str) -> Finding:
+    from automaton_rules.core import policy
+
     return Finding(
         f'the {state} approval of {time} does not stand under approval = "{mode}": '
         f"{policy.describe(reason)}",
@@ -38,6 +39,9 @@ def approvals_not_proven(task: Task, project: Project, config: Config) -> Iterat
     """A forged, unsigned or wrongly signed approval, reported as the gate refuses it."""
     if config.approval == "open":
         return
+    # Only here: signing runs ssh-keygen, whose modules `open` projects never load.
+    from automaton_rules.core import policy, signing
+
     rules = policy.Policy.of(config, project.root)
     for entry in task.history:
         if entry.get("command") != "--approve":
@@ -49,7 +53,6 @@ def approvals_not_proven(task: Task, project: Project, config: Config) -> Iterat
         yield _finding(task, str(task.state), "no record", signing.MISSING, rules.mode)
 
 
-@hookimpl
 def register_rules(register: Callable[[Rule], None]) -> None:
     """The approval-setting check."""
     register(approvals_not_proven)

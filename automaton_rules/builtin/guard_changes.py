@@ -22,11 +22,12 @@ from automaton_rules.core import clock, guard_files, machine, store
 from automaton_rules.core.config import Config
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import Project, Task, split_name
-from automaton_rules.engine import gitlog
 from automaton_rules.engine.findings import GUARD_CHANGES, Finding
-from automaton_rules.engine.gitlog import Commit, GitHistory
-from automaton_rules.engine.hookspecs import hookimpl
 from automaton_rules.engine.rule import Rule, Skip, rule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # git is read only by the audit: its reader loads with it
+    from automaton_rules.engine.gitlog import Commit, GitHistory
 
 # The guard's files whose every change is reported; `.automaton/` records are not: every
 # status.py command changes them, and the other categories hold them to their history.
@@ -75,6 +76,8 @@ def _table_changes(
     parent's; a pyproject.toml change elsewhere in the file is source, not the guard's."""
     touched = [(c.sha, p) for c, p, kind in changed if kind == guard_files.TOOL_TABLE]
     specs = [f"{sha}{rev}:{prefix}{path}" for sha, path in touched for rev in ("", "^")]
+    from automaton_rules.engine import gitlog
+
     contents = gitlog.blobs(root, specs)
     found = set()
     for number, place in enumerate(touched):
@@ -221,6 +224,8 @@ def _table_edited(project: Project, git: GitHistory, path: str) -> bool:
         text = (project.root / path).read_text(encoding="utf-8", errors="replace")
     except OSError:
         text = ""
+    from automaton_rules.engine import gitlog
+
     committed = gitlog.blobs(project.root, [f"HEAD:{git.prefix}{path}"])[0]
     return guard_files.tool_table(text) != _table(committed)
 
@@ -280,7 +285,6 @@ def _linked(project: Project, path: Path, links: int) -> Finding:
     )
 
 
-@hookimpl
 def register_rules(register: Callable[[Rule], None]) -> None:
     """The checks on the guard's own history."""
     register(guard_files_changed)

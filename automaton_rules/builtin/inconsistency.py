@@ -16,7 +16,6 @@ from typing import Any
 from automaton_rules.core import integrity, machine, store
 from automaton_rules.core.project import Task, presumed_artifacts
 from automaton_rules.engine.findings import INCONSISTENCY, Finding
-from automaton_rules.engine.hookspecs import hookimpl
 from automaton_rules.engine.rule import Rule, rule
 
 
@@ -296,7 +295,6 @@ RULES = (
 )
 
 
-@hookimpl
 def register_rules(register: Callable[[Rule], None]) -> None:
     """The state-artifact inconsistency and integrity checks."""
     for item in RULES:

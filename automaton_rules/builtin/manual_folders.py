@@ -8,7 +8,6 @@ from automaton_rules.core import machine
 from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import MANUAL_FOLDERS, Finding
-from automaton_rules.engine.hookspecs import hookimpl
 from automaton_rules.engine.rule import Rule, rule
 
 
@@ -48,7 +47,6 @@ def invalid_folder_names(project: Project) -> Iterator[Finding]:
         )
 
 
-@hookimpl
 def register_rules(register: Callable[[Rule], None]) -> None:
     """The manual-folder checks."""
     register(manually_created_folder)

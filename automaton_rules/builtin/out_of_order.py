@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator
 from automaton_rules.core import machine
 from automaton_rules.core.project import Task
 from automaton_rules.engine.findings import OUT_OF_ORDER, Finding
-from automaton_rules.engine.hookspecs import hookimpl
 from automaton_rules.engine.rule import Rule, Transition, rule
 
 
@@ -35,7 +34,6 @@ def out_of_order_artifacts(task: Task, transition: Transition | None) -> Iterato
             )
 
 
-@hookimpl
 def register_rules(register: Callable[[Rule], None]) -> None:
     """The out-of-order check."""
     register(out_of_order_artifacts)

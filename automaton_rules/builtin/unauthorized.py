@@ -20,9 +20,11 @@ from automaton_rules.core import clock, guard_files, machine, store
 from automaton_rules.core.config import Config
 from automaton_rules.core.project import Project, Task, task_file
 from automaton_rules.engine.findings import UNAUTHORIZED, Finding
-from automaton_rules.engine.gitlog import Commit, GitHistory
-from automaton_rules.engine.hookspecs import hookimpl
 from automaton_rules.engine.rule import Rule, Skip, rule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # git is read only by the audit: its reader loads with it
+    from automaton_rules.engine.gitlog import Commit, GitHistory
 
 
 @dataclass(frozen=True)
@@ -307,7 +309,6 @@ def _backdated(commit: Commit, floor: float, what: str, task: str | None) -> Fin
     )
 
 
-@hookimpl
 def register_rules(register: Callable[[Rule], None]) -> None:
     """The unauthorized-modification checks."""
     register(unauthorized_modifications)

@@ -20,9 +20,11 @@ from automaton_rules.core.config import Config
 from automaton_rules.core.phases import reached
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import INCONSISTENCY, UNAUTHORIZED, Finding
-from automaton_rules.engine.gitlog import Commit, GitHistory
-from automaton_rules.engine.hookspecs import hookimpl
 from automaton_rules.engine.rule import Rule, rule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # git is read only by the audit: its reader loads with it
+    from automaton_rules.engine.gitlog import Commit, GitHistory
 
 RECORDS = ".automaton/"  # a commit that touches only task records commits no work
 
@@ -144,7 +146,6 @@ def _any_between(times: list[float], start: float, end: float) -> bool:
     return index < len(times) and times[index] <= end
 
 
-@hookimpl
 def register_rules(register: Callable[[Rule], None]) -> None:
     """The checks that work marked done has work behind it."""
     register(subtasks_passed)

@@ -1,8 +1,13 @@
-"""The `status.py` command line: parse flags, call the core, render the result.
+"""The `status.py` command line: read the line, check it against the table, run the action,
+print its outcome.
 
-Flags follow the specification (`--task X --transition Y`), so one command with
-action flags rather than sub-commands. Every failure becomes exit 2 with an
-`ERROR:` line; nothing reaches the user as a traceback.
+Flags follow the specification (`--task X --transition Y`), so one command with action
+flags rather than sub-commands, every one a row of `cli/actions.py`. The line is read in
+one place: a plain line (known flags, each value its own word, as agents and harnesses
+write them) by hand, without loading typer, so the edit-time hooks and `--task` answer
+fast; anything else (`--help`, completion, `--flag=value`, a mistake) by typer
+(`cli/parser.py`). Every failure becomes exit 2 with an `ERROR:` line; nothing reaches the
+user as a traceback.
 """
 
 from __future__ import annotations
@@ -13,15 +18,31 @@ from contextlib import suppress
 from pathlib import Path
 
 from automaton_rules import __version__
+from automaton_rules.cli.actions import (
+    ACTIONS,
+    BY_FLAG,
+    BY_NAME,
+    EXCLUSIVE,
+    NEEDS_TASK,
+    NO_TASK,
+    OPTIONS,
+    PARTICULAR,
+    PATH,
+    SHOW_TASK,
+    SWITCH,
+    Action,
+    refusal,
+    resolve,
+)
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.output import (
     envelope,
     error_body,
     json_text,
     message_lines,
+    printable,
 )
 from automaton_rules.core.project import STATUS_SCRIPT, framework_home
-from automaton_rules.core.record import Record
 
 # The edit-time hooks start here, so typing, json and the rest load on the full path only.
 TYPE_CHECKING = False
@@ -29,287 +50,138 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from automaton_rules.cli.parser import Invocation
-    from automaton_rules.cli.views import Outcome
+    from automaton_rules.cli.run import Outcome
 
 PROG = "status.py"
-
-INTERRUPTED = 130  # what typer returns when Ctrl-C arrives while it parses
-
-# What an action asks of --task.
-NEEDS_TASK = "needs"
-TAKES_TASK = "takes"
-NO_TASK = "refuses"
-
-
-class Action(Record):
-    """One action flag: how typer offers it, what it asks of --task, and who answers it."""
-
-    _fields = ("name", "flag", "help", "metavar", "task", "hook")
-    name: str  # its field in `Invocation`, and its function in `commands` unless a hook
-    flag: str
-    help: str
-    metavar: str | None  # the value it takes; None for a switch
-    task: str
-    hook: bool
-
-    def __init__(
-        self,
-        name: str,
-        flag: str,
-        help: str,
-        *,
-        metavar: str | None = None,
-        task: str = TAKES_TASK,
-        hook: bool = False,
-    ) -> None:
-        self._init(name, flag, help, metavar, task, hook)
-
-    @property
-    def command(self) -> str:
-        """The action's name in JSON answers, so a reader matches it to the flag it typed."""
-        return self.flag[2:]
-
-    def chosen(self, parsed: Invocation) -> bool:
-        """Asked for: a valued flag even with an empty value, a switch when set."""
-        value = getattr(parsed, self.name)
-        return value is not None if self.metavar is not None else bool(value)
-
-
-# In the order `cannot be combined` names them and a failed parse looks for them.
-ACTIONS = (
-    Action(
-        "transition",
-        "--transition",
-        "Move --task to PHASE along a legal transition.",
-        metavar="PHASE",
-        task=NEEDS_TASK,
-    ),
-    Action(
-        "approve",
-        "--approve",
-        "Approve --task's artifact (from PHASE:awaiting_approval).",
-        task=NEEDS_TASK,
-    ),
-    Action(
-        "create_task",
-        "--create-task",
-        "Create a task (kebab-case; parent/sub for a sub-task).",
-        metavar="NAME",
-        task=NO_TASK,
-    ),
-    Action("list_tasks", "--list", "List every task with its phase and next step.", task=NO_TASK),
-    Action(
-        "validate_folder",
-        "--validate-folder",
-        "Check --task (or every task) for out-of-order artifacts.",
-    ),
-    Action(
-        "audit",
-        "--audit",
-        "Audit every task: all rules, grouped report, exit 1 on violations.",
-        task=NO_TASK,
-    ),
-    Action(
-        "list_rules", "--list-rules", "List every registered rule with its plugin.", task=NO_TASK
-    ),
-    Action(
-        "upgrade",
-        "--upgrade",
-        "Bootstrap .state for task folders made by hand; restore a lost or hand-edited .state.",
-        task=NO_TASK,
-    ),
-    Action(
-        "claim",
-        "--claim",
-        "Multi-agent mode: claim --task for --agent (30 minutes unless configured).",
-        task=NEEDS_TASK,
-    ),
-    Action(
-        "release",
-        "--release",
-        "Multi-agent mode: give back --agent's claim on --task.",
-        task=NEEDS_TASK,
-    ),
-    Action(
-        "follow_up",
-        "--follow-up",
-        "After a FAIL or NEEDS_REVIEW verdict of --task: create the fix or review task.",
-        task=NEEDS_TASK,
-    ),
-    Action(
-        "graph",
-        "--graph",
-        "Print the workflow as a diagram (Mermaid, or --format dot); with --task, its path.",
-    ),
-    Action(
-        "stats",
-        "--stats",
-        "Time per phase, rework, waiting for approval and approvals, from each task's history.",
-    ),
-    Action(
-        "can_edit",
-        "--can-edit",
-        "Hook: may code be edited now? ALLOWED (0) or DENIED (1).",
-        hook=True,
-    ),
-    Action(
-        "scope_check",
-        "--scope-check",
-        "Hook: is --file inside the project? IN_SCOPE or OUT_OF_SCOPE.",
-        hook=True,
-    ),
-    Action(
-        "can_create_task",
-        "--can-create-task",
-        "Hook: may a task be created? Always ALLOWED.",
-        hook=True,
-    ),
-    Action(
-        "same_session",
-        "--same-session",
-        "Hook: was --task created within the last 30 minutes?",
-        hook=True,
-    ),
-)
-
-
-def _flag(name: str) -> str:
-    """An option's flag from its field name: `fail_on` is `--fail-on`."""
-    return "--" + name.replace("_", "-")
-
-
-# No action flag but --task: the task's own view.
-SHOW_TASK = Action("task", "--task", "Where --task stands.", metavar="NAME", task=NEEDS_TASK)
-_HOOK_FLAGS = frozenset(action.flag for action in ACTIONS if action.hook)
-# Options that only make sense with one action.
-AUDIT_ONLY = ("select", "ignore", "fail_on", "baseline", "write_baseline", "since")
-# Option -> (its value when not given, the actions it goes with, the refusal otherwise),
-# checked in this order so the first misplaced option is the one named.
-BELONGS: tuple[tuple[str, object, tuple[str, ...], str], ...] = (
-    ("file", None, ("can_edit", "scope_check"), "--file goes with --can-edit or --scope-check."),
-    ("approver", "user", ("approve",), "--approver goes with --approve."),
-    ("key", None, ("approve",), "--key goes with --approve."),
-    ("name", None, ("follow_up",), "--name goes with --follow-up."),
-)
-LATE_BELONGS: tuple[tuple[str, object, tuple[str, ...], str], ...] = (
-    *((name, None, ("audit",), f"{_flag(name)} goes with --audit.") for name in AUDIT_ONLY),
-    (
-        "output_format",
-        None,
-        ("audit", "graph"),
-        "--format goes with --audit or --graph (use --json elsewhere).",
-    ),
-)
-# The options the functions of `commands` read, by keyword.
-COMMAND_OPTIONS = (
-    "task",
-    "project",
-    "transition",
-    "approver",
-    "key",
-    "create_task",
-    "config",
-    "agent",
-    "name",
-    *AUDIT_ONLY,
-    "output_format",
-    "as_json",
-)
+SERVE = "--serve"  # the dashboard (board/server.py), which reads the rest of the line
 
 
 def _usage(message: str) -> AutomatonError:
     return AutomatonError("usage", message)
 
 
-def _build_command() -> Any:
-    """The typer command, built only when a command actually needs parsing, and once per
-    process: it holds no state of a run (click makes a fresh context for each), so a
-    process that parses many lines (the test fixture, a long-lived host) builds it once."""
-    global _COMMAND
-    if _COMMAND is None:
-        from automaton_rules.cli.parser import build_command
+def read_line(args: list[str], prog: str) -> dict[str, Any] | int:
+    """Every option of the line by the table's names, or the exit code typer ended with
+    having answered the line itself (`--help`, shell completion)."""
+    plain = read_plain(args)
+    if plain is not None:
+        return plain
+    from automaton_rules.cli.parser import read
 
-        _COMMAND = build_command()
-    return _COMMAND
-
-
-_COMMAND: Any = None
+    return read(args, prog)
 
 
-def _execute(parsed: Invocation, invoked_as: str) -> int:
-    """Check the flags fit together, run the action, print its outcome."""
-    if parsed.version:
-        from automaton_rules.cli.views import Outcome
+def read_plain(args: Sequence[str]) -> dict[str, Any] | None:
+    """A plain line read as typer would read it; None for anything else, which typer
+    reads: a flag the table does not have (`--help` too), `--flag=value`, a value that
+    starts with `-`, an option given twice, a path typer would refuse, shell completion."""
+    if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
+        return None
+    values: dict[str, Any] = {}
+    items = iter(args)
+    for item in items:
+        option = BY_FLAG.get(item)
+        if option is None or option.name in values:
+            return None
+        if option.kind == SWITCH:
+            values[option.name] = True
+            continue
+        value = next(items, None)
+        if value is None or value.startswith("-"):
+            return None
+        if option.kind == PATH:
+            if os.path.exists(value) and not os.access(value, os.R_OK):
+                return None  # typer refuses a path it cannot read, in its words
+            values[option.name] = Path(value)
+        else:
+            values[option.name] = value
+    for option in OPTIONS:
+        if option.name not in values:
+            given = os.environ.get(option.envvar) if option.envvar else None
+            values[option.name] = given or option.default
+    return values
+
+
+def _execute(values: dict[str, Any], invoked_as: str) -> int:
+    """Check the line fits the table, run the action, print its outcome."""
+    if values["version"]:
+        from automaton_rules.cli.run import Outcome
 
         outcome = Outcome(0, f"automaton-rules {__version__}", {"version": __version__})
-        return _finish(outcome, "version", parsed.as_json)
-    action = _chosen(parsed)
-    _check_belongs(BELONGS[:1], action, parsed)
+        return _finish(outcome, "version", values["as_json"])
+    action = _chosen(values)
+    check(action, values)
     if action.hook:
-        return _answer_hook(action, parsed, invoked_as)
-    _check_options(action, parsed)
-    return _finish(_run(action, parsed, invoked_as), action.command, parsed.as_json)
+        from automaton_rules.guards import flags
+
+        return flags.run(
+            action.flag,
+            task=values["task"],
+            project=values["project"],
+            file=values["file"],
+            config=values["config"],
+            as_json=values["as_json"],
+            invoked_as=invoked_as,
+        )
+    return _finish(_dispatch(action, values, invoked_as), action.command, values["as_json"])
 
 
-def _chosen(parsed: Invocation) -> Action:
+def _chosen(values: dict[str, Any]) -> Action:
     """The one action asked for; --task alone shows the task."""
-    picked = [action for action in ACTIONS if action.chosen(parsed)]
+    picked = [action for action in ACTIONS if _given(action, values)]
     if len(picked) > 1:
         raise _usage(f"{' and '.join(action.flag for action in picked)} cannot be combined.")
     if picked:
         return picked[0]
-    if SHOW_TASK.chosen(parsed):
+    if _given(SHOW_TASK, values):
         return SHOW_TASK
     raise _usage(f"Nothing to do: pass --task NAME, --list or another action. Run '{PROG} --help'.")
 
 
-def _answer_hook(action: Action, parsed: Invocation, invoked_as: str) -> int:
-    """A hook line the fast path left to typer (help, odd spelling) gets the same answer."""
-    from automaton_rules.guards import flags
-
-    decision = flags.decide(
-        action.flag,
-        task=parsed.task,
-        project=parsed.project,
-        file=parsed.file,
-        config=parsed.config,
-        invoked_as=invoked_as,
-    )
-    return flags.emit(action.flag, decision, parsed.as_json)
+def _given(action: Action, values: dict[str, Any]) -> bool:
+    """Asked for: a valued flag even with an empty value, a switch when set."""
+    value = values[action.name]
+    return value is not None if action.metavar is not None else bool(value)
 
 
-def _check_options(action: Action, parsed: Invocation) -> None:
-    """Refuse what the action would silently ignore, rather than guess what was meant."""
-    _check_belongs(BELONGS[1:], action, parsed)
-    if action.task == NEEDS_TASK and parsed.task is None:
+def check(action: Action, values: dict[str, Any]) -> None:
+    """Refuse a line the action would read otherwise than meant: an option that goes with
+    another action, `--task` where it needs one or takes none, a value none of its
+    choices, options that exclude each other."""
+    for option in PARTICULAR:
+        if values[option.name] != option.default and option.name not in action.options:
+            raise _usage(refusal(option))
+    if action.task == NEEDS_TASK and values["task"] is None:
         raise _usage(f"{action.flag} needs --task NAME.")
-    if action.task == NO_TASK and parsed.task is not None:
+    if action.task == NO_TASK and values["task"] is not None:
         raise _usage(f"{action.flag} does not take --task.")
-    _check_belongs(LATE_BELONGS, action, parsed)
     from automaton_rules.core.severity import SEVERITIES
 
-    if parsed.fail_on is not None and parsed.fail_on not in SEVERITIES:
-        raise _usage(f"Unknown severity '{parsed.fail_on}'; choose {', '.join(SEVERITIES)}.")
+    fail_on = values["fail_on"]
+    if fail_on is not None and fail_on not in SEVERITIES:
+        raise _usage(f"Unknown severity '{fail_on}'; choose {', '.join(SEVERITIES)}.")
+    chosen = values["output_format"]
+    formats: tuple[str, ...] = resolve(action.formats) if action.formats else ()
+    if chosen is not None and formats and chosen not in formats:
+        raise _usage(f"Unknown format '{printable(chosen)}'; choose {', '.join(formats)}.")
+    for first, second in EXCLUSIVE:
+        if values[first] is not None and values[second] is not None:
+            raise _usage(f"{BY_NAME[first].flag} and {BY_NAME[second].flag} cannot be combined.")
 
 
-def _check_belongs(
-    table: tuple[tuple[str, object, tuple[str, ...], str], ...],
-    action: Action,
-    parsed: Invocation,
-) -> None:
-    """An option given to an action it does not go with is refused by name."""
-    for name, unset, actions, message in table:
-        if getattr(parsed, name) != unset and action.name not in actions:
-            raise _usage(message)
+def _dispatch(action: Action, values: dict[str, Any], invoked_as: str) -> Outcome:
+    """Run the action's handler with what it asks for, by name (`run`, the command line's
+    context, and options), and hand what it returns to the action's view. Both are
+    imported now, so `--help` and the hooks never load them."""
+    from automaton_rules.cli.run import Run
 
-
-def _run(action: Action, parsed: Invocation, invoked_as: str) -> Outcome:
-    """Dispatch to the command; imported lazily so `--help` stays cheap."""
-    from automaton_rules.cli import commands
-
-    options = {name: getattr(parsed, name) for name in COMMAND_OPTIONS}
-    return getattr(commands, action.name)(**options, invoked_as=invoked_as)
+    handler: Any = resolve(action.handler or "")
+    view: Any = resolve(action.view or "")
+    run = Run(invoked_as)
+    code = handler.__code__
+    asked = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
+    given = {name: run if name == "run" else values[name] for name in asked}
+    return run.finish(view(handler(**given)))
 
 
 def _print(text: str, stream: Any) -> None:
@@ -387,11 +259,10 @@ def _command_name(argv: Sequence[str]) -> str:
     return next((action.command for action in ACTIONS if action.flag in argv), SHOW_TASK.command)
 
 
-def _is_usage_error(exc: BaseException) -> bool:
-    """Click's UsageError, whether typer vendors click or depends on it."""
-    return any(cls.__name__ == "UsageError" for cls in type(exc).__mro__) and hasattr(
-        exc, "format_message"
-    )
+def answer_format(args: Sequence[str]) -> tuple[str, bool]:
+    """What a line tells before it is read, so that a line that cannot be read is still
+    answered as it asks: the action its JSON answer names, and whether it asks for JSON."""
+    return _command_name(args), BY_NAME["as_json"].flag in args
 
 
 def _as_error(exc: BaseException) -> AutomatonError | None:
@@ -401,24 +272,12 @@ def _as_error(exc: BaseException) -> AutomatonError | None:
         return AutomatonError("os-error", f"{where}{exc.strerror or exc}")
     if isinstance(exc, KeyboardInterrupt):
         return AutomatonError("interrupted", "Interrupted.")
-    if _is_usage_error(exc):
-        message = exc.format_message().rstrip(".")  # type: ignore[attr-defined]
-        return _usage(f"{message}. Run '{PROG} --help' for usage.")
     if os.environ.get("AUTOMATON_DEBUG"):
         return None
     return AutomatonError(
         "internal-error",
         f"Internal error: {type(exc).__name__}: {exc}. Set AUTOMATON_DEBUG=1 for a traceback.",
     )
-
-
-def _parse(args: Sequence[str], prog: str) -> Any:
-    """The parsed `Invocation`, or the exit code typer ends with: its shell completion
-    exits once it has printed, and only that exit is caught here."""
-    try:
-        return _build_command().main(args=list(args), prog_name=prog, standalone_mode=False)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 0
 
 
 def _invoked_as(argv0: str) -> str:
@@ -454,27 +313,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     prog = PROG if argv is not None else (Path(sys.argv[0]).name or PROG)
     _tolerant_streams()
     args = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in args
-    command = _command_name(args)
-    if "--serve" in args:  # the dashboard reads its own options (--project repeats)
+    if SERVE in args:  # the dashboard reads its own options (--project repeats)
         from automaton_rules.board.server import main as serve
 
-        return serve([arg for arg in args if arg != "--serve"])
-    if any(arg in _HOOK_FLAGS for arg in args):
-        from automaton_rules.guards import flags
-
-        quick = flags.parse(args)
-        if quick is not None:
-            return flags.run(quick, invoked_as)
+        return serve([arg for arg in args if arg != SERVE])
+    command, as_json = answer_format(args)
     try:
-        from automaton_rules.cli.parser import Invocation
-
-        parsed = _parse(args, prog)
-        if parsed == INTERRUPTED:
-            raise KeyboardInterrupt
-        if not isinstance(parsed, Invocation):
-            return int(parsed or 0)
-        return _execute(parsed, invoked_as)
+        values = read_line(args, prog)
+        if isinstance(values, int):
+            return values
+        return _execute(values, invoked_as)
     except AutomatonError as exc:
         return _fail(exc, command, as_json)
     except (Exception, KeyboardInterrupt) as exc:

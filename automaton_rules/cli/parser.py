@@ -1,19 +1,23 @@
-"""The typer command of `status.py`: every option and its help, built only when needed.
+"""The typer command of `status.py`, for the lines the hand reader leaves to it.
 
-Kept apart from `entry` so the edit-time hooks, which `entry.main` answers first, never
-import typer, click or typing. `Invocation` declares the options, in the order `--help`
-lists them; an action's flag and help come from `entry.ACTIONS`, every other option's
-from `OPTIONS`.
+`cli/entry.py` reads a plain line (known flags, each value its own word) itself; typer
+reads the rest: `--help`, shell completion, `--flag=value`, and every line it refuses, in
+click's words. `status` is typer's command as its documentation writes one: a function
+whose parameters are the options, each declared with `Annotated[..., typer.Option(...)]`,
+its flag, help and metavar taken from the table in `cli/actions.py`. Kept apart from
+`entry` so the edit-time hooks never import typer, click or typing.
 """
 
 from __future__ import annotations
 
-import inspect
-from dataclasses import dataclass, fields
+import importlib
 from pathlib import Path
-from typing import Any, Callable, Optional, get_type_hints
+from typing import Annotated, Any, Optional
 
-from automaton_rules.cli.entry import ACTIONS
+import typer
+
+from automaton_rules.cli.actions import BY_NAME
+from automaton_rules.core.errors import AutomatonError
 
 EPILOG = """\
 \b
@@ -33,168 +37,101 @@ Examples:
 
 Exit codes: 0 done or clean, 1 refused by the workflow or violations found, 2 error.
 """
+PROG = "status.py"
+INTERRUPTED = 130  # what typer returns when Ctrl-C arrives while it parses
 
 
-@dataclass(frozen=True)
-class Invocation:
-    """The parsed options; acted on outside typer so its own exception handling never applies."""
-
-    task: Optional[str] = None
-    project: Optional[Path] = None
-    transition: Optional[str] = None
-    approve: bool = False
-    approver: str = "user"
-    key: Optional[Path] = None
-    create_task: Optional[str] = None
-    list_tasks: bool = False
-    validate_folder: bool = False
-    upgrade: bool = False
-    audit: bool = False
-    output_format: Optional[str] = None
-    select: Optional[str] = None
-    ignore: Optional[str] = None
-    fail_on: Optional[str] = None
-    baseline: Optional[Path] = None
-    write_baseline: Optional[Path] = None
-    since: Optional[str] = None
-    claim: bool = False
-    release: bool = False
-    follow_up: bool = False
-    graph: bool = False
-    stats: bool = False
-    name: Optional[str] = None
-    agent: Optional[str] = None
-    can_edit: bool = False
-    scope_check: bool = False
-    can_create_task: bool = False
-    same_session: bool = False
-    file: Optional[str] = None
-    list_rules: bool = False
-    config: Optional[Path] = None
-    as_json: bool = False
-    version: bool = False
+def declared(name: str) -> Any:
+    """typer's declaration of the option the table names `name`."""
+    row = BY_NAME[name]
+    return typer.Option(row.flag, metavar=row.metavar, envvar=row.envvar, help=row.help)
 
 
-@dataclass(frozen=True)
-class Option:
-    """How typer spells and explains an option that is not an action."""
-
-    flag: str
-    help: str
-    metavar: Optional[str] = None
-    envvar: Optional[str] = None
-
-
-OPTIONS = {
-    "task": Option("--task", "Task name; parent/sub for a sub-task.", "NAME"),
-    "project": Option(
-        "--project", "Project folder (default: nearest folder above with .automaton/tasks/).", "DIR"
-    ),
-    "approver": Option(
-        "--approver",
-        "Who approves: 'user' or an agent id; with approval = \"signed\", a principal "
-        "of the allowed signers file.",
-        "ID",
-    ),
-    "key": Option(
-        "--key",
-        'SSH key to sign the approval with (approval = "signed"; default: git\'s user.signingkey).',
-        "FILE",
-    ),
-    "output_format": Option(
-        "--format",
-        "With --audit: text (default), json, sarif, github, markdown, junit, gitlab or "
-        "html. With --graph: mermaid (default) or dot.",
-        "FORMAT",
-    ),
-    "select": Option(
-        "--select", "Audit only these rule codes or prefixes (comma-separated).", "CODES"
-    ),
-    "ignore": Option("--ignore", "Skip these rule codes or prefixes (comma-separated).", "CODES"),
-    "fail_on": Option(
-        "--fail-on", "Exit 1 on findings at or above: error, warning, note.", "SEVERITY"
-    ),
-    "baseline": Option(
-        "--baseline",
-        "Audit against a baseline: fail only on findings it does not hold, and list its "
-        "entries no longer found.",
-        "FILE",
-    ),
-    "write_baseline": Option(
-        "--write-baseline",
-        "Record today's findings as a baseline (rule, task, path, commit) and exit 0.",
-        "FILE",
-    ),
-    "since": Option(
-        "--since",
-        "Git rules read only the commits after REV (REV..HEAD), e.g. origin/main.",
-        "REV",
-    ),
-    "name": Option("--name", "Name of the --follow-up task (default TASK-fix).", "NAME"),
-    "agent": Option(
-        "--agent",
-        "The agent running the command (multi-agent mode; default $AUTOMATON_AGENT).",
-        "ID",
-        envvar="AUTOMATON_AGENT",
-    ),
-    "file": Option("--file", "The file an edit hook asks about.", "PATH"),
-    "config": Option(
-        "--config", "automaton.toml to use (default: the nearest one above the project).", "FILE"
-    ),
-    "as_json": Option("--json", "Print one JSON object instead of text."),
-    "version": Option("--version", "Print the version and exit."),
-}
-
-
-def option(name: str) -> Option:
-    """The spelling and help of one field of `Invocation`, action or not."""
-    for action in ACTIONS:
-        if action.name == name:
-            return Option(action.flag, action.help, action.metavar)
-    return OPTIONS[name]
+def status(
+    task: Annotated[Optional[str], declared("task")] = None,
+    project: Annotated[Optional[Path], declared("project")] = None,
+    transition: Annotated[Optional[str], declared("transition")] = None,
+    approve: Annotated[bool, declared("approve")] = False,
+    create_task: Annotated[Optional[str], declared("create_task")] = None,
+    list_tasks: Annotated[bool, declared("list_tasks")] = False,
+    validate_folder: Annotated[bool, declared("validate_folder")] = False,
+    audit: Annotated[bool, declared("audit")] = False,
+    list_rules: Annotated[bool, declared("list_rules")] = False,
+    upgrade: Annotated[bool, declared("upgrade")] = False,
+    claim: Annotated[bool, declared("claim")] = False,
+    release: Annotated[bool, declared("release")] = False,
+    follow_up: Annotated[bool, declared("follow_up")] = False,
+    graph: Annotated[bool, declared("graph")] = False,
+    stats: Annotated[bool, declared("stats")] = False,
+    can_edit: Annotated[bool, declared("can_edit")] = False,
+    scope_check: Annotated[bool, declared("scope_check")] = False,
+    can_create_task: Annotated[bool, declared("can_create_task")] = False,
+    same_session: Annotated[bool, declared("same_session")] = False,
+    file: Annotated[Optional[str], declared("file")] = None,
+    approver: Annotated[str, declared("approver")] = "user",
+    key: Annotated[Optional[Path], declared("key")] = None,
+    name: Annotated[Optional[str], declared("name")] = None,
+    select: Annotated[Optional[str], declared("select")] = None,
+    ignore: Annotated[Optional[str], declared("ignore")] = None,
+    fail_on: Annotated[Optional[str], declared("fail_on")] = None,
+    baseline: Annotated[Optional[Path], declared("baseline")] = None,
+    write_baseline: Annotated[Optional[Path], declared("write_baseline")] = None,
+    since: Annotated[Optional[str], declared("since")] = None,
+    output_format: Annotated[Optional[str], declared("output_format")] = None,
+    agent: Annotated[Optional[str], declared("agent")] = None,
+    config: Annotated[Optional[Path], declared("config")] = None,
+    as_json: Annotated[bool, declared("as_json")] = False,
+    version: Annotated[bool, declared("version")] = False,
+) -> dict[str, Any]:
+    """Where a task stands in its workflow, and the only legal way to move it."""
+    # Acted on outside typer, so its own exception handling never applies: every option
+    # by the name the table gives it.
+    return dict(locals())
 
 
 def build_command() -> Any:
-    """The typer command, built only when a command actually needs parsing."""
-    import typer
-
+    """The click command typer makes of `status`."""
     app = typer.Typer(
         add_completion=True,  # --install-completion, --show-completion: typer is loaded anyway
         rich_markup_mode=None,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
-    app.command(
-        help="Where a task stands in its workflow, and the only legal way to move it.",
-        epilog=EPILOG,
-    )(_callback(typer))
+    app.command(epilog=EPILOG)(status)
     return typer.main.get_command(app)
 
 
-def _callback(typer: Any) -> Callable[..., Invocation]:
-    """A function typer reads as one option per field of `Invocation`, and that returns it."""
-    types = get_type_hints(Invocation)
-
-    def status(**options: Any) -> Invocation:
-        return Invocation(**options)
-
-    status.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [
-            inspect.Parameter(
-                field.name,
-                inspect.Parameter.KEYWORD_ONLY,
-                default=_declare(typer, field.name, field.default),
-                annotation=types[field.name],
-            )
-            for field in fields(Invocation)
-        ],
-        return_annotation=Invocation,
-    )
-    return status
+def command() -> Any:
+    """The command, built once per process: it holds no state of a run (click makes a
+    fresh context for each), so a process that reads many lines (the test fixture, a
+    long-lived host) builds it once."""
+    if not _COMMAND:
+        _COMMAND.append(build_command())
+    return _COMMAND[0]
 
 
-def _declare(typer: Any, name: str, default: object) -> Any:
-    """typer's declaration of one option."""
-    spelled = option(name)
-    return typer.Option(
-        default, spelled.flag, metavar=spelled.metavar, envvar=spelled.envvar, help=spelled.help
-    )
+_COMMAND: list[Any] = []
+
+
+def read(args: list[str], prog: str) -> dict[str, Any] | int:
+    """The options of a line, or the exit code typer ended with having answered it
+    itself (`--help`, shell completion); a line typer refuses is a usage error."""
+    try:
+        parsed = command().main(args=args, prog_name=prog, standalone_mode=False)
+    except _usage_error() as exc:
+        message = exc.format_message().rstrip(".")
+        raise AutomatonError("usage", f"{message}. Run '{PROG} --help' for usage.") from None
+    except SystemExit as exc:  # shell completion exits once it has printed
+        return exc.code if isinstance(exc.code, int) else 0
+    if parsed == INTERRUPTED:
+        raise KeyboardInterrupt
+    return parsed if isinstance(parsed, dict) else int(parsed or 0)
+
+
+def _usage_error() -> Any:
+    """click's `UsageError`: typer's own copy of click where it vendors it, else click's."""
+    for module in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            return importlib.import_module(module).UsageError
+        except ImportError:
+            continue
+    raise ImportError("typer depends on click, vendored or not")

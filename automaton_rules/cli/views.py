@@ -1,76 +1,38 @@
-"""Text and JSON for each command's result, in the specification's formats."""
+"""Text and JSON for each command's result, in the specification's formats.
+
+Each view takes what its action's handler returns (`cli/commands.py`) and gives the
+`Outcome` the printing step shows; the table in `cli/actions.py` pairs them. `--task`'s
+view, the one agents call most, is in `cli/task_view.py`, light.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Optional
+from typing import Any
 
+from automaton_rules.cli.run import Outcome, painted
+from automaton_rules.cli.task_view import (
+    DASH,
+    disagreements,
+    failing_rules,
+    how_to_approve,
+    join_choices,
+)
 from automaton_rules.core import clock, machine, store
 from automaton_rules.core.output import printable
 from automaton_rules.core.project import SPEC_SCRIPT, Project, Task
-from automaton_rules.engine.findings import INCONSISTENCY, OUT_OF_ORDER, Finding
+from automaton_rules.engine.findings import OUT_OF_ORDER, Finding
 from automaton_rules.engine.result import RunResult
-from automaton_rules.workflow import Adopted, ClaimChanged, Created, FollowedUp, Moved
-from automaton_rules.workflow.gates import changed_since_approval
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from automaton_rules.cli.style import Style
-    from automaton_rules.engine.events import EventError
+    from automaton_rules.report.graph import Graph
+    from automaton_rules.report.stats import ProjectStats
+    from automaton_rules.workflow import Adopted, ClaimChanged, Created, FollowedUp, Moved
 
-DASH = "—"
 _LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
-
-
-@dataclass
-class Outcome:
-    """What a command prints: the text, the JSON payload, the exit code; `warnings` go to
-    stderr as `WARNING:` lines and change no exit code, `errors` as `ERROR:` lines (beside
-    a raw report too, so a report sent to a file leaves them in the log). `painter` gives
-    the same text in a terminal's colours, for the printing step to use when the stream
-    takes colour."""
-
-    exit_code: int
-    text: str
-    payload: dict[str, Any] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-    raw: bool = False
-    warnings: list[str] = field(default_factory=list)
-    painter: Callable[[Style], str] | None = None
-
-
-# A line of text and the name of the `Style` method it is painted with (None: as it is).
-Marked = Sequence[tuple[str, Optional[str]]]
-
-
-def painted(marked: Marked) -> tuple[str, Callable[[Style], str]]:
-    """The plain text of marked lines and its painter: one list, so the two never differ
-    but for the colour codes."""
-
-    def paint(style: Style) -> str:
-        return "\n".join(getattr(style, how)(line) if how else line for line, how in marked)
-
-    return "\n".join(line for line, _ in marked), paint
-
-
-def with_event_errors(outcome: Outcome, failed: Sequence[EventError]) -> Outcome:
-    """A listener that failed on an event is a warning, and an entry of `event_errors` in
-    --json; the change it heard of stands, and so does the exit code."""
-    if failed:
-        outcome.warnings.extend(str(failure) for failure in failed)
-        if not outcome.raw:
-            outcome.payload["event_errors"] = [failure.as_dict() for failure in failed]
-    return outcome
-
-
-def join_choices(items: Sequence[str]) -> str:
-    """`a`, `a or b`, `a, b or c`: how the specification lists alternatives."""
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return f"{', '.join(items[:-1])} or {items[-1]}"
 
 
 def next_step(state: str, *, subtask: bool = False, subtasks_done: bool = False) -> str:
@@ -90,231 +52,6 @@ def next_states(state: str, *, subtask: bool = False) -> list[str]:
     """The same as a list for JSON: the states --transition (or --approve) leads to."""
     target = machine.approval_target(state)
     return [target] if target else list(machine.legal_targets(state, subtask=subtask))
-
-
-def how_to_approve(project: Project, name: str, approval: str) -> str:
-    """How the user approves a task under the project's `approval` mode."""
-    command = project.command("--task", name, "--approve", "--project", project.root)
-    if approval == "prompt":
-        typed = f"approve {name}"
-        return f"ask the user to type `{typed}` in the chat (or to run {command} in a terminal)"
-    if approval == "signed":
-        return f"the user signs in a terminal: {command} --approver ID"
-    return f"after the user says APPROVED: {command}"
-
-
-def _proceed(project: Project, task: Task, subtasks: Sequence[Task], approval: str) -> str:
-    state = task.state or ""
-    root = project.root
-    if machine.is_awaiting(state):
-        return how_to_approve(project, task.name, approval)
-    if state == machine.SUBTASK_PARENT_STATE and task.parent is None:
-        complete = project.command(
-            "--task", task.name, "--transition", "complete", "--project", root
-        )
-        if subtasks and all(sub.state == "complete" for sub in subtasks):
-            return complete
-        if subtasks:
-            return f"work on the sub-tasks (--list); once all are complete: {complete}"
-        create = project.command("--create-task", f"{task.name}/SUB-TASK", "--project", root)
-        return f"{create} (for each sub-task; complete this task when all are complete)"
-    targets = machine.legal_targets(state, subtask=task.parent is not None)
-    if not targets:
-        return DASH
-    target = targets[0] if len(targets) == 1 else "PHASE"
-    command = project.command("--task", task.name, "--transition", target, "--project", root)
-    if len(targets) > 1:
-        command += f" (PHASE: {join_choices(targets)})"
-    return f"the user decides: {command}" if state == "human_intervention" else command
-
-
-def approval_status(
-    task: Task, approvals: Sequence[store.Approval | None], mode: str = "open"
-) -> str:
-    """One line on the approval gate of the current phase."""
-    how = {"prompt": f"types `approve {task.name}` in the chat", "signed": "signs --approve"}
-    gives = how.get(mode, "approves with --approve")
-    state = task.state or ""
-    if not machine.needs_approval(state):
-        given = [
-            f"{a.state} by {printable(a.approver)} via {a.via}" for a in approvals if a is not None
-        ]
-        return "not required in this phase" + (
-            f" (approved so far: {', '.join(given)})" if given else ""
-        )
-    artifact = machine.required_artifact(state)
-    if machine.is_awaiting(state):
-        return f"awaiting approval of {artifact} (the user {gives})"
-    if machine.is_approved(state):
-        changed = changed_since_approval(task)
-        since = (
-            f"; {changed[0]} changed since, so the task moves on only once the user approves "
-            f"it again (--transition {machine.base_phase(state)}{machine.AWAITING}, then the "
-            f"user {gives})"
-            if changed
-            else ""
-        )
-        for approval in reversed(approvals):
-            if approval is not None and approval.state == state:
-                by = (
-                    f"approved by {printable(approval.approver)} at {printable(approval.time)} "
-                    f"via {approval.via}"
-                )
-                return by + since
-        return "approved, but no line in .state.approvals records it" + since
-    return f"not requested yet ({artifact} needs the user's approval before the task moves on)"
-
-
-def folder_validation(task: Task, result: RunResult) -> str:
-    """One line of --validate-folder's verdict, so --task warns before a transition fails."""
-    if result.errors:
-        failed = "; ".join(str(e) for e in result.errors)
-        return f"ERROR — {printable(failed, None)}"
-    skipped = [
-        printable(f.artifact or "", None) for f in result.findings if f.category == OUT_OF_ORDER
-    ]
-    others = [
-        printable(f"{f.code}: {f.message}", None)
-        for f in result.findings
-        if f.category != OUT_OF_ORDER
-    ]
-    failing = _failing(result.findings)
-    if skipped:
-        text = f"FAIL — found out-of-order artifacts: {', '.join(skipped)} (see --validate-folder)"
-    elif _disagreements(result.findings):
-        text = "FAIL — found state-artifact inconsistencies (see --validate-folder)"
-    elif failing:
-        text = f"FAIL — {failing} (see --validate-folder)"
-    else:
-        text = "PASS — no out-of-order artifacts found"
-    return "; ".join([text, *others])
-
-
-def _failing(findings: Sequence[Finding]) -> str | None:
-    """`rule EX201 reports an error` for the rules whose errors fail a folder, or None:
-    a task with an error finding never reads PASS, whichever rule found it."""
-    codes = list(dict.fromkeys(f.code for f in findings if f.severity == "error"))
-    if not codes:
-        return None
-    if len(codes) == 1:
-        return f"rule {printable(codes[0], None)} reports an error"
-    return f"rules {printable(', '.join(codes), None)} report errors"
-
-
-def _disagreements(findings: Sequence[Finding]) -> list[Finding]:
-    """The errors of the state against the task's files and records: they fail the folder
-    as out-of-order artifacts do (a task in bug_find with only SPEC.md is no PASS)."""
-    return [f for f in findings if f.category == INCONSISTENCY and f.severity == "error"]
-
-
-def task_view(
-    project: Project,
-    task: Task,
-    parent: Task | None,
-    subtasks: Sequence[Task],
-    approvals: Sequence[store.Approval | None],
-    validation: RunResult,
-    origin: dict[str, Any] | None = None,
-    approval: str = "open",
-    shell: str | None = None,
-) -> Outcome:
-    """The full view of `--task`; `approval` is the project's mode, which says how the
-    user approves; `shell`, where no sandbox holds the agent's shell, says so."""
-    state = task.state or ""
-    info = machine.guidance(state, subtask=task.parent is not None)
-    lines = [
-        f"Task: {task.name}",
-        f"Phase: {state} (from .state)",
-        f"State file: {task.path / store.STATE}",
-        f"Approval status: {approval_status(task, approvals, approval)}",
-    ]
-    lines += _relatives(parent, subtasks, origin)
-    lines.append("Allowed actions:")
-    lines.extend(f"  - {item}" for item in info.allowed)
-    lines.append("Forbidden actions:")
-    lines.extend(f"  - {item}" for item in info.forbidden)
-    next_states = (
-        [f"{s} (via --approve)" for s in info.next_states] if info.via_approve else info.next_states
-    )
-    command = _proceed(project, task, subtasks, approval)
-    lines += [
-        f"Next artifact needed: {info.next_artifact or DASH}",
-        f"Next phase: {join_choices(next_states) or DASH}",
-        f"Command to proceed: {command}",
-        f"Folder validation: {folder_validation(task, validation)}",
-    ]
-    if shell:
-        lines.append(shell)
-    payload = {
-        "task": {
-            "name": task.name,
-            "state": state,
-            "phase": machine.base_phase(state),
-            "state_file": str(task.path / store.STATE),
-            "approval_status": approval_status(task, approvals, approval),
-            "approvals": [a.__dict__ for a in approvals if a is not None],
-            "parent": None if parent is None else {"name": parent.name, "state": parent.state},
-            "subtasks": [{"name": sub.name, "state": sub.state} for sub in subtasks],
-            "origin": None
-            if origin is None
-            else {"task": origin.get("origin"), "verdict": origin.get("verdict")},
-            **_guidance_payload(info, state, command),
-            "findings": [f.as_dict() for f in validation.findings],
-            "shell_sandbox": shell,
-        }
-    }
-    errors = [str(e) for e in validation.errors]
-    text, painter = painted([(line, _task_mark(line, state)) for line in lines])
-    return Outcome(2 if errors else 0, text, payload, errors=errors, painter=painter)
-
-
-def _task_mark(line: str, state: str) -> str | None:
-    """How a line of --task stands out in a terminal: the phase, a pending approval, the
-    folder's verdict."""
-    if line.startswith("Phase: "):
-        return "bold"
-    if line.startswith("Approval status: ") and machine.is_awaiting(state):
-        return "yellow"
-    if line.startswith("Folder validation: "):
-        return "green" if line.startswith("Folder validation: PASS") else "red"
-    return None
-
-
-def _relatives(
-    parent: Task | None, subtasks: Sequence[Task], origin: dict[str, Any] | None
-) -> list[str]:
-    """The lines of --task about the tasks this one comes from or is made of."""
-    lines = []
-    if origin is not None:
-        said = printable(str(origin.get("verdict")))
-        said += " with tie-breaks" if origin.get("kind") == "tiebreak" else ""
-        lines.append(
-            f"Follow-up of: {printable(str(origin.get('origin')))} "
-            f"(VERDICT.md said {said}; see ORIGIN_VERDICT.md)"
-        )
-    if parent is not None:
-        lines.append(
-            f"Parent task: {parent.name} (phase: {printable(parent.state or 'untracked')})"
-        )
-    if subtasks:
-        listed = ", ".join(
-            f"{sub.name.split('/')[1]} ({printable(sub.state or 'untracked')})" for sub in subtasks
-        )
-        lines.append(f"Sub-tasks: {listed}")
-    return lines
-
-
-def _guidance_payload(info: machine.Guidance, state: str, command: str) -> dict[str, Any]:
-    """What the task may do now and next, as --task --json gives it."""
-    return {
-        "allowed_actions": list(info.allowed),
-        "forbidden_actions": list(info.forbidden),
-        "next_artifact": info.next_artifact,
-        "next_states": list(info.next_states),
-        "next_via_approve": info.via_approve,
-        "can_edit": machine.is_edit_phase(state),
-        "command_to_proceed": command,
-    }
 
 
 @dataclass(frozen=True)
@@ -349,16 +86,27 @@ def _subtasks_done(rows: Sequence[ListRow]) -> set[str]:
     return {parent for parent, complete in seen.items() if complete}
 
 
-def list_view(
-    project: Project,
-    rows: Sequence[ListRow],
-    *,
-    holders: bool = False,
-    approval: str = "open",
-) -> Outcome:
+@dataclass(frozen=True)
+class Listing:
+    """What --list shows: a row per task; `holders` in multi-agent mode; `approval` the
+    project's mode, which says how the user approves."""
+
+    project: Project
+    rows: Sequence[ListRow]
+    holders: bool = False
+    approval: str = "open"
+
+
+def list_view(listing: Listing) -> Outcome:
     """Task / Phase / Next Step, sub-tasks indented under their parent; Agent when claimed.
     After the table, a blank line, the count of tasks per phase and one line per task
-    awaiting approval saying how the user approves it (`approval` is the project's mode)."""
+    awaiting approval saying how the user approves it."""
+    project, rows, holders, approval = (
+        listing.project,
+        listing.rows,
+        listing.holders,
+        listing.approval,
+    )
     shown = _list_cells(rows)
     table = _list_table(rows, shown, holders)
     marked: list[tuple[str, str | None]] = [(table[0], "bold")]
@@ -489,8 +237,8 @@ def validate_block(project: Project, task: Task, findings: Sequence[Finding]) ->
         return lines
     lines.append(f"Phase: {task.state} (from .state)")
     skipped = [f for f in findings if f.category == OUT_OF_ORDER and f.artifact]
-    listed = skipped or _disagreements(findings)
-    failing = _failing(findings)
+    listed = skipped or disagreements(findings)
+    failing = failing_rules(findings)
     if not listed:
         shown = f"FAIL — {failing}:" if failing else "PASS — no out-of-order artifacts found"
         lines.append(f"Folder validation: {shown}")
@@ -520,15 +268,22 @@ def validate_block(project: Project, task: Task, findings: Sequence[Finding]) ->
     return lines
 
 
-def validate_view(
-    project: Project,
-    tasks: Sequence[Task],
-    result: RunResult,
-    errors: Sequence[str],
-    *,
-    whole_project: bool = False,
-) -> Outcome:
+@dataclass(frozen=True)
+class Validation:
+    """What --validate-folder shows: the tasks, what the rules found, the tasks that could
+    not be read; `whole_project` without --task."""
+
+    project: Project
+    tasks: Sequence[Task]
+    result: RunResult
+    errors: Sequence[str]
+    whole_project: bool = False
+
+
+def validate_view(validation: Validation) -> Outcome:
     """--validate-folder for one task or, with a summary line, for the whole project."""
+    project, tasks, result = validation.project, validation.tasks, validation.result
+    errors, whole_project = validation.errors, validation.whole_project
     by_task: dict[str, list[Finding]] = {}
     for finding in result.findings:
         by_task.setdefault(finding.task or "", []).append(finding)
@@ -584,14 +339,14 @@ def _moved_payload(task: str, source: str | None, target: str, step: str) -> dic
     }
 
 
-def created_view(project: Project, change: Created) -> Outcome:
+def created_view(change: Created) -> Outcome:
     """Confirmation of --create-task, with the command that begins the work."""
     step = next_step(change.state, subtask="/" in change.task)
     text = f"Created task '{change.task}' in state 'new'. Use --transition research to begin."
     return Outcome(0, text, _moved_payload(change.task, None, change.state, step))
 
 
-def moved_view(project: Project, change: Moved) -> Outcome:
+def moved_view(change: Moved) -> Outcome:
     """Confirmation of a transition or an approval, with the next command to run."""
     step = next_step(change.target, subtask="/" in change.task)
     if change.approver is not None:
@@ -613,7 +368,7 @@ def moved_view(project: Project, change: Moved) -> Outcome:
     return Outcome(0, text, payload)
 
 
-def follow_up_view(project: Project, change: FollowedUp) -> Outcome:
+def follow_up_view(change: FollowedUp) -> Outcome:
     """Confirmation of --follow-up: what was created, from what, starting where."""
     said = f"{change.verdict} with tie-breaks" if change.kind == "tiebreak" else change.verdict
     text = (
@@ -632,15 +387,25 @@ def follow_up_view(project: Project, change: FollowedUp) -> Outcome:
     return Outcome(0, text, payload)
 
 
-def claim_view(project: Project, change: ClaimChanged, action: str, claims: Any) -> Outcome:
+@dataclass(frozen=True)
+class Claimed:
+    """A claim taken or given back (`action`), with how long a claim lasts."""
+
+    change: ClaimChanged
+    action: str
+    timeout_minutes: float
+
+
+def claim_view(claimed: Claimed) -> Outcome:
     """Confirmation of --claim and --release."""
+    change, action = claimed.change, claimed.action
     agent = change.agent
     if action == "claim":
         before = change.previous_holder
         taken = f" (taken over from '{before}')" if before not in (None, agent) else ""
         text = (
             f"Claimed task '{change.task}' for agent '{agent}' for "
-            f"{claims.timeout_minutes:g} minutes{taken}."
+            f"{claimed.timeout_minutes:g} minutes{taken}."
         )
     else:
         text = f"Released task '{change.task}' (claimed by '{agent}')."
@@ -648,8 +413,18 @@ def claim_view(project: Project, change: ClaimChanged, action: str, claims: Any)
     return Outcome(0, text, payload)
 
 
-def upgrade_view(project: Project, changes: Sequence[Adopted], errors: Sequence[str]) -> Outcome:
+@dataclass(frozen=True)
+class Upgraded:
+    """The tasks --upgrade adopted or repaired, and those it could not."""
+
+    project: Project
+    changes: Sequence[Adopted]
+    errors: Sequence[str]
+
+
+def upgrade_view(upgraded: Upgraded) -> Outcome:
     """One line per adopted or repaired task, so the user sees what was decided and why."""
+    project, changes, errors = upgraded.project, upgraded.changes, upgraded.errors
     lines = []
     for change in changes:
         if change.source == store.HISTORY:
@@ -674,3 +449,61 @@ def upgrade_view(project: Project, changes: Sequence[Adopted], errors: Sequence[
         "errors": list(errors),
     }
     return Outcome(2 if errors else 0, "\n".join(lines), payload, errors=list(errors))
+
+
+@dataclass(frozen=True)
+class RuleListing:
+    """Every registered rule as --list-rules shows it, and the plugins that failed."""
+
+    rows: Sequence[dict[str, Any]]
+    errors: list[str]
+
+
+def rules_view(listing: RuleListing) -> Outcome:
+    """--list-rules: a rule per two lines, its code, severity, category and summary, then
+    when it runs and its plugin; exit 2 when a plugin failed."""
+    lines = [
+        f"{row['code']:<8}{row['severity']:<9}{row['category']}: {row['summary']}\n"
+        f"{'':<17}runs at {', '.join(row['when'])}; plugin {row['plugin']}"
+        for row in listing.rows
+    ]
+    errors = listing.errors
+    return Outcome(
+        2 if errors else 0, "\n".join(lines), {"rules": list(listing.rows)}, errors=errors
+    )
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """The workflow drawn for --graph (with a task: its state and path), in `fmt`."""
+
+    graph: Graph
+    fmt: str
+
+
+def graph_view(drawn: Drawn) -> Outcome:
+    """--graph: the diagram as text, and in JSON beside the graph as data."""
+    from automaton_rules.report import graph as graphs
+
+    text = graphs.render(drawn.graph, drawn.fmt)
+    return Outcome(
+        0, text, {"format": drawn.fmt, drawn.fmt: text, "graph": graphs.as_dict(drawn.graph)}
+    )
+
+
+@dataclass(frozen=True)
+class Counted:
+    """--stats' figures, for the project or one task, and the tasks that could not be read."""
+
+    stats: ProjectStats
+    whole_project: bool
+    errors: list[str]
+
+
+def stats_view(counted: Counted) -> Outcome:
+    """--stats: time per phase, visits, waiting for approval and approvals."""
+    from automaton_rules.report import stats as figures
+
+    text = figures.render(counted.stats, project=counted.whole_project)
+    errors = counted.errors
+    return Outcome(2 if errors else 0, text, figures.as_dict(counted.stats), errors=errors)

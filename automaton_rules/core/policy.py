@@ -34,6 +34,8 @@ _REASONS = {
     "that approver",
     NO_SIGNERS: "the allowed signers file does not exist",
 }
+# Why a recorded approval may not stand: a refusal names it as its code, `approval-REASON`.
+REASONS: tuple[str, ...] = tuple(_REASONS)
 
 
 class Policy(Record):

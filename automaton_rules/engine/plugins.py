@@ -1,28 +1,32 @@
-"""Build the plugin manager: built-in rules, then entry points, then configured plugins.
+"""Find and load plugins: built-in rules by module name, then entry points, then what the
+configuration lists; and report each failure by plugin name instead of stopping, so one
+broken plugin never hides the findings of the others.
 
-Each step is a small function that reports what failed by plugin name instead of
-stopping, so one broken plugin never hides the findings of the others.
+Nothing here imports pluggy: `engine/manager.py` registers what this loads in pluggy's
+manager, which only a command with plugins besides the built-in ones (or listeners to
+tell) needs. Whether any installed package declares an entry point in the group is read
+cheaply first (`group_declared`), so a machine without one never pays for
+`importlib.metadata`'s scan.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
-import inspect
-import signal
+import os
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType, FunctionType, ModuleType
-
-import pluggy
+from types import FrameType, ModuleType
 
 from automaton_rules.core.config import PLUGIN_TIMEOUT_SECONDS
-from automaton_rules.engine import hookspecs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import pluggy
 
 BUILTIN_PLUGINS: tuple[str, ...] = (
     "automaton_rules.builtin.out_of_order",
@@ -50,9 +54,15 @@ PLUGIN_FAILURES = (Exception, SystemExit, PluginTimeout)
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Stop the plugin code run inside after `seconds`, so a hung plugin cannot hang the
     command (and hold the task's lock); where no timer signal exists it runs unbounded."""
+    if not seconds:
+        yield  # no limit asked for: nothing to set, nothing to load
+        return
+    import signal
+    import threading
+
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     pending, interval = signal.getitimer(signal.ITIMER_REAL) if usable else (0.0, 0.0)
-    if not seconds or not usable or 0 < pending <= seconds:
+    if not usable or 0 < pending <= seconds:
         yield  # no timer here, or the caller's own alarm (pytest-timeout's) comes first
         return
 
@@ -208,20 +218,73 @@ OPTED_IN: frozenset[str] | None = None
 def installed_packages() -> list:
     """Every installed package's entry point in the `automaton_rules` group, by name.
 
-    Reading them scans every installed distribution; a process that builds many plugin
-    managers (the test fixture, a long-lived host) reads them once per `sys.path`.
+    Reading them scans every installed distribution with `importlib.metadata`, whose import
+    alone costs more than the rest of `--task`: it is skipped where no distribution
+    declares the group (`group_declared`). A process that builds many engines (the test
+    fixture, a long-lived host) reads them once per `sys.path`.
     """
     key = tuple(sys.path)
     if key not in _INSTALLED:
-        from importlib import metadata
-
-        try:
-            found = metadata.entry_points(group=ENTRY_POINT_GROUP)
-        except TypeError:  # Python 3.9: entry_points() takes no selection
-            found = metadata.entry_points().get(ENTRY_POINT_GROUP, [])  # type: ignore[arg-type]
+        found = _scan_entry_points() if group_declared(sys.path) else []
         _INSTALLED.clear()
         _INSTALLED[key] = sorted(found, key=lambda ep: ep.name)
     return list(_INSTALLED[key])
+
+
+def _scan_entry_points() -> list:
+    from importlib import metadata
+
+    try:
+        return list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+    except TypeError:  # Python 3.9: entry_points() takes no selection
+        return list(metadata.entry_points().get(ENTRY_POINT_GROUP, []))
+
+
+def group_declared(path: Sequence[str]) -> bool:
+    """Whether some distribution on `path` may declare an entry point in the group: False
+    only when sure. It reads the `entry_points.txt` of each `*.dist-info` and `*.egg-info`
+    folder (and an egg's `EGG-INFO`) where `importlib.metadata` looks for them; anything
+    it does not read so (a zip on the path, a file it cannot read, another finder of
+    distributions) counts as yes, and the full scan decides."""
+    from importlib.machinery import PathFinder
+
+    for finder in sys.meta_path:
+        if finder is not PathFinder and hasattr(finder, "find_distributions"):
+            return True
+    for entry in path:
+        root = entry or "."
+        if not os.path.isdir(root):
+            if os.path.exists(root):
+                return True  # a zip file: its distributions are read by the full scan
+            continue
+        try:
+            children = os.listdir(root)
+        except OSError:
+            return True
+        egg = os.path.basename(root).lower().endswith(".egg")
+        for child in children:
+            low = child.lower()
+            metadata = low.endswith((".dist-info", ".egg-info")) or (egg and low == "egg-info")
+            if metadata and _declares_group(os.path.join(root, child, "entry_points.txt")):
+                return True
+    return False
+
+
+def _declares_group(entry_points_txt: str) -> bool:
+    """An `entry_points.txt` with a section for the group; unreadable counts as yes."""
+    try:
+        with open(entry_points_txt, encoding="utf-8") as handle:
+            text = handle.read()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except (OSError, UnicodeDecodeError):
+        return True
+    return any(
+        line.strip().startswith("[")
+        and line.strip().endswith("]")
+        and line.strip().strip("[] \t") == ENTRY_POINT_GROUP
+        for line in text.splitlines()
+    )
 
 
 _INSTALLED: dict[tuple[str, ...], list] = {}
@@ -243,7 +306,9 @@ def package_names(ep: object) -> frozenset[str]:
     return frozenset(canonical_name(name) for name in names if name)
 
 
-def _entry_points() -> list:
+def entry_points() -> list:
+    """The installed packages' entry points that load: all of them, or those the test
+    fixture opted in to (`OPTED_IN`)."""
     found = installed_packages()
     if OPTED_IN is None:
         return found
@@ -282,169 +347,6 @@ def load_plugin(spec: str, base: Path | None = None) -> tuple[str, ModuleType]:
     if not path.is_file():
         raise ImportError(f"no such file: {path}")
     return str(path), _load_path(path)
-
-
-def hook_names() -> tuple[str, ...]:
-    """The hooks a plugin can implement, as `engine/hookspecs.py` declares them."""
-    return _HOOKS
-
-
-_HOOKS: tuple[str, ...] = tuple(
-    name
-    for name, item in vars(hookspecs).items()
-    if hasattr(item, f"{hookspecs.PROJECT_NAME}_spec")
-)
-
-
-class PluginManager(pluggy.PluginManager):
-    """pluggy's manager, also taking a plain module-level function named like a hook
-    (`def register_rules(register)`) as that hook, as pytest takes plain `pytest_*`.
-    `warnings` holds what loading found suspicious but not broken (a misspelt hook)."""
-
-    def __init__(self, project_name: str) -> None:
-        super().__init__(project_name)
-        self.warnings: list[str] = []
-
-    def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
-        """The marker's options, else the defaults for a plain function with a hook's name.
-        A module's attribute that is no routine (a class, a rule, a constant: most of them)
-        is passed over at once, as pluggy would after a costlier look."""
-        if isinstance(plugin, ModuleType) and not inspect.isroutine(vars(plugin).get(name)):
-            return None
-        opts = super().parse_hookimpl_opts(plugin, name)
-        if opts is not None or not isinstance(plugin, ModuleType) or name not in hook_names():
-            return opts
-        if not isinstance(getattr(plugin, name, None), FunctionType):
-            return None
-        return {
-            "wrapper": False,
-            "hookwrapper": False,
-            "optionalhook": False,
-            "tryfirst": False,
-            "trylast": False,
-            "specname": None,
-        }
-
-
-def _near_hook(names: Iterable[str], cutoff: float = 0.6) -> tuple[str, str] | None:
-    """The first of `names` that is no hook but close to one, with that hook: the hint
-    "did you mean register_rules?" for a misspelling."""
-    import difflib  # only on the way to an error or a warning
-
-    hooks = hook_names()
-    for name in sorted(names):
-        close = difflib.get_close_matches(name, hooks, n=1, cutoff=cutoff)
-        if close and name not in hooks:
-            return name, close[0]
-    return None
-
-
-def _register(
-    pm: pluggy.PluginManager, name: str, module: object, errors: list[PluginError]
-) -> None:
-    if pm.is_registered(module):
-        return  # the same module reached twice (entry point and configuration): load once
-    try:
-        pm.register(module, name=name)
-    except PLUGIN_FAILURES as exc:
-        errors.append(PluginError(name, f"cannot register: {exc}"))
-        return
-    if not pm.get_hookcallers(module):  # registered, yet it would never be called
-        errors.append(PluginError(name, _no_hook(module)))
-    elif name not in BUILTIN_PLUGINS and isinstance(pm, PluginManager):
-        pm.warnings += [f"plugin {name}: {warning}" for warning in _near_misses(module)]
-
-
-def _near_misses(module: object) -> list[str]:
-    """Functions of a plugin that implements hooks, named almost like another hook: a
-    misspelling (`automaton_evnt`) that pluggy would silently never call. Private names
-    (`_register`) are the plugin's own and never taken for one."""
-    defined = getattr(module, "__dict__", {})
-    name_of_module = getattr(module, "__name__", None)
-    hooks = hook_names()
-    ends = {hook[:3] for hook in hooks} | {hook[-3:] for hook in hooks}
-    found = []
-    for attr, item in defined.items():
-        if (
-            attr in hooks
-            or attr.startswith("_")
-            or not isinstance(item, FunctionType)
-            or item.__module__ != name_of_module
-            or not ({attr[:3], attr[-3:]} & ends)  # nothing like a hook: no difflib needed
-        ):
-            continue
-        near = _near_hook([attr], cutoff=NEAR_MISS)
-        if near is not None:
-            found.append(
-                f"{attr}() is no hook and will never be called; did you mean {near[1]}? "
-                "(see docs/writing-rules.md)"
-            )
-    return found
-
-
-NEAR_MISS = 0.8  # how alike a name must be to a hook's to be taken for a misspelling
-
-
-def _no_hook(module: object) -> str:
-    """Why a plugin that implements no hook is an error, and the hook it likely meant."""
-    defined = getattr(module, "__dict__", {})
-    functions = [attr for attr, item in defined.items() if isinstance(item, FunctionType)]
-    near = _near_hook(functions)
-    meant = f" (it defines {near[0]}(): did you mean {near[1]}?)" if near else ""
-    return (
-        f"implements no hook{meant}; a plugin defines {' or '.join(hook_names())} "
-        "(see docs/writing-rules.md)"
-    )
-
-
-def unknown_hooks(pm: pluggy.PluginManager) -> list[PluginError]:
-    """A `@hookimpl` whose name is no hook (a misspelling), by plugin: pluggy would
-    otherwise ignore it, and name the plugin by its private module name."""
-    errors = []
-    for hook, caller in sorted(vars(pm.hook).items()):
-        if not isinstance(caller, pluggy.HookCaller) or caller.has_spec():
-            continue
-        for impl in caller.get_hookimpls():
-            if not impl.optionalhook:
-                near = _near_hook([hook])
-                meant = f"; did you mean {near[1]}?" if near else ""
-                errors.append(PluginError(impl.plugin_name, f"unknown hook '{hook}'{meant}"))
-    return errors
-
-
-def plugin_manager(
-    plugins: Sequence[str] = (),
-    *,
-    base: Path | None = None,
-    entry_points: bool = True,
-    builtins: bool = True,
-    timeout: float | None = DEFAULT_TIMEOUT,
-) -> tuple[pluggy.PluginManager, list[PluginError]]:
-    """The manager with every plugin that loaded, and an error for each that did not."""
-    pm = PluginManager(hookspecs.PROJECT_NAME)
-    pm.add_hookspecs(hookspecs)
-    errors: list[PluginError] = []
-    for name in BUILTIN_PLUGINS if builtins else ():
-        _register(pm, name, importlib.import_module(name), errors)
-    if entry_points:
-        for ep in _entry_points():
-            try:
-                with time_limit(timeout):
-                    module = ep.load()
-            except PLUGIN_FAILURES as exc:
-                errors.append(failed_import(ep.name, exc))
-                continue
-            _register(pm, ep.name, module, errors)
-    for spec in plugins:
-        try:
-            with time_limit(timeout):
-                name, module = load_plugin(spec, base)
-        except PLUGIN_FAILURES as exc:
-            errors.append(failed_import(str(plugin_path(spec, base) or spec), exc, base))
-            continue
-        _register(pm, name, module, errors)
-    errors += unknown_hooks(pm)  # a misspelt hook would otherwise be ignored silently
-    return pm, errors
 
 
 def failed_import(name: str, exc: BaseException, base: Path | None = None) -> PluginError:

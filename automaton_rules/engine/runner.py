@@ -2,32 +2,31 @@
 
 The engine collects the registered rules once; each run plans which of them to call
 (`plan`), calls them (`calls`), and shares a large audit's task rules with helper
-processes (`parallel`).
+processes (`parallel`, loaded only for more than one task). With the built-in rules alone (no plugin
+configured, no entry point installed) it calls each built-in module's `register_rules`
+itself, in the order pluggy would, and builds pluggy's manager only when asked for it
+(`pm`: to tell listeners, none of which can be registered then).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
-
-import pluggy
 
 from automaton_rules.core import machine
 from automaton_rules.core.project import Project, Task
-from automaton_rules.engine import parallel
+from automaton_rules.engine import plugins
 from automaton_rules.engine.calls import FIXTURES, Fixtures, RuleCaller
 from automaton_rules.engine.findings import BUILTIN_CATEGORIES, Finding
 from automaton_rules.engine.plan import Plan, Registered, Selection
 from automaton_rules.engine.plugins import (
-    BUILTIN_PLUGINS,
     DEFAULT_TIMEOUT,
     PLUGIN_FAILURES,
     PluginError,
     describe,
     failure_site,
     merge_rule_errors,
-    plugin_manager,
     time_limit,
 )
 from automaton_rules.engine.result import RunResult
@@ -35,7 +34,14 @@ from automaton_rules.engine.rule import Edit, Rule, Transition, not_a_rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
+    import pluggy
+
     from automaton_rules.engine.gitlog import GitHistory
+
+    # A plugin's `register_rules`, by the plugin's name.
+    Source = tuple[str, Callable[..., Any]]
 
 
 class Engine:
@@ -43,11 +49,11 @@ class Engine:
 
     def __init__(
         self,
-        pm: pluggy.PluginManager,
+        pm: pluggy.PluginManager | None,
         load_errors: Sequence[PluginError] = (),
         timeout: float | None = DEFAULT_TIMEOUT,
     ) -> None:
-        self.pm = pm
+        self._pm = pm  # None: the built-in rules alone, the manager built when asked for
         self.load_errors = list(load_errors)
         self.timeout = timeout
         self._rules: list[Registered] | None = None
@@ -64,23 +70,38 @@ class Engine:
         timeout: float | None = DEFAULT_TIMEOUT,
     ) -> Engine:
         """An engine with the built-in rules, entry-point plugins and configured plugins."""
+        if builtins and not plugins and not (entry_points and _installed()):
+            return cls(None, (), timeout)
+        from automaton_rules.engine.manager import plugin_manager
+
         pm, errors = plugin_manager(
             plugins, base=base, entry_points=entry_points, builtins=builtins, timeout=timeout
         )
         return cls(pm, errors, timeout)
 
     @property
+    def pm(self) -> pluggy.PluginManager:
+        """pluggy's manager of the engine's plugins, built now if the engine was made of
+        the built-in rules alone."""
+        if self._pm is None:
+            from automaton_rules.engine.manager import plugin_manager
+
+            self._pm, _ = plugin_manager(entry_points=False, timeout=self.timeout)
+        return self._pm
+
+    @property
     def rules(self) -> list[Registered]:
         """(plugin name, rule) for every registered rule, in registration order."""
         if self._rules is None:
-            self._rules, self._register_errors = collect_rules(self.pm, self.timeout)
+            sources = _builtin_sources() if self._pm is None else _sources(self._pm)
+            self._rules, self._register_errors = collect_rules(sources, self.timeout)
         return self._rules
 
     @property
     def warnings(self) -> list[str]:
         """What loading the plugins found suspicious but not broken: a function named
         almost like a hook, which would never be called."""
-        return list(getattr(self.pm, "warnings", ()))
+        return list(getattr(self._pm, "warnings", ()))
 
     @property
     def errors(self) -> list[PluginError]:
@@ -137,10 +158,15 @@ class Engine:
             if plan.project_reads_git:
                 fixtures.prefetch_git()
 
-        if plan.per_task:
-            parallel.run_task_rules(plan, caller, result, jobs, while_waiting)
-        else:
+        if not plan.per_task:
             while_waiting()
+        elif len(fixtures.tasks) == 1:  # one task is never shared: no helper to load
+            caller.on_tasks(fixtures.tasks, plan.per_task, result)
+            while_waiting()
+        else:
+            from automaton_rules.engine import parallel
+
+            parallel.run_task_rules(plan, caller, result, jobs, while_waiting)
         _project_rules(plan, caller, result, early)
         result.findings.sort(key=_sort_key)
         result.errors = merge_rule_errors(result.errors)
@@ -159,16 +185,32 @@ def _project_rules(plan: Plan, caller: RuleCaller, result: RunResult, early: Run
             early_taken = True
 
 
+def _installed() -> list:
+    """The installed packages' entry points that load (`plugins.entry_points`)."""
+    return plugins.entry_points()
+
+
+def _builtin_sources() -> list[Source]:
+    """The built-in modules' `register_rules`, in the order pluggy registers them."""
+    return [
+        (name, importlib.import_module(name).register_rules) for name in plugins.BUILTIN_PLUGINS
+    ]
+
+
+def _sources(pm: pluggy.PluginManager) -> list[Source]:
+    """Every registered plugin's `register_rules`, in registration order."""
+    return [(impl.plugin_name, impl.function) for impl in pm.hook.register_rules.get_hookimpls()]
+
+
 def collect_rules(
-    pm: pluggy.PluginManager, timeout: float | None
+    sources: Iterable[Source], timeout: float | None
 ) -> tuple[list[Registered], list[PluginError]]:
     """Every plugin's rules in registration order, and an error for each plugin whose
     `register_rules` failed; the rules it registered before failing still run."""
     collected: list[Registered] = []
     errors: list[PluginError] = []
     codes: dict[str, str] = {}
-    for impl in pm.hook.register_rules.get_hookimpls():
-        plugin = impl.plugin_name
+    for plugin, function in sources:
 
         def register(item: Rule, plugin: str = plugin) -> None:
             _check_registration(item, codes)
@@ -176,10 +218,10 @@ def collect_rules(
             collected.append(Registered(plugin, item))
 
         try:
-            with time_limit(None if plugin in BUILTIN_PLUGINS else timeout):
-                impl.function(register=register)
+            with time_limit(None if plugin in plugins.BUILTIN_PLUGINS else timeout):
+                function(register=register)
         except PLUGIN_FAILURES as exc:
-            home = getattr(getattr(impl.function, "__code__", None), "co_filename", None)
+            home = getattr(getattr(function, "__code__", None), "co_filename", None)
             where, trace = failure_site(exc, home)
             at = f" at {where}" if where else ""
             errors.append(

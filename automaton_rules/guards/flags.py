@@ -1,9 +1,10 @@
 """The specification's tool-integration hooks on the command line, kept light.
 
 `--can-edit`, `--scope-check`, `--can-create-task` and `--same-session` run before
-edits, so `status.py` answers them from here without loading the command-line
-framework, the plugin manager, typing, json (unless `--json` asks for it) or the
-workflow's writing side (unless `untracked = "infer"` needs it).
+edits, so `status.py` hands them here once it has read the line (`cli/entry.py`, without
+typer) and answers without loading the command-line framework, the plugin manager,
+typing, json (unless `--json` asks for it) or the workflow's writing side (unless
+`untracked = "infer"` needs it).
 """
 
 from __future__ import annotations
@@ -16,31 +17,6 @@ from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.output import envelope, error_body, json_text, printable
 from automaton_rules.core.project import STATUS_SCRIPT, find_project
 from automaton_rules.guards import checks as guard
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
-
-GUARDS: tuple[str, ...] = ("--can-edit", "--scope-check", "--can-create-task", "--same-session")
-_VALUED = ("--task", "--project", "--file", "--config")
-
-
-def parse(args: Sequence[str]) -> dict[str, Any] | None:
-    """The hook's flags, or None when the line needs the full parser (help, odd syntax)."""
-    options: dict[str, Any] = {"json": False}
-    items = list(args)
-    while items:
-        flag = items.pop(0)
-        if flag in GUARDS and "guard" not in options:
-            options["guard"] = flag
-        elif flag == "--json":
-            options["json"] = True
-        elif flag in _VALUED and items and not items[0].startswith("--"):
-            options[flag[2:]] = items.pop(0)
-        else:
-            return None
-    return options if "guard" in options else None
 
 
 def decide(
@@ -100,23 +76,27 @@ def emit(hook: str, outcome: guard.Decision | AutomatonError, as_json: bool) -> 
     return code
 
 
-def run(options: dict[str, Any], invoked_as: str = STATUS_SCRIPT) -> int:
-    """The fast path of status.py for a hook line parsed by `parse`."""
-    hook = options["guard"]
+def run(
+    hook: str,
+    *,
+    task: str | None = None,
+    project: str | Path | None = None,
+    file: str | None = None,
+    config: str | Path | None = None,
+    as_json: bool = False,
+    invoked_as: str = STATUS_SCRIPT,
+) -> int:
+    """Answer one hook line `cli/entry.py` has read and checked: the decision, or the
+    error, never a traceback and never an answer that reads as allowed."""
     try:
         outcome: guard.Decision | AutomatonError = decide(
-            hook,
-            task=options.get("task"),
-            project=options.get("project"),
-            file=options.get("file"),
-            config=options.get("config"),
-            invoked_as=invoked_as,
+            hook, task=task, project=project, file=file, config=config, invoked_as=invoked_as
         )
     except AutomatonError as exc:
         outcome = exc
     except RecursionError:
         outcome = AutomatonError("unreadable", "A file is nested too deeply to read.")
-    except Exception as exc:  # never a traceback, and never an answer that reads as allowed
+    except Exception as exc:
         reason = printable(f"{type(exc).__name__}: {exc}", None)
         outcome = AutomatonError("internal-error", f"Internal error: {reason}")
-    return emit(hook, outcome, options["json"])
+    return emit(hook, outcome, as_json)
