@@ -154,6 +154,82 @@ def test_the_checker_sees_every_way_to_import(
     assert _imports(module) == expected
 
 
+def _module_name(path: Path, package: Path) -> str:
+    """`automaton_rules.guards.shell` for guards/shell.py; a package is its `__init__`."""
+    parts = [package.name, *path.relative_to(package).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_graph(package: Path) -> dict[str, set[str]]:
+    """Each module and the package's modules it imports when it runs, at load or inside a
+    function (`from x import y` counts `x.y` when y is a module), but not for type checking."""
+    modules = {_module_name(path, package): path for path in sorted(package.rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for inner in ast.walk(node)
+        }
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+            elif isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+        graph[name] = (found & set(modules)) - {name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import path that leads from a module back to itself, one per module on one."""
+    found = []
+    for start in sorted(graph):
+        seen, stack = set(), [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for target in sorted(graph.get(node, set())):
+                if target == start:
+                    found.append([*path, target])
+                elif target not in seen:
+                    seen.add(target)
+                    stack.append((target, [*path, target]))
+    return found
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """A cycle only a lazy import hides still runs both modules' code in an order that
+    depends on which was imported first: none, counting imports inside functions."""
+    graph = _module_graph(PACKAGE)
+    assert len(graph) > 100
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_check_sees_a_lazy_import(tmp_path: Path) -> None:
+    """The control: an import inside a function counts, one for type checking does not."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text(
+        "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from pkg.c import X\n"
+        "def f():\n    from pkg import b\n"
+    )
+    (package / "b.py").write_text("from pkg.a import f\n")
+    (package / "c.py").write_text("import pkg.a\n")
+    graph = _module_graph(package)
+    assert graph == {
+        "pkg": set(),
+        "pkg.a": {"pkg", "pkg.b"},
+        "pkg.b": {"pkg.a"},
+        "pkg.c": {"pkg.a"},
+    }
+    assert _cycles(graph) == [["pkg.a", "pkg.b", "pkg.a"], ["pkg.b", "pkg.a", "pkg.b"]]
+
+
 def _sizes(path: Path) -> list[tuple[str, int, int]]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return [
