@@ -28,6 +28,9 @@ from automaton_rules.testing import Audit, AutomatonProject, Run, route_to
 
 ROOT = Path(__file__).resolve().parent.parent
 STATUS_PY = ROOT / "status.py"
+# The documents several test modules hold the code to.
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+WRITING_RULES = (ROOT / "docs" / "writing-rules.md").read_text(encoding="utf-8")
 BIN = Path(sys.executable).parent  # the console scripts of the installation under test
 HOOK = BIN / "automaton-hook"
 INSTALL = BIN / "automaton-install"
@@ -243,6 +246,8 @@ PROMPT = 'approval = "prompt"\n'
 # The two phases the guard's tests try each case in: one where it refuses writes to the
 # project's source (research), one where it allows them (implement).
 GUARD_PHASES = ("research", "implement")
+# The keys every JSON answer begins with, in order (DESIGN.md §7).
+ENVELOPE = ["schema_version", "tool", "command", "ok", "exit_code"]
 
 
 def awaiting(project: AutomatonProject, name: str = "login") -> str:

@@ -22,7 +22,9 @@ from automaton_rules.cli import parser
 parser.command()  # typer and click, loaded once in the fork server
 
 
-def run(argv: list[str], out_path: str, first_write: Any, fsync_delay: float) -> None:
+def run_status_in_child(
+    argv: list[str], out_path: str, first_write: Any, fsync_delay: float
+) -> None:
     """Run one command; set `first_write` at the first fsync, which slows each a little."""
     real_fsync = os.fsync
 

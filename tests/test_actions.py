@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import Project
+from conftest import ENVELOPE, Project
 
 from automaton_rules.cli import actions, commands, parser
 from automaton_rules.cli.actions import (
@@ -27,7 +27,6 @@ from automaton_rules.cli.run import Outcome
 from automaton_rules.report import FORMATS
 from automaton_rules.report import graph as graphs
 
-ENVELOPE = ["schema_version", "tool", "command", "ok", "exit_code"]
 # What every handler may ask for, beside its action's own options and --task.
 EVERY_HANDLER = {"run", "project", "config", "agent", "as_json"}
 

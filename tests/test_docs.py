@@ -6,14 +6,11 @@ import inspect
 import re
 
 import pytest
-from conftest import ROOT
+from conftest import README, WRITING_RULES
 
 from automaton_rules.cli import parser
 from automaton_rules.engine import hookspecs
 from automaton_rules.engine.runner import Engine
-
-WRITING_RULES = (ROOT / "docs" / "writing-rules.md").read_text()
-README = (ROOT / "README.md").read_text()
 
 
 def _hookspec_names() -> list[str]:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import README, ROOT
 
 from automaton_rules.core import machine
 from automaton_rules.core.project import find_project
@@ -18,7 +18,6 @@ from automaton_rules.guards.checks import same_session
 from automaton_rules.testing import AutomatonProject
 
 WORKFLOW = (ROOT / "docs" / "workflow.md").read_text(encoding="utf-8")
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 SHOWN_ROOT = "/path/to/project"
 ARROWS = {"→": "transition", "⇒": "approve"}
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import path_to, sized
+from conftest import entries_below, path_to, sized
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -104,14 +104,14 @@ TARGETS = (store.STATE, store.HISTORY, store.APPROVALS, store.CLAIM, "automaton.
 
 def build_template(root: Path) -> None:
     """A project with one task awaiting approval of its SPEC.md."""
-    assert run(root, "--create-task", TASK)[0] == 0
+    assert run_main(root, "--create-task", TASK)[0] == 0
     folder = root / ".automaton" / "tasks" / TASK
     for target in path_to("research:awaiting_approval"):
         current = (folder / store.STATE).read_text().strip()
         artifact = machine.required_artifact(current)
         if artifact:
             (folder / artifact).write_text(f"# {artifact}\n")
-        assert run(root, "--task", TASK, "--transition", target)[0] == 0
+        assert run_main(root, "--task", TASK, "--transition", target)[0] == 0
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +122,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def run(root: Path, *args: str) -> tuple[int, str, str]:
+def run_main(root: Path, *args: str) -> tuple[int, str, str]:
     """status.py in-process against a project."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -145,22 +145,6 @@ def fresh_copy(template: Path) -> Iterator[Path]:
             yield root
         finally:
             os.chdir(cwd)
-
-
-def snapshot(base: Path) -> dict[str, bytes | str]:
-    """Every entry below `base` with its bytes (folders and links by kind)."""
-    found: dict[str, bytes | str] = {}
-    for folder, dirs, files in os.walk(base):
-        for name in dirs + files:
-            path = Path(folder) / name
-            key = path.relative_to(base).as_posix()
-            if path.is_symlink():
-                found[key] = f"-> {os.readlink(path)}"
-            elif path.is_dir():
-                found[key] = "dir"
-            else:
-                found[key] = path.read_bytes()
-    return found
 
 
 def outside_tasks(entries: dict[str, bytes | str]) -> dict[str, bytes | str]:
@@ -197,12 +181,12 @@ def asked_to_write(args: tuple[str, ...], code: int) -> set[str]:
 
 def check(base: Path, root: Path, args: tuple[str, ...], before: dict[str, bytes | str]) -> None:
     """Run one command and hold it to the contract."""
-    code, out, err = run(root, *args)
+    code, out, err = run_main(root, *args)
     assert code in (0, 1, 2), (args, code, out, err)
     assert "Traceback" not in out + err, (args, out, err)
     if code == 2:
         assert says_error(out, err), (args, out, err)
-    after = snapshot(base)
+    after = entries_below(base)
     for asked in asked_to_write(args, code):
         after.pop(asked, None)  # `--write-baseline F` writes F where it was told to
     assert outside_tasks(after) == outside_tasks(before), args
@@ -223,7 +207,7 @@ def test_fuzzed_task_files(
         for name, data in files:
             (root / name if name == "automaton.toml" else folder / name).write_bytes(data)
         base = root.parent
-        check(base, root, command, snapshot(base))
+        check(base, root, command, entries_below(base))
 
 
 FLAGS = sorted(
@@ -277,4 +261,4 @@ def test_fuzzed_command_lines(template: Path, argv: list[str]) -> None:
         argv = [arg.replace("\x00", "") for arg in argv]  # no real command line holds NUL
     with fresh_copy(template) as root:
         base = root.parent
-        check(base, root, tuple(argv), snapshot(base))
+        check(base, root, tuple(argv), entries_below(base))

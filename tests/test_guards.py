@@ -10,26 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, STATUS_PY, Project
+from conftest import ENVELOPE, ROOT, STATUS_PY, Project, age_task, modules_imported, put
 
 EDIT_RULE = "Code edits require implement or doc_review phase."
 STATE_FILES = (".state", ".state.approvals", ".state.history", ".state.lock", ".state.tmp")
-
-
-def put(project: Project, state: str, name: str) -> str:
-    """A task folder as --create-task lays it out, set to `state` (fast, no walk)."""
-    folder = project.task_dir(name)
-    folder.mkdir(parents=True)
-    (folder / ".state").write_text(f"{state}\n")
-    (folder / ".state.approvals").write_bytes(b"")
-    return name
 
 
 def root_of(project: Project) -> str:
@@ -38,17 +27,6 @@ def root_of(project: Project) -> str:
 
 def wrong_phase(name: str, phase: str) -> str:
     return f"DENIED: Task '{name}' is in {phase} phase. {EDIT_RULE}\n"
-
-
-def age_task(project: Project, name: str, minutes: float) -> None:
-    """Move the time of the task's first history line `minutes` into the past."""
-    history = project.task_dir(name) / ".state.history"
-    lines = history.read_text().splitlines()
-    first = json.loads(lines[0])
-    then = datetime.now(timezone.utc) - timedelta(minutes=minutes)
-    first["time"] = then.strftime("%Y-%m-%dT%H:%M:%SZ")
-    lines[0] = json.dumps(first, separators=(",", ":"))
-    history.write_text("\n".join(lines) + "\n")
 
 
 @pytest.fixture
@@ -437,7 +415,6 @@ def test_same_session_bad_window_is_a_config_error(project: Project) -> None:
 # --json
 # --------------------------------------------------------------------------------------
 
-ENVELOPE = {"schema_version", "tool", "command", "ok", "exit_code"}
 DECISION = {"decision", "allowed", "reason", "message"}
 
 
@@ -445,7 +422,7 @@ def one_object(result) -> dict:
     data = json.loads(result.out)
     assert isinstance(data, dict)
     assert result.err == ""
-    assert set(data) >= ENVELOPE | DECISION, data
+    assert set(data) >= set(ENVELOPE) | DECISION, data
     assert data["schema_version"] == 1
     assert data["tool"] == "automaton-rules"
     assert data["exit_code"] == result.rc
@@ -613,29 +590,14 @@ def test_no_project_is_exit_2(tmp_path: Path) -> None:
 # The fast path: no typer, pluggy or click on an edit-time command
 # --------------------------------------------------------------------------------------
 
-IMPORT_LINE = re.compile(r"^import time:\s+[\d ]+\|\s+[\d ]+\|\s(?P<name>\s*\S+)\s*$")
 HEAVY = ("typer", "pluggy", "click")
 
 
-def imported(
-    *args: str, cwd: Path | None = None
-) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """Run `python -X importtime status.py ARGS`; the top-level names of modules imported."""
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", str(STATUS_PY), *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=60,
-    )
-    names = set()
-    for line in proc.stderr.splitlines():
-        match = IMPORT_LINE.match(line)
-        if match:
-            names.add(match.group("name").strip().split(".")[0])
-    assert names, proc.stderr[:2000]
-    return proc, names
+def imported(*args: str, cwd: Path | None = None) -> tuple[int, str, set[str]]:
+    """`status.py ARGS` under `-X importtime`: its exit code, stdout and the top-level
+    names of the modules it imported."""
+    code, out, names = modules_imported([str(STATUS_PY), *args], cwd or ROOT)
+    return code, out, {name.split(".")[0] for name in names}
 
 
 def test_the_import_parser_sees_typer_on_the_full_path(project: Project) -> None:
@@ -649,8 +611,8 @@ def test_the_import_parser_sees_typer_on_the_full_path(project: Project) -> None
         "@hookimpl\ndef register_rules(register):\n    pass\n"
     )
     (project.root / "automaton.toml").write_text('plugins = ["rules.py"]\n')
-    proc, names = imported("--task=alpha", "--project", str(project.root))
-    assert proc.returncode == 0, proc
+    code, out, names = imported("--task=alpha", "--project", str(project.root))
+    assert code == 0, out
     assert {"typer", "pluggy"} <= names
 
 
@@ -671,9 +633,9 @@ def test_fast_path_imports_neither_typer_nor_pluggy_nor_click(
 ) -> None:
     put(project, "research", "alpha")
     (project.root / "src").mkdir()
-    proc, names = imported(*args, "--project", str(project.root), cwd=project.root)
-    assert proc.returncode in (0, 1), proc
-    assert proc.stdout.splitlines()[0].split(":")[0] in (
+    code, out, names = imported(*args, "--project", str(project.root), cwd=project.root)
+    assert code in (0, 1), out
+    assert out.splitlines()[0].split(":")[0] in (
         "ALLOWED",
         "DENIED",
         "IN_SCOPE",
@@ -681,14 +643,14 @@ def test_fast_path_imports_neither_typer_nor_pluggy_nor_click(
         "SAME_SESSION",
         "DIFFERENT_SESSION",
         "{",
-    ), proc.stdout
+    ), out
     assert not (names & set(HEAVY)), sorted(names & set(HEAVY))
 
 
 def test_fast_path_answers_as_the_full_path_does(project: Project) -> None:
     put(project, "research", "alpha")
-    proc, _ = imported("--can-edit", "--task", "alpha", "--project", str(project.root))
-    assert (proc.returncode, proc.stdout) == (1, wrong_phase("alpha", "research"))
+    code, out, _ = imported("--can-edit", "--task", "alpha", "--project", str(project.root))
+    assert (code, out) == (1, wrong_phase("alpha", "research"))
 
 
 def test_can_edit_help_still_uses_the_full_parser(project: Project) -> None:

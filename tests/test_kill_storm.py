@@ -142,7 +142,8 @@ def run_step(
         complete_before = folder.is_dir() and done(folder, step)
         first_write = ctx.Event()
         proc = ctx.Process(
-            target=storm_child.run, args=(argv, str(out_path), first_write, FSYNC_DELAY)
+            target=storm_child.run_status_in_child,
+            args=(argv, str(out_path), first_write, FSYNC_DELAY),
         )
         started = time.monotonic()
         with PROCESSES:

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, TIME_FORMAT, Project, status_env
+from conftest import ROOT, TIME_FORMAT, WRITING_RULES, Project, status_env
 
 import automaton_rules
 from automaton_rules import (
@@ -30,7 +30,6 @@ from automaton_rules.core.project import project_at
 from automaton_rules.testing import AutomatonProject
 
 TYPED_SAMPLE = ROOT / "tests" / "fixtures" / "typed_plugin" / "typed_rules.py"
-WRITING_RULES = (ROOT / "docs" / "writing-rules.md").read_text(encoding="utf-8")
 UTC = timezone.utc
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from conftest import BIN, STATUS_PY, Project, status_env, status_py
+from conftest import BIN, ENVELOPE, STATUS_PY, Project, status_env, status_py
 
 from automaton_rules.cli.style import PLAIN, Style
 
@@ -136,7 +136,7 @@ def test_list_json_counts_phases_and_keeps_every_key(phased_tasks: Project) -> N
         ("decomposition:approved", 1),
         ("complete", 1),
     ]
-    assert {"schema_version", "tool", "command", "ok", "exit_code", "project", "tasks"} <= set(body)
+    assert {*ENVELOPE, "project", "tasks"} <= set(body)
     assert sum(body["counts"].values()) == len(body["tasks"])
 
 
