@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Board, current_state, status_env, system_tool, write_config
+from conftest import Board, current_state, run_hook, status_env, system_tool, write_config
 
 from automaton_rules.core import store
 from automaton_rules.testing import AutomatonProject
@@ -146,14 +146,7 @@ def test_4_changes_requested_on_an_artifact_reach_the_agent(
         "prompt": "continue",
         "cwd": str(browser_project.root),
     }
-    hook = subprocess.run(
-        [sys.executable, "-m", "automaton_rules.guards.harness", "--harness", "claude"],
-        input=json.dumps(event),
-        capture_output=True,
-        text=True,
-        env=status_env(),
-        check=False,
-    )
+    hook = run_hook("claude", event)
     context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "on SPEC.md, line 3 (hana@example.com): Say which users." in context
     assert current_state(browser_project, "login") == "research:awaiting_approval"

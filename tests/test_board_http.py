@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="the dashboard's extra: pip install '.[board]'")
 
-from conftest import Board, current_state, status_env, write_config
+from conftest import Board, current_state, run_hook, status_env, write_config
 
 from automaton_rules.core import store
 from automaton_rules.testing import AutomatonProject
@@ -411,8 +411,6 @@ def test_a_board_not_started_at_a_terminal_only_shows(tmp_path: Path) -> None:
 
 
 def test_requested_changes_reach_the_agent_at_its_next_hook(tmp_path: Path) -> None:
-    import subprocess
-    import sys
 
     made = AutomatonProject(tmp_path / "p")
     made.root.mkdir()
@@ -431,14 +429,7 @@ def test_requested_changes_reach_the_agent_at_its_next_hook(tmp_path: Path) -> N
     finally:
         served.stop()
     event = {"hook_event_name": "UserPromptSubmit", "prompt": "go on", "cwd": str(made.root)}
-    hook = subprocess.run(
-        [sys.executable, "-m", "automaton_rules.guards.harness", "--harness", "claude"],
-        input=json.dumps(event),
-        capture_output=True,
-        text=True,
-        env=status_env(),
-        check=False,
-    )
+    hook = run_hook("claude", event)
     context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "requested changes to task 'login'" in context
     assert "on SPEC.md, line 2 (carol@example.com): Name the users." in context

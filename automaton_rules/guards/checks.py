@@ -16,6 +16,7 @@ from automaton_rules.core.project import (
     HAND_EDITED,
     Project,
     Task,
+    find_project,
     framework_home,
     inside,
     load_tracked,
@@ -103,6 +104,17 @@ def _first_editing(project: Project) -> tuple[Task | None, list[Task]]:
             return task, []
         tracked.append(task)
     return None, sorted(tracked, key=lambda task: task.name.split("/"))
+
+
+def find_event_project(explicit: str | None, cwd: Path | None) -> Project | None:
+    """The project a hook event runs in; None outside any, where the event passes through
+    untouched, unless the hook was given one (`--project`), which must then exist."""
+    try:
+        return find_project(Path(explicit) if explicit else None, cwd=cwd)
+    except AutomatonError as exc:
+        if explicit is None and exc.code == "no-project":
+            return None
+        raise
 
 
 def resolve(file: str | Path, cwd: Path | None = None) -> Path:

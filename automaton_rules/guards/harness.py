@@ -22,7 +22,7 @@ from automaton_rules.core.config import load_config
 from automaton_rules.core.console import Script
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.output import printable
-from automaton_rules.core.project import STATUS_SCRIPT, Project, find_project
+from automaton_rules.core.project import STATUS_SCRIPT, find_project
 from automaton_rules.core.record import Record
 from automaton_rules.guards import checks as guard
 from automaton_rules.guards import harnesses
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
+    from automaton_rules.core.project import Project
     from automaton_rules.guards.harnesses import Answer, Harness
 
 HARNESSES: tuple[str, ...] = harnesses.NAMES
@@ -124,15 +125,6 @@ def _proposed(action: Action) -> Callable[[str | None], str | None] | None:
     return lambda before: new_text(tool_input, before)
 
 
-def _project(action: Action, explicit: str | None) -> Project | None:
-    try:
-        return find_project(Path(explicit) if explicit else None, cwd=action.cwd)
-    except AutomatonError as exc:
-        if explicit is None and exc.code == "no-project":
-            return None  # not an automaton project: nothing to guard
-        raise
-
-
 def decide(
     action: Action,
     *,
@@ -149,7 +141,11 @@ def decide(
         from automaton_rules.guards import powershell
 
         refusal = powershell.judge(
-            action.command, action.cwd, lambda: _project(action, project), task, project is not None
+            action.command,
+            action.cwd,
+            lambda: guard.find_event_project(project, action.cwd),
+            task,
+            project is not None,
         )
         return Verdict(refusal is None, refusal or "")
     return _decide_shell(action, project, task, harness)
@@ -165,7 +161,9 @@ def _decide_shell(action: Action, project: str | None, task: str | None, harness
         return Verdict(True)
     from automaton_rules.guards import sandbox
 
-    finder = lambda: _project(action, project)  # noqa: E731 - asked for once, lazily
+    def finder() -> Project | None:  # asked for once, lazily
+        return guard.find_event_project(project, action.cwd)
+
     plan = sandbox.plan(action.command, action.cwd, finder, task, project is not None, harness)
     if plan.refusal is not None:
         return Verdict(False, plan.refusal)
@@ -180,7 +178,7 @@ def _decide_shell(action: Action, project: str | None, task: str | None, harness
 def _decide_edits(action: Action, project: str | None, task: str | None) -> Verdict:
     """Each edited file is judged by the project it lies in, wherever the harness runs."""
     if not action.paths:
-        proj = _project(action, project)
+        proj = guard.find_event_project(project, action.cwd)
         if proj is None:
             return Verdict(True)
         settings = load_config(proj.root)
@@ -189,8 +187,8 @@ def _decide_edits(action: Action, project: str | None, task: str | None) -> Verd
         return Verdict(decision.allowed, "" if decision.allowed else decision.text)
     for path in action.paths:
         target = guard.resolve(path, action.cwd)
-        where = Action("edit", cwd=target.parent)
-        proj = _project(where, project) or _project(action, None)
+        found = guard.find_event_project(project, target.parent)
+        proj = found or guard.find_event_project(None, action.cwd)
         if proj is None:
             continue
         settings = load_config(proj.root)
@@ -224,12 +222,9 @@ def session_context(
     empty outside any project."""
     from automaton_rules.guards import sandbox, session
 
-    try:
-        found = find_project(Path(project) if project else None, cwd=where(payload))
-    except AutomatonError as exc:
-        if project is None and exc.code == "no-project":
-            return ""
-        raise
+    found = guard.find_event_project(project, where(payload))
+    if found is None:
+        return ""
     settings = load_config(found.root)  # a broken configuration denies every edit: say so
     return session.context(
         found, settings.approval, sandbox.describe(settings, harness, found.root)

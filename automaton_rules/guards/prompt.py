@@ -15,7 +15,8 @@ from pathlib import Path
 from automaton_rules.core.config import claim_timeout, load_config, multi_agent
 from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.output import printable
-from automaton_rules.core.project import Project, find_project
+from automaton_rules.core.project import Project
+from automaton_rules.guards.checks import find_event_project
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,12 +82,9 @@ def approve(
     wanted, named = asked(prompt) if isinstance(prompt, str) else (False, None)
     if not wanted:
         return None
-    try:
-        project = find_project(Path(explicit) if explicit else None, cwd=where)
-    except AutomatonError as exc:
-        if explicit is None and exc.code == "no-project":
-            return None
-        raise
+    project = find_event_project(explicit, where)
+    if project is None:
+        return None
     try:
         return _approved(project, named, harness, payload)
     except AutomatonError as exc:

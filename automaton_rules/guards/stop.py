@@ -16,7 +16,7 @@ from pathlib import Path
 from automaton_rules.core import machine, store
 from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project, Task
-from automaton_rules.guards.checks import task_states
+from automaton_rules.guards.checks import find_event_project, task_states
 from automaton_rules.guards.session import next_step, requested_changes
 
 TYPE_CHECKING = False
@@ -114,17 +114,12 @@ def _approved(project: Project, name: str, state: str, approval: str) -> str:
 def answer(payload: dict[str, Any], explicit: str | None, where: Path | None) -> str | None:
     """The hook's decision for one stop event: the text to continue with, or None."""
     from automaton_rules.core.config import load_config
-    from automaton_rules.core.errors import AutomatonError
-    from automaton_rules.core.project import find_project
 
     if payload.get("status") in ("aborted", "error"):  # Cursor: the user stopped it
         return None
-    try:
-        project = find_project(Path(explicit) if explicit else None, cwd=where)
-    except AutomatonError as exc:
-        if explicit is None and exc.code == "no-project":
-            return None
-        raise
+    project = find_event_project(explicit, where)
+    if project is None:
+        return None
     settings = load_config(project.root)
     again = bool(payload.get("stop_hook_active")) or bool(payload.get("loop_count"))
     return decide(project, settings.stop_wait_seconds, first=not again, approval=settings.approval)
