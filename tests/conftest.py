@@ -209,13 +209,19 @@ def hooked_repo(project: Project, task_in) -> Project:
     committed, and its one task, `guarded`, in research and committed through the hooks."""
     git_with_hooks(project.root, "init", "-q")
     git_with_hooks(project.root, "config", "core.hooksPath", str(ROOT / "githooks"))
+    return commit_source_and_task(project, task_in)
+
+
+def commit_source_and_task(project: Project, task_in, *hooks_skipped: str) -> Project:
+    """Commit `src/app.py` (hooks skipped), then task `guarded` in research (`hooks_skipped`
+    adds `--no-verify`, for a repository whose hooks are not installed yet)."""
     (project.root / "src").mkdir()
     (project.root / "src" / "app.py").write_text("x = 1\n")
     git_with_hooks(project.root, "add", "src")
     git_with_hooks(project.root, "commit", "-q", "--no-verify", "-m", "initial")
     task_in("research", name="guarded")
     git_with_hooks(project.root, "add", ".automaton")
-    git_with_hooks(project.root, "commit", "-q", "-m", "track the task")
+    git_with_hooks(project.root, "commit", "-q", *hooks_skipped, "-m", "track the task")
     return project
 
 

@@ -15,9 +15,17 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN, ROOT, Project, denied, git_with_hooks, hook_command
+from conftest import (
+    BIN,
+    ROOT,
+    Project,
+    commit_source_and_task,
+    denied,
+    git_with_hooks,
+    hook_command,
+)
 
-# What docs/adopting.md tells a team to commit, word for word (test_docs checks it is there).
+# What docs/adopting.md tells a team to commit, word for word (the last test checks it is there).
 PRE_COMMIT_CONFIG = """\
 repos:
   - repo: local
@@ -56,13 +64,7 @@ def pre_commit_repo(
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-home"))
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
     git_with_hooks(project.root, "init", "-q")
-    (project.root / "src").mkdir()
-    (project.root / "src" / "app.py").write_text("x = 1\n")
-    git_with_hooks(project.root, "add", "src")
-    git_with_hooks(project.root, "commit", "-q", "--no-verify", "-m", "initial")
-    task_in("research", name="guarded")
-    git_with_hooks(project.root, "add", ".automaton")
-    git_with_hooks(project.root, "commit", "-q", "--no-verify", "-m", "track the task")
+    commit_source_and_task(project, task_in, "--no-verify")
     (project.root / ".pre-commit-config.yaml").write_text(PRE_COMMIT_CONFIG)
     subprocess.run(
         [pre_commit(), *PRE_COMMIT_INSTALL.split()[1:]],
