@@ -12,7 +12,7 @@ neither the rule engine nor the modules it needs.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from automaton_rules.support.version import __version__
 
 # Public name -> the module that defines it.
 _LAZY = {
@@ -21,8 +21,8 @@ _LAZY = {
     "Skip": "engine.rule",
     "Transition": "engine.rule",
     "rule": "engine.rule",
-    "AutomatonError": "core.errors",
-    "Refusal": "core.errors",
+    "AutomatonError": "support.errors",
+    "Refusal": "support.errors",
     "Finding": "engine.findings",
     "Severity": "engine.findings",
     "Project": "core.project",
@@ -89,7 +89,6 @@ __all__ = [
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from automaton_rules.core.config import Config
-    from automaton_rules.core.errors import AutomatonError, Refusal
     from automaton_rules.core.history import Claim, HistoryEntry, now
     from automaton_rules.core.phases import PHASES, Phase, Verdict, reached, verdict_of
     from automaton_rules.core.project import Project, Task
@@ -107,6 +106,7 @@ if TYPE_CHECKING:
     from automaton_rules.engine.gitlog import Commit, GitHistory
     from automaton_rules.engine.hookspecs import hookimpl
     from automaton_rules.engine.rule import Edit, Rule, Skip, Transition, rule
+    from automaton_rules.support.errors import AutomatonError, Refusal
 
 
 def __getattr__(name: str) -> object:

@@ -24,7 +24,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -34,6 +34,7 @@ import pytest
 
 from automaton_rules.cli import entry as cli
 from automaton_rules.core import machine
+from automaton_rules.support.context import Context, running
 
 if TYPE_CHECKING:
     from automaton_rules.core.project import Project, Task
@@ -145,7 +146,7 @@ class Clock:
         return datetime.fromtimestamp(self.time(), timezone.utc)
 
     def time(self) -> float:
-        """The time as POSIX seconds, what `automaton_rules.core.clock` reads."""
+        """The time as POSIX seconds, what `automaton_rules.support.clock` reads."""
         return time.time() if self._moment is None else self._moment
 
     def set(self, moment: Moment) -> datetime:
@@ -299,25 +300,18 @@ class AutomatonProject(ProjectSetup):
     from installed rule packages unless `use_packages` names them, on its own `clock`."""
 
     def run(self, *args: str) -> Run:
-        """Run status.py in-process against this project."""
+        """Run status.py in-process against this project, in this project's `context`."""
         out, err = io.StringIO(), io.StringIO()
-        with self.in_process(), redirect_stdout(out), redirect_stderr(err):
-            code = cli.main([*args, "--project", str(self.root)])
+        with redirect_stdout(out), redirect_stderr(err):
+            code = cli.main([*args, "--project", str(self.root)], self.context())
         return Run(code, out.getvalue(), err.getvalue())
 
-    @contextmanager
-    def in_process(self) -> Iterator[None]:
-        """Within: only the packages named load, and the time is this project's clock."""
-        from automaton_rules.core import clock
-        from automaton_rules.engine import plugins
+    def context(self) -> Context:
+        """What this project's commands run with: its clock, and only the installed
+        packages named (`use_packages`); passed to each command, no global changed."""
+        from automaton_rules.engine.plugins import canonical_name
 
-        saved = clock.source, plugins.OPTED_IN
-        clock.source = self.clock.time if self.clock.frozen else None
-        plugins.OPTED_IN = frozenset(plugins.canonical_name(name) for name in self.packages)
-        try:
-            yield
-        finally:
-            clock.source, plugins.OPTED_IN = saved
+        return Context(self.clock.time, (canonical_name(name) for name in self.packages))
 
     def task_dir(self, name: str) -> Path:
         """The folder of a task (`parent/sub` for a sub-task)."""
@@ -381,8 +375,7 @@ class AutomatonProject(ProjectSetup):
         if way == "cli":
             return self.run("--task", name, "--approve")
         if way == "prompt":
-            with self.in_process():
-                return _typed_in_chat(self.root, self.task_dir(name), name)
+            return _typed_in_chat(self.root, self.task_dir(name), name, self.context())
         if way != "signed":
             raise ValueError(f"via takes {', '.join(APPROVAL_WAYS)}, not {way!r}")
         if self.signer is None:
@@ -444,7 +437,7 @@ def _toml(value: Any) -> str:
 def _approval_way(root: Path) -> str:
     """How the project's `approval` setting accepts an approval from a test."""
     from automaton_rules.core.config import load_config
-    from automaton_rules.core.errors import AutomatonError
+    from automaton_rules.support.errors import AutomatonError
 
     try:
         mode = load_config(root).approval
@@ -453,7 +446,7 @@ def _approval_way(root: Path) -> str:
     return "cli" if mode == "open" else mode
 
 
-def _typed_in_chat(root: Path, folder: Path, name: str) -> Run:
+def _typed_in_chat(root: Path, folder: Path, name: str, context: Context) -> Run:
     """`approve NAME` typed by the user in the agent's chat, as the user-prompt hook takes
     it; exit code 0 when the task moved to its approved state (the hook never fails)."""
     from automaton_rules.guards import harness
@@ -469,7 +462,7 @@ def _typed_in_chat(root: Path, folder: Path, name: str) -> Run:
     try:
         sys.stdin = io.StringIO(json.dumps(payload))
         with redirect_stdout(out), redirect_stderr(err):
-            harness.main(["--harness", "claude", "--project", str(root)])
+            harness.main(["--harness", "claude", "--project", str(root)], context)
     finally:
         sys.stdin = stdin
     after = (folder / ".state").read_text()
@@ -495,16 +488,11 @@ def automaton_project(tmp_path: Path) -> Iterator[AutomatonProject]:
     `.audit()`. No installed rule package loads unless named (`.use_packages`), and the
     clock stands at the second the test started until the test moves it (`.clock`): the
     time its commands record, and `automaton_rules.now()` throughout the test."""
-    from automaton_rules.core import clock
-
     root = tmp_path / "project"
     root.mkdir()
     project = AutomatonProject(root, clock=Clock(int(time.time())))
-    saved, clock.source = clock.source, project.clock.time
-    try:
+    with running(project.context()):
         yield project
-    finally:
-        clock.source = saved
 
 
 __all__: Sequence[str] = (

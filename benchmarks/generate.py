@@ -37,7 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from automaton_rules.core import clock, machine, store  # noqa: E402
+from automaton_rules.core import machine, store  # noqa: E402
+from automaton_rules.support import clock  # noqa: E402
 
 START = 1_700_000_000  # the history's first second
 SPAN = 3600 * 24 * 300  # tasks start within these 300 days

@@ -156,7 +156,7 @@ path_to = route_to
 
 @pytest.fixture(autouse=True, scope="session")
 def _person() -> Iterator[None]:
-    """The person history lines and approvals name (core/person.py) is `user` here, as the
+    """The person history lines and approvals name (support/person.py) is `user` here, as the
     specification's examples write it, on any machine: its git settings never leak in.
     Set for the whole session, so a test's `monkeypatch.undo()` keeps it;
     tests/test_person.py sets its own."""

@@ -32,7 +32,7 @@ from conftest import (
     write_config,
 )
 
-from automaton_rules.core import signing
+from automaton_rules.support import signing
 
 SIGNED = 'approval = "signed"\n'
 
@@ -270,8 +270,8 @@ def test_a_plain_approve_is_refused_in_signed_mode(signed: Project) -> None:
     """Through the Python API a plain command-line approval is refused as well."""
     from automaton_rules import workflow
     from automaton_rules.core.config import load_config
-    from automaton_rules.core.errors import Refusal
     from automaton_rules.core.project import find_project
+    from automaton_rules.support.errors import Refusal
 
     name = awaiting(signed)
     found = find_project(signed.root)

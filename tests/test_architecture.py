@@ -7,6 +7,7 @@ at the top of a module.
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from pathlib import Path
 
@@ -20,15 +21,16 @@ TESTS = ROOT / "tests"
 # Each layer and the layers it may import, beside itself. `builtin` is loaded by module
 # name (engine/plugins.py), exactly like a team's plugins, never imported.
 MAY_IMPORT: dict[str, set[str]] = {
-    "core": set(),
-    "engine": {"core"},
-    "builtin": {"core", "engine"},
-    "workflow": {"core", "engine"},
-    "guards": {"core", "engine", "workflow"},
-    "report": {"core", "engine"},
-    "cli": {"core", "engine", "workflow", "guards", "report", "board"},
+    "support": set(),
+    "core": {"support"},
+    "engine": {"support", "core"},
+    "builtin": {"support", "core", "engine"},
+    "workflow": {"support", "core", "engine"},
+    "guards": {"support", "core", "engine", "workflow"},
+    "report": {"support", "core", "engine"},
+    "cli": {"support", "core", "engine", "workflow", "guards", "report", "board"},
     # The dashboard: a top layer beside `cli`; `cli` hands `status.py --serve` to it.
-    "board": {"core", "engine", "workflow", "report"},
+    "board": {"support", "core", "engine", "workflow", "report"},
 }
 # Layers a layer may import only inside a function: the edit-time guards load the engine
 # only for a project's edit rules and the workflow only for `untracked = "infer"`.
@@ -284,3 +286,115 @@ def test_the_architecture_document_names_every_module() -> None:
         if path.name != "__init__.py" and path.relative_to(PACKAGE).as_posix() not in text
     ]
     assert missing == []
+
+
+def _names_taken(path: Path, package: Path) -> set[tuple[str, str]]:
+    """(module, name) for every name a source file takes from another module of the
+    package: `from M import name`, and `alias.name` where `alias` is a module imported."""
+    modules = {_module_name(p, package) for p in package.rglob("*.py")}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    aliases: dict[str, str] = {}
+    taken: set[tuple[str, str]] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in modules and node.level == 0:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                if full in modules:
+                    aliases[alias.asname or alias.name] = full
+                else:
+                    taken.add((node.module, alias.name))
+        elif isinstance(node, ast.Import):
+            aliases.update({a.asname or a.name: a.name for a in node.names if a.name in modules})
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+        ):
+            taken.add((aliases[node.value.id], node.attr))
+    return taken
+
+
+def _declared(module: str) -> set[str] | None:
+    """A module's `__all__`, read from its source; None when it declares none."""
+    path = ROOT.joinpath(*module.split(".")).with_suffix(".py")
+    if not path.is_file():
+        path = path.with_suffix("") / "__init__.py"
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and "__all__" in [ast.unparse(t) for t in node.targets]:
+            return set(ast.literal_eval(node.value))
+    return None
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "builtin").glob("*.py")), ids=lambda p: p.name)
+def test_built_in_rules_use_only_public_names(path: Path) -> None:
+    """A built-in rule imports what a team's rule could: the package's public names, or a
+    name its defining module declares in `__all__` for the rest of the package."""
+    private = sorted(
+        f"{module}.{name}"
+        for module, name in _names_taken(path, PACKAGE)
+        if name not in (_declared(module) or set())
+    )
+    assert private == []
+
+
+def test_every_declared_name_is_defined_and_every_name_used_is_declared() -> None:
+    """A module's `__all__` is what the rest of the package takes from it: nothing more,
+    nothing less, so the list a built-in rule is held to stays true."""
+    taken: dict[str, set[str]] = {}
+    for path in _modules():
+        for module, name in _names_taken(path, PACKAGE):
+            if module != _module_name(path, PACKAGE):
+                taken.setdefault(module, set()).add(name)
+    for module in sorted(taken):
+        declared = _declared(module)
+        if declared is None or module == "automaton_rules":
+            continue
+        loaded = importlib.import_module(module)
+        assert [name for name in sorted(declared) if not hasattr(loaded, name)] == [], module
+        used = {name for name in taken[module] if not name.startswith("_")}
+        assert sorted(used - declared) == [], module
+
+
+def test_the_checker_sees_a_name_taken_through_a_module_alias(tmp_path: Path) -> None:
+    source = tmp_path / "rule.py"
+    source.write_text(
+        "from automaton_rules.core import store\n"
+        "from automaton_rules.core.project import Task\n"
+        "store.HISTORY, store._private\n"
+    )
+    assert _names_taken(source, PACKAGE) == {
+        ("automaton_rules.core.project", "Task"),
+        ("automaton_rules.core.store", "HISTORY"),
+        ("automaton_rules.core.store", "_private"),
+    }
+
+
+def test_the_test_fixture_changes_no_module_global() -> None:
+    """The pytest plugin passes each command a `Context`; it never assigns to another
+    module's attribute (the old `clock.source`, `plugins.OPTED_IN`), nor uses setattr."""
+    tree = ast.parse((PACKAGE / "testing.py").read_text(encoding="utf-8"))
+    modules = {  # the package's own: its streams are the test's to redirect, as pytest's are
+        alias.asname or alias.name.rpartition(".")[2]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        and (getattr(node, "module", None) or node.names[0].name).startswith("automaton_rules")
+        for alias in node.names
+    }
+    assigned = [
+        ast.unparse(target)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        for part in ast.walk(target)
+        if isinstance(part, ast.Attribute)
+        and isinstance(part.value, ast.Name)
+        and part.value.id in modules
+    ]
+    calls = [
+        ast.unparse(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and ast.unparse(node.func) in ("setattr", "monkeypatch.setattr")
+    ]
+    assert (assigned, calls) == ([], [])

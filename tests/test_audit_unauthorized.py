@@ -390,7 +390,7 @@ def test_ar301_commit_in_the_second_of_a_transition_gets_the_benefit(
 def test_ar301_reads_git_once_whatever_the_number_of_tasks(
     automaton_project: AutomatonProject, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from automaton_rules.core import git
+    from automaton_rules.support import git
 
     git_project(automaton_project)
     for number in range(6):

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT, Project, files_below
 
 from automaton_rules.core.config import Config, find_config, load_config
-from automaton_rules.core.errors import AutomatonError
+from automaton_rules.support.errors import AutomatonError
 
 
 def test_no_file_gives_defaults(tmp_path: Path) -> None:

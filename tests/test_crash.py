@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, chained_history, path_to, sized
 
-from automaton_rules.core import clock, store
+from automaton_rules.core import store
+from automaton_rules.support import clock
 
 WRITES = ("append_approval", "append_history", "write_state")
 
@@ -201,7 +202,7 @@ def test_killed_create_task_leaves_no_visible_task(project, monkeypatch) -> None
 def forge_journal_line(task_dir: Path, source: str, target: str, command: str) -> None:
     """Append a history line as a killed command would leave it, digest and all."""
     lines = (task_dir / store.HISTORY).read_text().splitlines()
-    entry = {"time": clock.utc_now(), "from": source, "to": target, "actor": "agent"}
+    entry = {"time": clock.stamp(time.time()), "from": source, "to": target, "actor": "agent"}
     entry |= {"command": command, "prev": store.line_digest(lines[-1])}
     store.append_line(task_dir / store.HISTORY, json.dumps(entry, separators=(",", ":")))
 
@@ -244,14 +245,13 @@ def test_interrupt_exits_2_with_a_message(project, task_in, monkeypatch) -> None
     assert project.state(name) == "research:awaiting_approval\n"
 
 
-def test_second_approval_of_same_phase_is_recorded(project, task_in, monkeypatch) -> None:
+def test_second_approval_of_same_phase_is_recorded(project, task_in) -> None:
     """Re-approving a phase after human_intervention -> research must add a new line.
 
     The recovery check for an approval line written before its history line must not
     mistake the earlier approval of the same phase for a pending one.
     """
-    now = clock.utc_now()
-    monkeypatch.setattr(clock, "utc_now", lambda: now)  # an agent working within one second
+    project.clock.set(project.clock.time())  # an agent working within one second
     name = task_in("research:approved")
     project.advance(
         name, ["implement", "bug_find", "adversarial_bug_find", "doc_review", "referee"]

@@ -3,7 +3,7 @@
 Read from the source with `ast`: every call of `AutomatonError`, `Refusal` or a class
 derived from them in the package, its code read from a literal, a module constant or an
 f-string. Agents and harnesses match on `error.code`, so a code that reaches the output
-without a row in `core/errors.py`'s `CODES` and a line in the docs is a contract nobody
+without a row in `support/errors.py`'s `CODES` and a line in the docs is a contract nobody
 wrote down. The controls at the end show the reader sees each way a code can be written.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT, Project
 
 from automaton_rules.core import policy
-from automaton_rules.core.errors import CODES, ERROR_CODES, AutomatonError, Code, Refusal
+from automaton_rules.support.errors import CODES, ERROR_CODES, AutomatonError, Code, Refusal
 
 PACKAGE = ROOT / "automaton_rules"
 BASES = {"AutomatonError": AutomatonError.exit_code, "Refusal": Refusal.exit_code}
@@ -201,7 +201,7 @@ def test_an_error_in_json_carries_its_code_as_a_string(project: Project) -> None
 # --------------------------------------------------------------------------------------
 
 CONTROL = """
-from automaton_rules.core.errors import AutomatonError, Refusal
+from automaton_rules.support.errors import AutomatonError, Refusal
 
 MINE = "acme-constant"
 

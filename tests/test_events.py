@@ -522,7 +522,7 @@ def test_event_is_public_and_typed() -> None:
 
 
 def store_time(text: str) -> Any:
-    from automaton_rules.core import clock
+    from automaton_rules.support import clock
 
     moment = clock.parse_time(text)
     assert moment is not None

@@ -19,8 +19,8 @@ from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from automaton_rules.core.output import json_text, printable
 from automaton_rules.engine.findings import Finding
+from automaton_rules.support.output import json_text, printable
 
 
 def escaped_one_by_one(value: str, limit: int | None) -> str:

@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, Project, git_with_hooks
 
 from automaton_rules.cli import install_files
-from automaton_rules.core.project import STATUS_SCRIPT
+from automaton_rules.support.context import STATUS_SCRIPT
 
 
 def test_a_commit_of_code_during_research_is_refused(hooked_repo: Project) -> None:

@@ -29,18 +29,23 @@ CORE = {
     "__future__",  # every module of the package starts with `from __future__ import`
     "automaton_rules",
     "automaton_rules.core",
+    "automaton_rules.support",
+    "automaton_rules.support.version",  # the package's top names its version
     "automaton_rules.guards",
-    "automaton_rules.core.clock",
+    "automaton_rules.support.clock",
+    "automaton_rules.support.context",  # the run's clock and invocation, passed down
+    "contextvars",  # where no argument reaches, the run under way (`context.current`)
+    "_contextvars",
     "automaton_rules.core.config",
-    "automaton_rules.core.errors",
+    "automaton_rules.support.errors",
     "automaton_rules.core.integrity",  # .state held to the history's last line
     "automaton_rules.guards.checks",
     "automaton_rules.guards.protected",  # the guard's own files, asked before every edit
     "automaton_rules.core.guard_files",
     "automaton_rules.core.machine",
-    "automaton_rules.core.output",
+    "automaton_rules.support.output",
     "automaton_rules.core.project",
-    "automaton_rules.core.record",
+    "automaton_rules.support.record",
     "automaton_rules.core.severity",
     "automaton_rules.core.store",
 }
@@ -59,7 +64,7 @@ HOOK_BUDGET = CORE | {
     "automaton_rules.guards.harness",
     "automaton_rules.guards.harnesses",  # the harness table: its events and answers
     "automaton_rules.guards.hook_input",  # the event, read strictly
-    "automaton_rules.core.console",  # the console scripts' shared argument reading
+    "automaton_rules.support.console",  # the console scripts' shared argument reading
     "json",
     "json.decoder",
     "json.encoder",
@@ -345,7 +350,7 @@ TASK_VIEW_FORBIDDEN = (
     "hashlib",
     "_hashlib",
     "automaton_rules.workflow",
-    "automaton_rules.core.signing",
+    "automaton_rules.support.signing",
     "automaton_rules.engine.gitlog",
     "automaton_rules.engine.manager",
     "automaton_rules.cli.parser",

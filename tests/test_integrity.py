@@ -19,10 +19,10 @@ from conftest import HOOK, STATUS_PY, Project, modules_imported, recorded
 
 from automaton_rules import workflow
 from automaton_rules.core import integrity, store
-from automaton_rules.core.errors import AutomatonError, Refusal
 from automaton_rules.core.project import HAND_EDITED, load_tracked, project_at
 from automaton_rules.engine.runner import Engine
 from automaton_rules.guards.harnesses import NAMES as HARNESSES
+from automaton_rules.support.errors import AutomatonError, Refusal
 
 CHANGED_BY_HAND = ".state was changed outside status.py"
 

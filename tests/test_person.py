@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from automaton_rules.core import person, store
+from automaton_rules.core import store
 from automaton_rules.guards import harness
+from automaton_rules.support import person
 from automaton_rules.testing import AutomatonProject
 
 

@@ -19,9 +19,10 @@ from conftest import Project, answered, context_of, recorded, replay, run_hook, 
 
 from automaton_rules.cli import install_files
 from automaton_rules.core.config import load_config
-from automaton_rules.core.project import STATUS_SCRIPT, find_project
+from automaton_rules.core.project import find_project
 from automaton_rules.guards import harness, harnesses, sandbox, session
 from automaton_rules.guards.harnesses import NAMES as HARNESSES
+from automaton_rules.support.context import STATUS_SCRIPT
 
 
 @pytest.mark.parametrize("name", HARNESSES)

@@ -560,8 +560,8 @@ def test_a_write_into_another_project_is_judged_by_that_project(tmp_path: Path) 
 
 
 def test_the_parser_missing_denies_with_a_reason(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    from automaton_rules.core.errors import AutomatonError
     from automaton_rules.guards import shell_parse
+    from automaton_rules.support.errors import AutomatonError
 
     def missing(package: str) -> None:
         raise ImportError(f"No module named {package!r}")

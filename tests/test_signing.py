@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import make_key, signers_file
 
-from automaton_rules.core import signing
-from automaton_rules.core.errors import AutomatonError
+from automaton_rules.support import signing
+from automaton_rules.support.errors import AutomatonError
 
 MESSAGE = signing.message(
     ".automaton/tasks/login", "research:approved", "ab" * 32, "2026-12-01T04:00:00Z", "alice"

@@ -21,8 +21,9 @@ from conftest import ROOT, Project, path_to, status_py
 from hypothesis import given
 from hypothesis import strategies as st
 
-from automaton_rules.core import clock, machine, store
-from automaton_rules.core.errors import AutomatonError, Refusal
+from automaton_rules.core import machine, store
+from automaton_rules.support import clock
+from automaton_rules.support.errors import AutomatonError, Refusal
 
 TIME_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
@@ -343,7 +344,13 @@ def test_history_chain_detects_a_hand_edit(project, task_in) -> None:
 
 
 def _creation_entry() -> dict:
-    return {"time": clock.utc_now(), "from": None, "to": "new", "actor": "t", "command": "c"}
+    return {
+        "time": clock.stamp(time.time()),
+        "from": None,
+        "to": "new",
+        "actor": "t",
+        "command": "c",
+    }
 
 
 def test_create_task_dir_appears_in_one_rename(

@@ -1,7 +1,7 @@
 """What the board does for the person using it: approve, ask for changes, run the audit.
 
 An approval from the board is recorded `via: board`, with the person git names where the
-board was started as the approver (core/person.py), and only where the project's
+board was started as the approver (support/person.py), and only where the project's
 `approval` mode takes a person's approval that way: `open` and `prompt`. In `signed` mode
 a browser cannot sign, and the board shows the command to run instead. Plugins that
 listen to events hear of the approval as of any other.
@@ -14,9 +14,8 @@ import threading
 from automaton_rules import workflow
 from automaton_rules.board.projects import Watched
 from automaton_rules.board.security import Refused
-from automaton_rules.core import clock
 from automaton_rules.core.config import multi_agent
-from automaton_rules.core.project import STATUS_SCRIPT
+from automaton_rules.support.context import STATUS_SCRIPT
 from automaton_rules.workflow import reviews
 
 _audit_lock = threading.Lock()
@@ -109,7 +108,7 @@ def run_audit(watched: Watched) -> None:
             task_errors=errors,
             approval=settings.approval,
         )
-        watched.audit = (generation, report, clock.utc_now())
+        watched.audit = (generation, report, watched.project.context.utc_now())
 
 
 def audit_section(watched: Watched) -> tuple[str, str | None]:

@@ -22,8 +22,8 @@ from automaton_rules.board import actions, pages, static, task_pages
 from automaton_rules.board.live import Hub
 from automaton_rules.board.projects import Watched
 from automaton_rules.board.security import Guard, Refused
-from automaton_rules.core.errors import AutomatonError, Refusal
 from automaton_rules.core.project import Task
+from automaton_rules.support.errors import AutomatonError, Refusal
 
 MAX_BODY = 64 * 1024
 HEADERS = {

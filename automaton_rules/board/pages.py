@@ -15,11 +15,11 @@ from html import escape
 
 from automaton_rules.board.projects import Card, Watched
 from automaton_rules.core import machine
-from automaton_rules.core.output import printable
-from automaton_rules.core.project import STATUS_SCRIPT
 from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.report import plural
 from automaton_rules.report.stats import duration
+from automaton_rules.support.context import STATUS_SCRIPT
+from automaton_rules.support.output import printable
 
 
 def text(value: object) -> str:

@@ -16,11 +16,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from automaton_rules.core import clock, machine, store
+from automaton_rules.core import machine, store
 from automaton_rules.core.config import Config, find_config, load_config
-from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import Project, Task, split_name
-from automaton_rules.core.record import Record
+from automaton_rules.support import clock
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.record import Record
 
 
 class Card(Record):

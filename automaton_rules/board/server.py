@@ -12,8 +12,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from automaton_rules.core.console import Script, UsageError
-from automaton_rules.core.errors import AutomatonError
+from automaton_rules.support.console import Script, UsageError
+from automaton_rules.support.errors import AutomatonError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ def make_server(
 
     from automaton_rules.board.app import Board, build
     from automaton_rules.board.security import Guard
-    from automaton_rules.core.person import identity
+    from automaton_rules.support.person import identity
 
     sock = bind(host, port)
     guard = Guard(sock.getsockname()[1], host)

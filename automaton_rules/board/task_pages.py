@@ -13,9 +13,10 @@ from __future__ import annotations
 from automaton_rules.board import markup
 from automaton_rules.board.pages import Frame, breakable, how_to_approve, link, text
 from automaton_rules.board.projects import Watched
-from automaton_rules.core import clock, machine, store
+from automaton_rules.core import machine, store
 from automaton_rules.core.project import Task
 from automaton_rules.report.stats import duration, from_entries
+from automaton_rules.support import clock
 from automaton_rules.workflow import reviews
 
 

@@ -40,7 +40,8 @@ def approvals_not_proven(task: Task, project: Project, config: Config) -> Iterat
     if config.approval == "open":
         return
     # Only here: signing runs ssh-keygen, whose modules `open` projects never load.
-    from automaton_rules.core import policy, signing
+    from automaton_rules.core import policy
+    from automaton_rules.support import signing
 
     rules = policy.Policy.of(config, project.root)
     for entry in task.history:

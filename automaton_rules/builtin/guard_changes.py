@@ -18,12 +18,13 @@ import stat
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from automaton_rules.core import clock, guard_files, machine, store
+from automaton_rules.core import guard_files, machine, store
 from automaton_rules.core.config import Config
-from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import Project, Task, split_name
 from automaton_rules.engine.findings import GUARD_CHANGES, Finding
 from automaton_rules.engine.rule import Rule, Skip, rule
+from automaton_rules.support import clock
+from automaton_rules.support.errors import AutomatonError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # git is read only by the audit: its reader loads with it

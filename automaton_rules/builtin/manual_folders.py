@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from automaton_rules.core import machine
-from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import MANUAL_FOLDERS, Finding
 from automaton_rules.engine.rule import Rule, rule
+from automaton_rules.support.output import printable
 
 
 @rule(

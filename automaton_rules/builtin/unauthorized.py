@@ -16,11 +16,12 @@ import bisect
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from automaton_rules.core import clock, guard_files, machine, store
+from automaton_rules.core import guard_files, machine, store
 from automaton_rules.core.config import Config
 from automaton_rules.core.project import Project, Task, task_file
 from automaton_rules.engine.findings import UNAUTHORIZED, Finding
 from automaton_rules.engine.rule import Rule, Skip, rule
+from automaton_rules.support import clock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # git is read only by the audit: its reader loads with it
@@ -117,7 +118,7 @@ def unauthorized_modifications(
     if not git.is_repo:
         raise Skip("not a git repository")
     settings = config or Config()
-    now = clock.now()
+    now = project.context.now()
     timelines = {task.name: Timeline.of(task) for task in tasks if task.state is not None}
     source = _source_test(project, settings, git)
     coverage = EditCoverage(timelines.values(), now)

@@ -51,7 +51,8 @@ def subtasks_passed(task: Task, project: Project) -> Iterator[Finding]:
             f"is complete, but VERDICT.md of sub-task {name} {said}: the tree is marked done "
             "while part of its work did not pass review",
             path=sub.relpath(machine.ARTIFACTS["referee"]),
-            correction=f"follow the sub-task up: {project.command('--task', name, '--follow-up')}",
+            correction="follow the sub-task up: "
+            + project.context.command("--task", name, "--follow-up", project=project.root),
             data={"detail": f"sub-task {name} without PASS", "subtask": name},
         )
 
@@ -106,9 +107,7 @@ def _edit_spans(task: Task) -> list[tuple[float, float]]:
     timeline = task.entered
     ends = [moment for moment, _ in timeline[1:]] + [float("inf")]
     return [
-        (start, end)
-        for (start, state), end in zip(timeline, ends)
-        if machine.is_edit_phase(state)
+        (start, end) for (start, state), end in zip(timeline, ends) if machine.is_edit_phase(state)
     ]
 
 

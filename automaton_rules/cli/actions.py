@@ -11,7 +11,7 @@ imports nothing but the package's light records.
 
 from __future__ import annotations
 
-from automaton_rules.core.record import Record
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

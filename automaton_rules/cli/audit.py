@@ -13,12 +13,12 @@ from pathlib import Path
 from automaton_rules.cli.commands import load_every_task, logged
 from automaton_rules.cli.run import Outcome, Run, selection
 from automaton_rules.core.config import Config
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.calls import start_git
 from automaton_rules.engine.plan import Selection
 from automaton_rules.engine.runner import Engine
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.output import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -136,8 +136,8 @@ def _rendered(report: AuditReport, fmt: str, failed: list[EventError]) -> str:
 
     if fmt != "json" or not failed:
         return renderer(fmt)(report)
-    from automaton_rules.core.output import json_text
     from automaton_rules.report import json_format
+    from automaton_rules.support.output import json_text
 
     body = json_format.as_dict(report)
     body["event_errors"] = [failure.as_dict() for failure in failed]

@@ -26,8 +26,6 @@ from automaton_rules.cli.views import (
 )
 from automaton_rules.core import store
 from automaton_rules.core.config import Config, claim_timeout, load_config, multi_agent
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import printable
 from automaton_rules.core.project import (
     HAND_EDITED,
     Project,
@@ -38,6 +36,8 @@ from automaton_rules.core.project import (
 )
 from automaton_rules.engine.manager import plugin_manager
 from automaton_rules.engine.plugins import PluginError
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.output import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -79,6 +79,7 @@ def announce(
             base=settings.base,
             builtins=False,
             timeout=settings.plugin_timeout_seconds,
+            packages=proj.context.plugins,
         )
         if load_errors:
             from automaton_rules.engine.events import EventError
@@ -355,11 +356,10 @@ def stats(*, run: Run, task: str | None, project: Path | None, config: Path | No
     from each task's `.state.history`, counted up to one reading of the clock."""
     from datetime import datetime, timezone
 
-    from automaton_rules.core import clock
     from automaton_rules.report import stats as figures
 
     proj, _settings = run.open(project, config)
-    now = datetime.fromtimestamp(int(clock.now()), timezone.utc)
+    now = datetime.fromtimestamp(int(proj.context.now()), timezone.utc)
     if task is not None:
         tasks, errors = [proj.load(task, strict=False)], list[str]()
     else:

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 from automaton_rules import workflow
-from automaton_rules.core import signing
-from automaton_rules.core.errors import AutomatonError, Refusal
-from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project
+from automaton_rules.support import signing
+from automaton_rules.support.errors import AutomatonError, Refusal
+from automaton_rules.support.output import printable
 
 
 def given(

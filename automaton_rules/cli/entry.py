@@ -17,7 +17,6 @@ import sys
 from contextlib import suppress
 from pathlib import Path
 
-from automaton_rules import __version__
 from automaton_rules.cli.actions import (
     ACTIONS,
     BY_FLAG,
@@ -34,15 +33,17 @@ from automaton_rules.cli.actions import (
     refusal,
     resolve,
 )
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import (
+from automaton_rules.core.project import framework_home
+from automaton_rules.support.context import STATUS_SCRIPT, Context, running
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.output import (
     envelope,
     error_body,
     json_text,
     message_lines,
     printable,
 )
-from automaton_rules.core.project import STATUS_SCRIPT, framework_home
+from automaton_rules.support.version import __version__
 
 # The edit-time hooks start here, so typing, json and the rest load on the full path only.
 TYPE_CHECKING = False
@@ -102,7 +103,7 @@ def read_plain(args: Sequence[str]) -> dict[str, Any] | None:
     return values
 
 
-def _execute(values: dict[str, Any], invoked_as: str) -> int:
+def _execute(values: dict[str, Any], context: Context) -> int:
     """Check the line fits the table, run the action, print its outcome."""
     if values["version"]:
         from automaton_rules.cli.run import Outcome
@@ -121,9 +122,9 @@ def _execute(values: dict[str, Any], invoked_as: str) -> int:
             file=values["file"],
             config=values["config"],
             as_json=values["as_json"],
-            invoked_as=invoked_as,
+            context=context,
         )
-    return _finish(_dispatch(action, values, invoked_as), action.command, values["as_json"])
+    return _finish(_dispatch(action, values, context), action.command, values["as_json"])
 
 
 def _chosen(values: dict[str, Any]) -> Action:
@@ -169,7 +170,7 @@ def check(action: Action, values: dict[str, Any]) -> None:
             raise _usage(f"{BY_NAME[first].flag} and {BY_NAME[second].flag} cannot be combined.")
 
 
-def _dispatch(action: Action, values: dict[str, Any], invoked_as: str) -> Outcome:
+def _dispatch(action: Action, values: dict[str, Any], context: Context) -> Outcome:
     """Run the action's handler with what it asks for, by name (`run`, the command line's
     context, and options), and hand what it returns to the action's view. Both are
     imported now, so `--help` and the hooks never load them."""
@@ -177,7 +178,7 @@ def _dispatch(action: Action, values: dict[str, Any], invoked_as: str) -> Outcom
 
     handler: Any = resolve(action.handler or "")
     view: Any = resolve(action.view or "")
-    run = Run(invoked_as)
+    run = Run(context)
     code = handler.__code__
     asked = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
     given = {name: run if name == "run" else values[name] for name in asked}
@@ -242,8 +243,6 @@ def _fail(error: AutomatonError, command: str, as_json: bool) -> int:
     """A failure goes to stderr as text, or to stdout as the JSON answer a reader parses."""
     sandbox = os.environ.get("AUTOMATON_SANDBOX")
     if sandbox and error.code in ("write-failed", "lock-failed", "os-error", "unreadable"):
-        from automaton_rules.core.project import STATUS_SCRIPT
-
         hint = IN_SANDBOX.format(how=sandbox, script=STATUS_SCRIPT)
         error.message += hint
         error.text += hint
@@ -307,9 +306,19 @@ def _tolerant_streams() -> None:
                 reconfigure(errors="backslashreplace")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `status.py` and `automaton-status`; returns the exit code."""
-    invoked_as = STATUS_SCRIPT if argv is not None else _invoked_as(sys.argv[0])
+def main(argv: Sequence[str] | None = None, context: Context | None = None) -> int:
+    """Entry point of `status.py` and `automaton-status`; returns the exit code. `context`
+    is the run's clock, plugin selection and invocation (the test fixture passes its own);
+    by default the system's clock, every installed package, and how this process started."""
+    if context is None:
+        context = Context(
+            invoked_as=STATUS_SCRIPT if argv is not None else _invoked_as(sys.argv[0])
+        )
+    with running(context):
+        return _main(argv, context)
+
+
+def _main(argv: Sequence[str] | None, context: Context) -> int:
     prog = PROG if argv is not None else (Path(sys.argv[0]).name or PROG)
     _tolerant_streams()
     args = list(sys.argv[1:] if argv is None else argv)
@@ -322,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         values = read_line(args, prog)
         if isinstance(values, int):
             return values
-        return _execute(values, invoked_as)
+        return _execute(values, context)
     except AutomatonError as exc:
         return _fail(exc, command, as_json)
     except (Exception, KeyboardInterrupt) as exc:

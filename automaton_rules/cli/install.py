@@ -17,14 +17,14 @@ from typing import Any
 
 from automaton_rules.cli import install_files
 from automaton_rules.cli.install_files import MARKER as MARKER
-from automaton_rules.core import git
-from automaton_rules.core.console import Script
-from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import framework_home
 from automaton_rules.guards import harnesses
 from automaton_rules.guards.hook_settings import done as _done
 from automaton_rules.guards.hook_settings import remove_empty_folders as _prune
 from automaton_rules.guards.hook_settings import write_changed as _write
+from automaton_rules.support import git
+from automaton_rules.support.console import Script
+from automaton_rules.support.errors import AutomatonError
 
 GIT_HOOKS = {
     "pre-commit": "automaton-git-hook pre-commit",
@@ -103,9 +103,7 @@ def _install_per_user(home: Path | None) -> list[str]:
 
 def _install_sections(project: Path, names: Sequence[str]) -> list[str]:
     """The agent instructions of each harness, and `.automaton/.gitignore`."""
-    sections = {
-        harnesses.get(h).instructions: install_files.instructions_section() for h in names
-    }
+    sections = {harnesses.get(h).instructions: install_files.instructions_section() for h in names}
     sections[install_files.GITIGNORE] = install_files.gitignore_section()
     done = []
     for relative, text in sections.items():

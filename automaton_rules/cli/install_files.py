@@ -17,13 +17,14 @@ import sys
 from pathlib import Path
 
 from automaton_rules.core import guard_files, machine
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.project import FRAMEWORK_HOME, STATUS_SCRIPT, framework_home
+from automaton_rules.core.project import FRAMEWORK_HOME, framework_home
 from automaton_rules.guards.checks import EDIT_PHASES_TEXT
 from automaton_rules.guards.lookup import HOOK_LOOKUP as HOOK_LOOKUP
 from automaton_rules.guards.lookup import INSTALL_HINT
 from automaton_rules.guards.lookup import LOOKUP as LOOKUP
 from automaton_rules.guards.lookup import hook_command as hook_command
+from automaton_rules.support.context import STATUS_SCRIPT
+from automaton_rules.support.errors import AutomatonError
 
 MARKER = "# installed by automaton-install"
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from automaton_rules.cli.actions import BY_NAME
-from automaton_rules.core.errors import AutomatonError
+from automaton_rules.support.errors import AutomatonError
 
 EPILOG = """\
 \b

@@ -1,7 +1,8 @@
 """What a handler runs in and what its view hands back: the `Run` and the `Outcome`.
 
 `Run` is one command line's context, handed to the handler that asks for it as flake8
-hands its options down: how `status.py` was started (for the commands an answer suggests),
+hands its options down: the run's `Context` (its clock, its plugin selection and how
+`status.py` was started, for the commands an answer suggests),
 the project and its configuration, the engine, and the warnings and listeners' failures
 met on the way, which the printing step adds to the outcome. Kept light, with the engine
 imported only by the handlers that run rules, for `--task`, the view agents call most.
@@ -10,9 +11,9 @@ imported only by the handlers that run rules, for `--task`, the view agents call
 from __future__ import annotations
 
 from automaton_rules.core.config import load_config
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import printable
 from automaton_rules.core.project import find_project
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.output import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from automaton_rules.engine.events import EventError
     from automaton_rules.engine.plan import Selection
     from automaton_rules.engine.runner import Engine
+    from automaton_rules.support.context import Context
 
 
 class Outcome:
@@ -82,8 +84,8 @@ def with_event_errors(outcome: Outcome, failed: Sequence[EventError]) -> Outcome
 class Run:
     """One command line's context: see the module's docstring."""
 
-    def __init__(self, invoked_as: str) -> None:
-        self.invoked_as = invoked_as
+    def __init__(self, context: Context) -> None:
+        self.context = context
         self.warnings: list[str] = []
         self.failed: list[EventError] = []
 
@@ -91,7 +93,7 @@ class Run:
         self, project: Path | None, config: Path | None, *, create: bool = False
     ) -> tuple[Project, Config]:
         """The project and its configuration; a broken configuration fails every command."""
-        found = find_project(project, create=create).started_as(self.invoked_as)
+        found = find_project(project, create=create).opened_by(self.context)
         return found, load_config(found.root, config)
 
     def engine(self, settings: Config) -> Engine:
@@ -100,7 +102,10 @@ class Run:
         from automaton_rules.engine.runner import Engine
 
         engine = Engine.create(
-            settings.plugins, base=settings.base, timeout=settings.plugin_timeout_seconds
+            settings.plugins,
+            base=settings.base,
+            timeout=settings.plugin_timeout_seconds,
+            packages=self.context.plugins,
         )
         self.warnings.extend(engine.warnings)
         return engine

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from automaton_rules.cli.run import Outcome, painted, selection
 from automaton_rules.core import machine, store
-from automaton_rules.core.output import printable
 from automaton_rules.core.project import load_tracked
-from automaton_rules.core.record import Record
+from automaton_rules.support.output import printable
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ def join_choices(items: Sequence[str]) -> str:
 
 def how_to_approve(project: Project, name: str, approval: str) -> str:
     """How the user approves a task under the project's `approval` mode."""
-    command = project.command("--task", name, "--approve", "--project", project.root)
+    command = project.context.command("--task", name, "--approve", "--project", project.root)
     if approval == "prompt":
         typed = f"approve {name}"
         return f"ask the user to type `{typed}` in the chat (or to run {command} in a terminal)"
@@ -200,20 +200,24 @@ def _proceed(project: Project, task: Task, subtasks: Sequence[Task], approval: s
     if machine.is_awaiting(state):
         return how_to_approve(project, task.name, approval)
     if state == machine.SUBTASK_PARENT_STATE and task.parent is None:
-        complete = project.command(
+        complete = project.context.command(
             "--task", task.name, "--transition", "complete", "--project", root
         )
         if subtasks and all(sub.state == "complete" for sub in subtasks):
             return complete
         if subtasks:
             return f"work on the sub-tasks (--list); once all are complete: {complete}"
-        create = project.command("--create-task", f"{task.name}/SUB-TASK", "--project", root)
+        create = project.context.command(
+            "--create-task", f"{task.name}/SUB-TASK", "--project", root
+        )
         return f"{create} (for each sub-task; complete this task when all are complete)"
     targets = machine.legal_targets(state, subtask=task.parent is not None)
     if not targets:
         return DASH
     target = targets[0] if len(targets) == 1 else "PHASE"
-    command = project.command("--task", task.name, "--transition", target, "--project", root)
+    command = project.context.command(
+        "--task", task.name, "--transition", target, "--project", root
+    )
     if len(targets) > 1:
         command += f" (PHASE: {join_choices(targets)})"
     return f"the user decides: {command}" if state == "human_intervention" else command

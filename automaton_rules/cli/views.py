@@ -20,11 +20,12 @@ from automaton_rules.cli.task_view import (
     how_to_approve,
     join_choices,
 )
-from automaton_rules.core import clock, machine, store
-from automaton_rules.core.output import printable
+from automaton_rules.core import machine, store
 from automaton_rules.core.project import SPEC_SCRIPT, Project, Task
 from automaton_rules.engine.findings import OUT_OF_ORDER, Finding
 from automaton_rules.engine.result import RunResult
+from automaton_rules.support import clock
+from automaton_rules.support.output import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -232,7 +233,8 @@ def validate_block(project: Project, task: Task, findings: Sequence[Finding]) ->
             "Phase: unknown (no .state file found)",
             "Folder validation: FAIL — task was created manually (no .state file). Use "
             f"'{SPEC_SCRIPT} --create-task' to create tasks properly.",
-            f"To adopt the folder as it is: {project.command('--upgrade')}",
+            "To adopt the folder as it is: "
+            + project.context.command("--upgrade", project=project.root),
         ]
         return lines
     lines.append(f"Phase: {task.state} (from .state)")

@@ -10,10 +10,10 @@ import stat
 import sys
 from pathlib import Path
 
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import printable
-from automaton_rules.core.record import Record
 from automaton_rules.core.severity import SEVERITIES
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.output import printable
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -366,3 +366,18 @@ def load_config(project_root: Path, explicit: Path | None = None) -> Config:
     if found is None:
         return Config()
     return parse(_settings_in(found) or {}, found)
+
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "APPROVAL_MODES",
+    "CONFIG_FILE",
+    "PLUGIN_TIMEOUT_SECONDS",
+    "PYPROJECT",
+    "Config",
+    "claim_timeout",
+    "find_config",
+    "load_config",
+    "multi_agent",
+    "toml_module",
+]

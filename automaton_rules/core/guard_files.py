@@ -192,3 +192,34 @@ def without_section(text: str) -> str:
         return text
     before, after = text[: span[0]], text[span[1] :]
     return (before[:-1] if before.endswith("\n") else before) + after
+
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "CONFIGURATION",
+    "DEFAULT_SIGNERS",
+    "GIT_HOOKS",
+    "HARNESS",
+    "HARNESS_FILES",
+    "HARNESS_FOLDERS",
+    "INSTRUCTION_FILES",
+    "PLUGIN",
+    "PRE_COMMIT_CONFIG",
+    "PROGRAM",
+    "PROGRAMS",
+    "RECORDS",
+    "SCRIPT",
+    "SECTION_BEGIN",
+    "SECTION_END",
+    "SIGNERS",
+    "STARTUP_FILES",
+    "TOOL_TABLE",
+    "kind_of_relpath",
+    "named_relpaths",
+    "project_guard_paths",
+    "section_span",
+    "signers_file",
+    "tool_table",
+    "with_section",
+    "without_section",
+]

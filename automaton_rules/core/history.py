@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from automaton_rules.core import clock
-from automaton_rules.core.record import Record
+from automaton_rules.support import clock
+from automaton_rules.support.context import current
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def now() -> datetime:
 
 
 def _utc_now() -> datetime:
-    return datetime.fromtimestamp(clock.now(), timezone.utc)
+    return datetime.fromtimestamp(current().now(), timezone.utc)
 
 
 def _text(value: object) -> str | None:

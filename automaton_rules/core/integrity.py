@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from automaton_rules.core import clock, machine, store
+from automaton_rules.core import machine, store
+from automaton_rules.support import clock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -201,3 +202,12 @@ def approval_log_problems(
             continue
         problems.append(problem)
     return problems
+
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "approval_log_problems",
+    "hand_edited",
+    "last_recorded",
+    "recorded_moves",
+]

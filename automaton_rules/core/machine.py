@@ -6,7 +6,7 @@ workflow allows, so the rules of the game live in exactly one place.
 
 from __future__ import annotations
 
-from automaton_rules.core.record import Record
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -408,3 +408,43 @@ def route_to(state: str) -> tuple[str, ...]:
     if state in ("complete", "human_intervention"):
         return (*_ROUTE, state)
     return _ROUTE[: _ROUTE.index(state) + 1]
+
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "APPROVAL_PHASES",
+    "ARTIFACTS",
+    "ARTIFACT_PHASE",
+    "AWAITING",
+    "DECOMPOSED_ARTIFACTS",
+    "FOLLOW_UPS",
+    "MANDATORY_PHASES",
+    "PHASES",
+    "PHASE_RANK",
+    "STATES",
+    "STATE_NAMES",
+    "SUBTASKS_DIR",
+    "SUBTASK_EXCLUDED",
+    "SUBTASK_PARENT_STATE",
+    "TIE_BREAKS",
+    "VERDICT_PHASES",
+    "Guidance",
+    "approval_target",
+    "base_phase",
+    "carried_artifacts",
+    "closest_state",
+    "expected_artifacts",
+    "forbidden_artifacts",
+    "guidance",
+    "infer_phase",
+    "is_approved",
+    "is_artifact",
+    "is_awaiting",
+    "is_edit_phase",
+    "is_state",
+    "legal_targets",
+    "needs_approval",
+    "reapproval_target",
+    "required_artifact",
+    "route_to",
+]

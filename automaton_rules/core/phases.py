@@ -16,7 +16,7 @@ import re
 from typing import Literal
 
 from automaton_rules.core import machine
-from automaton_rules.core.record import Record
+from automaton_rules.support.record import Record
 
 PHASES: tuple[str, ...] = machine.PHASES
 
@@ -151,3 +151,14 @@ def reached(state: str | None, phase: str | Phase) -> bool:
     if state is None or not machine.is_state(state):
         return False
     return Phase.of(state) >= wanted
+
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "PHASES",
+    "Phase",
+    "Verdict",
+    "follow_up_cause",
+    "reached",
+    "verdict_of",
+]

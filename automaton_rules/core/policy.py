@@ -12,10 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from automaton_rules.core import machine, signing
+from automaton_rules.core import machine
 from automaton_rules.core.config import APPROVAL_MODES, Config, find_config, load_config
 from automaton_rules.core.project import Project, Task
-from automaton_rules.core.record import Record
+from automaton_rules.support import signing
+from automaton_rules.support.record import Record
 
 # The ways each mode accepts; `signed` is also the strongest way in the other modes.
 ACCEPTED = {
@@ -106,3 +107,16 @@ def gate_problem(project: Project, task: Task, policy: Policy) -> str | None:
     if entry is None:
         return signing.MISSING
     return unproven(project, task, policy, entry)
+
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "ACCEPTED",
+    "NO_SIGNERS",
+    "OPEN",
+    "Policy",
+    "approval_entry",
+    "describe",
+    "gate_problem",
+    "unproven",
+]

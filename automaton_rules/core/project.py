@@ -8,10 +8,12 @@ import sys
 from functools import cached_property
 from pathlib import Path
 
-from automaton_rules.core import clock, integrity, machine, store
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import printable
-from automaton_rules.core.record import Record
+from automaton_rules.core import integrity, machine, store
+from automaton_rules.support import clock
+from automaton_rules.support.context import DEFAULT, Context
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.output import printable
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,9 +29,6 @@ MAX_NAME_LENGTH = 64
 BOM = "\ufeff"
 SMALL_FILE = 1 << 20  # artifacts up to this size are read once per task and kept until released
 FRAMEWORK_HOME = ".automaton"
-# How agents call the tool: `python3`, which Debian, Ubuntu and macOS all have (many have
-# no `python`); the installed script runs this installation whichever Python runs it.
-STATUS_SCRIPT = "python3 ~/.automaton/scripts/status.py"
 # The specification's own spelling, in the one sentence it gives word for word.
 SPEC_SCRIPT = "python ~/.automaton/scripts/status.py"
 
@@ -226,9 +225,7 @@ class Task(TaskFiles):
         held = self.states_during(moment, moment)
         return held[-1] if held else None
 
-    def states_during(
-        self, start: datetime | float, end: datetime | float
-    ) -> tuple[str, ...]:
+    def states_during(self, start: datetime | float, end: datetime | float) -> tuple[str, ...]:
         """Every state the task held from `start` to `end`, oldest first. Times are whole
         seconds, so a second in which the task changed state counts whole: both the state
         it left and the one it entered then were held in it (what AR301 judges a change
@@ -315,35 +312,27 @@ def _has_text(path: Path) -> bool:
 
 
 class Project(Record):
-    """A project root, the folder its tasks live in, and how status.py was started on it."""
+    """A project root, the folder its tasks live in, and the run that opened it."""
 
-    _fields = ("root", "tasks_dir", "invoked_as")
+    _fields = ("root", "tasks_dir", "context")
+    _unshown = ("context",)
     root: Path
     tasks_dir: Path
-    invoked_as: str
+    context: Context
 
     def __init__(
-        self, root: Path | str, tasks_dir: Path | None = None, invoked_as: str = STATUS_SCRIPT
+        self, root: Path | str, tasks_dir: Path | None = None, context: Context = DEFAULT
     ) -> None:
         """`Project(root)` is the project whose tasks live in `root/.automaton/tasks`, as a
         rule's unit test builds it; `tasks_dir` names another folder (`~/.automaton` uses
-        its `tasks/`)."""
+        its `tasks/`); `context` is the run's clock, plugin selection and invocation."""
         root = root if isinstance(root, Path) else Path(root)
         tasks_dir = root / FRAMEWORK_HOME / "tasks" if tasks_dir is None else tasks_dir
-        self._init(root, tasks_dir, invoked_as)
+        self._init(root, tasks_dir, context)
 
-    def started_as(self, invoked_as: str) -> Project:
-        """The same project, suggesting commands that run as pasted into this shell."""
-        return Project(self.root, self.tasks_dir, invoked_as)
-
-    def command(self, *args: str | Path) -> str:
-        """A status.py command line an agent can paste, with every argument quoted; it
-        names the project (`--project`, added when not given), so it runs as pasted from
-        any folder."""
-        import shlex
-
-        named = args if "--project" in args else (*args, "--project", self.root)
-        return " ".join([self.invoked_as, *(shlex.quote(str(arg)) for arg in named)])
+    def opened_by(self, context: Context) -> Project:
+        """The same project, as the run that `context` describes sees it."""
+        return Project(self.root, self.tasks_dir, context)
 
     @property
     def tasks_label(self) -> str:
@@ -553,7 +542,7 @@ def unknown_phase_error(project: Project, state: str, history: bool) -> Automato
     """A `.state` no phase has, in the specification's words, then the way out: --upgrade
     restores it from the history; without one, the user writes the right phase."""
     said = f"Unknown phase '{printable(state)}' in .state file"
-    command = project.command("--upgrade", "--project", project.root)
+    command = project.context.command("--upgrade", "--project", project.root)
     guess = machine.closest_state(state)
     if history:
         step = f". Run '{command}' to restore it from .state.history."
@@ -574,7 +563,7 @@ def unknown_phase_error(project: Project, state: str, history: bool) -> Automato
 def untracked_error(project: Project, task: Task) -> AutomatonError:
     """A folder with no `.state` is not guessed at: the user adopts it with --upgrade. With
     no artifact either, its phase is "unknown", as the specification reports it."""
-    command = project.command("--upgrade", "--project", project.root)
+    command = project.context.command("--upgrade", "--project", project.root)
     if not task.artifacts:
         return AutomatonError(
             "untracked-task",
@@ -623,11 +612,11 @@ def hand_edit_error(project: Project, task: Task, recorded: str | None) -> Autom
             HAND_EDITED,
             f"Task '{task.name}': .state says '{shown}' but the last line of .state.history "
             "names no state status.py writes, so nothing vouches for .state. "
-            f"'{project.command('--audit', '--project', project.root)}' shows what was "
+            f"'{project.context.command('--audit', '--project', project.root)}' shows what was "
             "changed; the history line must be put back (from version control) by the user.",
             next_steps={"state": task.state, "recorded": None},
         )
-    command = project.command("--upgrade", "--project", project.root)
+    command = project.context.command("--upgrade", "--project", project.root)
     return AutomatonError(
         HAND_EDITED,
         f"Task '{task.name}': .state says '{shown}' but .state.history says '{recorded}': "
@@ -706,3 +695,21 @@ def find_project(
     if create:
         return project_at(here, home)
     raise _no_project(f"{here} or its parents")
+
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "FRAMEWORK_HOME",
+    "HAND_EDITED",
+    "SPEC_SCRIPT",
+    "Project",
+    "Task",
+    "find_project",
+    "framework_home",
+    "inside",
+    "load_tracked",
+    "presumed_artifacts",
+    "refuse_hand_edit",
+    "split_name",
+    "task_file",
+]

@@ -13,9 +13,9 @@ import stat
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from automaton_rules.core.errors import AutomatonError, Refusal
-from automaton_rules.core.output import printable
-from automaton_rules.core.record import Record
+from automaton_rules.support.errors import AutomatonError, Refusal
+from automaton_rules.support.output import printable
+from automaton_rules.support.record import Record
 
 # The edit-time hooks read `.state` through this module and nothing else of it, so
 # json, hashlib, datetime, secrets and shutil load in the functions that use them.
@@ -196,7 +196,7 @@ class Approval(Record):
     @property
     def at(self) -> datetime | None:
         """`time` as a UTC datetime, for rules; None when the line's time is not readable."""
-        from automaton_rules.core import clock
+        from automaton_rules.support import clock
 
         return clock.parse_time(self.time)
 
@@ -541,3 +541,39 @@ def create_task_dir(
             ) from None
         raise AutomatonError("write-failed", f"Cannot create {final}: {exc}") from None
     _fsync_dir(final.parent)
+
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "APPROVALS",
+    "CLAIM",
+    "CLAIM_KEYS",
+    "HISTORY",
+    "MUTEX",
+    "STATE",
+    "Approval",
+    "append_review",
+    "bytes_digest",
+    "commit",
+    "create_task_dir",
+    "ensure_approvals",
+    "file_digest",
+    "history_lines",
+    "history_tail",
+    "line_digest",
+    "locked",
+    "open_regular",
+    "parse_history",
+    "read_approvals",
+    "read_approved_copy",
+    "read_bytes",
+    "read_claim",
+    "read_history",
+    "read_reviews",
+    "read_state",
+    "remove_claim",
+    "state_mtime",
+    "write_approved_copy",
+    "write_claim",
+    "write_state",
+]

@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import Finding
 from automaton_rules.engine.plan import Scheduled
@@ -23,6 +22,7 @@ from automaton_rules.engine.plugins import (
 )
 from automaton_rules.engine.result import RunResult
 from automaton_rules.engine.rule import Skip
+from automaton_rules.support.errors import AutomatonError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

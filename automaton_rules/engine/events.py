@@ -19,8 +19,10 @@ from typing import Any
 
 import pluggy
 
-from automaton_rules.core import clock, machine
+from automaton_rules.core import machine
 from automaton_rules.engine.plugins import PLUGIN_FAILURES, describe, time_limit
+from automaton_rules.support import clock
+from automaton_rules.support.context import current
 
 # What an event says happened, as `Event.kind`.
 CREATED = "created"  # --create-task
@@ -84,7 +86,7 @@ class Event:
 def recorded_time(stamp: object) -> datetime:
     """An event's time: the one its record was written with, or now (as the task files
     write it, from the one clock they share) when it has none."""
-    moment = clock.parse_time(stamp) or clock.parse_time(clock.utc_now())
+    moment = clock.parse_time(stamp) or clock.parse_time(current().utc_now())
     return moment if moment is not None else datetime.now(timezone.utc).replace(microsecond=0)
 
 

@@ -111,3 +111,18 @@ def refusal(finding: Finding, source: str, target: str) -> str:
         f"Found forbidden artifact '{artifact}' in task folder. "
         "This indicates phase-skipping. Remove the artifact or revert to the correct phase."
     )
+
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "BUILTIN_CATEGORIES",
+    "GUARD_CHANGES",
+    "INCONSISTENCY",
+    "MANUAL_FOLDERS",
+    "OUT_OF_ORDER",
+    "SEVERITIES",
+    "UNAUTHORIZED",
+    "Finding",
+    "Severity",
+    "refusal",
+]

@@ -20,10 +20,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
-from automaton_rules.core import git
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.git import TASK_TRAILER
-from automaton_rules.core.output import printable
+from automaton_rules.support import git
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.git import TASK_TRAILER
+from automaton_rules.support.output import printable
 
 # One header per commit, then its files as `STATUS NUL PATH NUL` pairs (`-z --name-status`).
 # The header holds no NUL, and its author name (git ends an identity at `<` or a newline)
@@ -400,3 +400,14 @@ def _reread(handle: IO[bytes] | None) -> bytes:
         return b""
     handle.seek(0)
     return handle.read()
+
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "Commit",
+    "GitHistory",
+    "blobs",
+    "commits_after",
+    "resolve_since",
+    "start",
+]

@@ -155,15 +155,17 @@ def plugin_manager(
     entry_points: bool = True,
     builtins: bool = True,
     timeout: float | None = loading.DEFAULT_TIMEOUT,
+    packages: frozenset[str] | None = None,
 ) -> tuple[pluggy.PluginManager, list[PluginError]]:
-    """The manager with every plugin that loaded, and an error for each that did not."""
+    """The manager with every plugin that loaded, and an error for each that did not;
+    `packages` narrows the installed ones that load (`plugins.entry_points`)."""
     pm = PluginManager(hookspecs.PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
     errors: list[PluginError] = []
     for name in loading.BUILTIN_PLUGINS if builtins else ():
         _register(pm, name, importlib.import_module(name), errors)
     if entry_points:
-        for ep in loading.entry_points():
+        for ep in loading.entry_points(packages):
             try:
                 with loading.time_limit(timeout):
                     module = ep.load()

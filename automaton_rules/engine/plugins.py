@@ -210,11 +210,6 @@ def _shown_path(filename: str, base: Path | None = None) -> str:
     return filename
 
 
-# The installed packages that load, by `package_names`; None loads every one. Only the
-# test fixture (automaton_rules.testing) narrows it, in-process, for one command at a time.
-OPTED_IN: frozenset[str] | None = None
-
-
 def installed_packages() -> list:
     """Every installed package's entry point in the `automaton_rules` group, by name.
 
@@ -306,13 +301,13 @@ def package_names(ep: object) -> frozenset[str]:
     return frozenset(canonical_name(name) for name in names if name)
 
 
-def entry_points() -> list:
-    """The installed packages' entry points that load: all of them, or those the test
-    fixture opted in to (`OPTED_IN`)."""
+def entry_points(packages: frozenset[str] | None = None) -> list:
+    """The installed packages' entry points that load: all of them, or those a run's
+    context names (`Context.plugins`, canonical; the test fixture names what it opts in to)."""
     found = installed_packages()
-    if OPTED_IN is None:
+    if packages is None:
         return found
-    return [ep for ep in found if package_names(ep) & OPTED_IN]
+    return [ep for ep in found if package_names(ep) & packages]
 
 
 def _load_path(path: Path) -> ModuleType:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from automaton_rules.core.record import Record
 from automaton_rules.core.severity import SEVERITIES
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -144,3 +144,14 @@ def not_a_rule(item: object) -> str:
             f'@rule("CODE", summary=..., category=...) to make it one'
         )
     return f"register() takes a Rule (a function decorated with @rule), got {type(item).__name__}"
+
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "Edit",
+    "Rule",
+    "Skip",
+    "Transition",
+    "not_a_rule",
+    "rule",
+]

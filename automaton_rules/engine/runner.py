@@ -68,14 +68,21 @@ class Engine:
         entry_points: bool = True,
         builtins: bool = True,
         timeout: float | None = DEFAULT_TIMEOUT,
+        packages: frozenset[str] | None = None,
     ) -> Engine:
-        """An engine with the built-in rules, entry-point plugins and configured plugins."""
-        if builtins and not plugins and not (entry_points and _installed()):
+        """An engine with the built-in rules, entry-point plugins and configured plugins;
+        `packages` names the installed packages that may load (a run's `Context.plugins`)."""
+        if builtins and not plugins and not (entry_points and _installed(packages)):
             return cls(None, (), timeout)
         from automaton_rules.engine.manager import plugin_manager
 
         pm, errors = plugin_manager(
-            plugins, base=base, entry_points=entry_points, builtins=builtins, timeout=timeout
+            plugins,
+            base=base,
+            entry_points=entry_points,
+            builtins=builtins,
+            timeout=timeout,
+            packages=packages,
         )
         return cls(pm, errors, timeout)
 
@@ -185,9 +192,9 @@ def _project_rules(plan: Plan, caller: RuleCaller, result: RunResult, early: Run
             early_taken = True
 
 
-def _installed() -> list:
+def _installed(packages: frozenset[str] | None) -> list:
     """The installed packages' entry points that load (`plugins.entry_points`)."""
-    return plugins.entry_points()
+    return plugins.entry_points(packages)
 
 
 def _builtin_sources() -> list[Source]:

@@ -9,9 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from automaton_rules.core import clock, machine, store
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import printable
+from automaton_rules.core import machine, store
 from automaton_rules.core.project import (
     HAND_EDITED,
     Project,
@@ -23,8 +21,12 @@ from automaton_rules.core.project import (
     refuse_hand_edit,
     task_file,
 )
-from automaton_rules.core.record import Record
 from automaton_rules.guards import protected
+from automaton_rules.support import clock
+from automaton_rules.support.context import current
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.output import printable
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -108,9 +110,11 @@ def _first_editing(project: Project) -> tuple[Task | None, list[Task]]:
 
 def find_event_project(explicit: str | None, cwd: Path | None) -> Project | None:
     """The project a hook event runs in; None outside any, where the event passes through
-    untouched, unless the hook was given one (`--project`), which must then exist."""
+    untouched, unless the hook was given one (`--project`), which must then exist. It is
+    opened by the run under way (`context.current()`, which the adapter's `main` holds)."""
     try:
-        return find_project(Path(explicit) if explicit else None, cwd=cwd)
+        found = find_project(Path(explicit) if explicit else None, cwd=cwd)
+        return found.opened_by(current())
     except AutomatonError as exc:
         if explicit is None and exc.code == "no-project":
             return None
@@ -350,7 +354,7 @@ def same_session(
     moment = created.timestamp() if created else store.state_mtime(current.path)
     if moment is None:
         raise AutomatonError("untracked-task", f"Task '{task}' has no .state to date it by.")
-    age = (clock.now() if now is None else now) - moment
+    age = (project.context.now() if now is None else now) - moment
     details = {"task": task, "age_minutes": round(age / 60, 1), "window_minutes": minutes}
     if age <= minutes * 60:
         return Decision(False, "SAME_SESSION", "same-session", details)

@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 
 from automaton_rules.core.config import load_config
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import envelope, error_body, json_text, printable
-from automaton_rules.core.project import STATUS_SCRIPT, find_project
+from automaton_rules.core.project import find_project
 from automaton_rules.guards import checks as guard
+from automaton_rules.support.context import DEFAULT, Context
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.output import envelope, error_body, json_text, printable
 
 
 def decide(
@@ -26,12 +27,12 @@ def decide(
     project: str | Path | None = None,
     file: str | None = None,
     config: str | Path | None = None,
-    invoked_as: str = STATUS_SCRIPT,
+    context: Context = DEFAULT,
 ) -> guard.Decision:
     """Answer one hook; raises AutomatonError for bad input (exit 2)."""
     if hook == "--can-create-task":
         return guard.can_create_task()
-    proj = find_project(Path(project) if project is not None else None).started_as(invoked_as)
+    proj = find_project(Path(project) if project is not None else None).opened_by(context)
     settings = load_config(proj.root, Path(config) if config is not None else None)
     if task is not None and settings.untracked == "infer":
         from automaton_rules.workflow import infer_untracked
@@ -84,13 +85,13 @@ def run(
     file: str | None = None,
     config: str | Path | None = None,
     as_json: bool = False,
-    invoked_as: str = STATUS_SCRIPT,
+    context: Context = DEFAULT,
 ) -> int:
     """Answer one hook line `cli/entry.py` has read and checked: the decision, or the
     error, never a traceback and never an answer that reads as allowed."""
     try:
         outcome: guard.Decision | AutomatonError = decide(
-            hook, task=task, project=project, file=file, config=config, invoked_as=invoked_as
+            hook, task=task, project=project, file=file, config=config, context=context
         )
     except AutomatonError as exc:
         outcome = exc

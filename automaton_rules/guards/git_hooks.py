@@ -19,18 +19,21 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from automaton_rules.core import git, guard_files, integrity, machine, store
+from automaton_rules.core import guard_files, integrity, machine, store
 from automaton_rules.core.config import Config, load_config
-from automaton_rules.core.console import Script
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.git import TASK_TRAILER
-from automaton_rules.core.output import printable
-from automaton_rules.core.project import STATUS_SCRIPT, Project, find_project
+from automaton_rules.core.project import Project, find_project
 from automaton_rules.guards.checks import task_states
 from automaton_rules.guards.protected import guard_relpaths
+from automaton_rules.support import git
+from automaton_rules.support.console import Script
+from automaton_rules.support.context import DEFAULT
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.git import TASK_TRAILER
+from automaton_rules.support.output import printable
 
 _TRAILER = re.compile(rf"^{TASK_TRAILER}:\s*(\S+)\s*$", re.MULTILINE)
 
@@ -167,7 +170,7 @@ def pre_commit(project: Project) -> tuple[int, str]:
     if not source:
         return 0, ""
     tasks = task_states(project)
-    command = project.started_as(STATUS_SCRIPT).command
+    command = partial(DEFAULT.command, project=project.root)
     forged = [t.name for t in tasks if _hand_edited(t.path, t.state)]
     if forged:
         return 1, (

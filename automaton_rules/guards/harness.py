@@ -19,16 +19,17 @@ import sys
 from pathlib import Path
 
 from automaton_rules.core.config import load_config
-from automaton_rules.core.console import Script
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import printable
-from automaton_rules.core.project import STATUS_SCRIPT, find_project
-from automaton_rules.core.record import Record
+from automaton_rules.core.project import find_project
 from automaton_rules.guards import checks as guard
 from automaton_rules.guards import harnesses
 from automaton_rules.guards.harnesses import CONFIG, EVENTS, PROMPT, SESSION, STOP, TOOL
 from automaton_rules.guards.hook_input import DELETE_TOOLS, Malformed, read_action, where
 from automaton_rules.guards.hook_input import Action as Action
+from automaton_rules.support.console import Script
+from automaton_rules.support.context import DEFAULT, STATUS_SCRIPT, Context, running
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.output import printable
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -371,9 +372,11 @@ class Overdue(BaseException):
     Exception` in a rule or a library swallows."""
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Console script `automaton-hook`; any failure denies (fail closed)."""
-    return SCRIPT.run(argv, _hook)
+def main(argv: Sequence[str] | None = None, context: Context = DEFAULT) -> int:
+    """Console script `automaton-hook`; any failure denies (fail closed). `context` is the
+    run's clock and plugin selection (the test fixture passes its own)."""
+    with running(context):
+        return SCRIPT.run(argv, _hook)
 
 
 def _deadline(options: dict[str, Any]) -> float | None:

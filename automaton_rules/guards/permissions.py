@@ -237,4 +237,3 @@ def opencode_rules(project: Path, home: Path) -> Iterator[tuple[Any, str]]:
             for glob, verdict in bash.items():
                 if verdict in (DENY, ASK, ALLOW):
                     yield (lambda c, g=str(glob): fnmatchcase(c, g)), verdict
-

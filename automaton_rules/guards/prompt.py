@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 
 from automaton_rules.core.config import claim_timeout, load_config, multi_agent
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project
 from automaton_rules.guards.checks import find_event_project
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.output import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,7 +103,12 @@ def _approved(project: Project, named: str | None, harness: str, payload: dict[s
     session = next((str(payload[k]) for k in SESSION_KEYS if payload.get(k)), None)
     details = {"harness": harness, **({"session": session} if session else {})}
     timeout = settings.plugin_timeout_seconds
-    engine = Engine.create(settings.plugins, base=settings.base, timeout=timeout)
+    engine = Engine.create(
+        settings.plugins,
+        base=settings.base,
+        timeout=timeout,
+        packages=project.context.plugins,
+    )
     change = workflow.approve(
         project,
         name,
@@ -123,5 +128,6 @@ def _approved(project: Project, named: str | None, harness: str, payload: dict[s
     return (
         f"The user approved task '{change.task}' in this chat: '{change.source}' -> "
         f"'{change.target}' (recorded by automaton-rules, via prompt). Run "
-        f"{project.command('--task', change.task)} to see the next step.{warnings}"
+        + project.context.command("--task", change.task, project=project.root)
+        + f" to see the next step.{warnings}"
     )

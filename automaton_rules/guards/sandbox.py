@@ -17,10 +17,11 @@ import shlex
 import sys
 from pathlib import Path
 
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.project import STATUS_SCRIPT, framework_home
-from automaton_rules.core.record import Record
+from automaton_rules.core.project import framework_home
 from automaton_rules.guards import bubblewrap, seatbelt
+from automaton_rules.support.context import STATUS_SCRIPT
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -205,7 +206,7 @@ commands to run inside it. Its status.py: {STATUS_SCRIPT}.
 
 def main(argv_: Sequence[str] | None = None) -> int:
     """Console script `automaton-sandbox`."""
-    from automaton_rules.core.console import Script
+    from automaton_rules.support.console import Script
 
     script = Script(
         "automaton-sandbox", USAGE, valued=("--project", "--task"), switches=("--explain",)

@@ -8,10 +8,13 @@ from `.state` files and the workflow's own guidance (`machine.guidance`).
 
 from __future__ import annotations
 
+from functools import partial
+
 from automaton_rules.core import machine
-from automaton_rules.core.output import printable
-from automaton_rules.core.project import STATUS_SCRIPT, Project, Task
+from automaton_rules.core.project import Project, Task
 from automaton_rules.guards.checks import EDIT_PHASES_TEXT, task_states
+from automaton_rules.support.context import DEFAULT, STATUS_SCRIPT
+from automaton_rules.support.output import printable
 
 MAX_TASKS = 12  # more would crowd the model's context; the rest are counted
 
@@ -31,7 +34,7 @@ def context(project: Project, approval: str = "open", shell: str = "") -> str:
     lines = [INTRO, f"Project: {printable(str(project.root), None)}"]
     if shell:
         lines.append(shell)
-    command = project.started_as(STATUS_SCRIPT).command
+    command = partial(DEFAULT.command, project=project.root)
     if not active:
         lines.append(
             "No task is active. Before changing code, create one: "
@@ -91,7 +94,7 @@ def next_step(
     def command(*args: str) -> str:
         if project is None:
             return f"{STATUS_SCRIPT} {' '.join(args)}"
-        return project.started_as(STATUS_SCRIPT).command(*args)
+        return DEFAULT.command(*args, project=project.root)
 
     parts = [f"write {info.next_artifact}"] if info.next_artifact else []
     if info.via_approve and approval == "signed":

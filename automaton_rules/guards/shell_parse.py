@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from automaton_rules.core.errors import AutomatonError
 from automaton_rules.guards.shell_words import (
     COMPUTED,
     MAX_DEPTH,
@@ -25,6 +24,7 @@ from automaton_rules.guards.shell_words import (
     names,
     text_of,
 )
+from automaton_rules.support.errors import AutomatonError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,11 +15,11 @@ from pathlib import Path
 
 from automaton_rules.core import machine
 from automaton_rules.core.config import CONFIG_FILE, load_config
-from automaton_rules.core.errors import AutomatonError
 from automaton_rules.core.project import Project, find_project, framework_home, inside, task_file
-from automaton_rules.core.record import Record
 from automaton_rules.guards import checks, protected
 from automaton_rules.guards import shell as reader
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from automaton_rules.core.record import Record
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from automaton_rules.core import machine, store
-from automaton_rules.core.output import printable
 from automaton_rules.core.project import Project, Task
 from automaton_rules.guards.checks import find_event_project, task_states
 from automaton_rules.guards.session import next_step, requested_changes
+from automaton_rules.support.output import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -36,7 +36,7 @@ def renderer(name: str) -> Callable[[AuditReport], str]:
 
 def written(name: str, report: AuditReport, path: str, entries: int) -> str:
     """What `--write-baseline` prints, in the chosen format: how many findings it recorded."""
-    from automaton_rules.core.output import printable
+    from automaton_rules.support.output import printable
 
     count = len(report.result.findings)
     held = plural(entries, "entry", "entries")

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import json_text, printable
 from automaton_rules.engine.findings import Finding
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.output import json_text, printable
 
 VERSION = 1
 KIND = "automaton-rules baseline"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from automaton_rules.core.output import printable
 from automaton_rules.engine.findings import Finding
 from automaton_rules.report.model import AuditReport, named, plural
+from automaton_rules.support.output import printable
 
 COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
 

@@ -7,10 +7,10 @@ from collections import Counter
 from typing import Any
 
 from automaton_rules.core.config import CONFIG_FILE, PYPROJECT
-from automaton_rules.core.output import json_text
 from automaton_rules.engine.findings import Finding
 from automaton_rules.report.baseline import Fingerprint, fingerprint
 from automaton_rules.report.model import AuditReport, named
+from automaton_rules.support.output import json_text
 
 # GitLab's scale is info, minor, major, critical, blocker. An error fails the audit, as a
 # major issue blocks a merge; critical and blocker are left for what a team's own tools

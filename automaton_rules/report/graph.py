@@ -12,9 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from automaton_rules.core import clock, machine
-from automaton_rules.core.output import printable
+from automaton_rules.core import machine
 from automaton_rules.core.project import Task
+from automaton_rules.support import clock
+from automaton_rules.support.output import printable
 
 FORMATS: tuple[str, ...] = ("mermaid", "dot")
 

@@ -11,10 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from html import escape
 
-from automaton_rules import __version__
-from automaton_rules.core import clock, machine
-from automaton_rules.core.errors import AutomatonError
-from automaton_rules.core.output import printable
+from automaton_rules.core import machine
 from automaton_rules.core.project import Task, presumed_artifacts
 from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.engine.findings import Finding
@@ -22,6 +19,10 @@ from automaton_rules.report.graph import Edge, Graph, workflow_graph
 from automaton_rules.report.model import AuditReport, plural
 from automaton_rules.report.stats import duration
 from automaton_rules.report.text import failed_rules
+from automaton_rules.support import clock
+from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.output import printable
+from automaton_rules.support.version import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -267,7 +268,9 @@ def _waited(task: Task, now: float) -> str:
 
 def approve_how(report: AuditReport, name: str) -> str:
     """How a task awaiting approval is approved under the project's `approval` mode."""
-    command = report.project.command("--task", name, "--approve", "--project", report.project.root)
+    command = report.project.context.command(
+        "--task", name, "--approve", "--project", report.project.root
+    )
     if report.approval == "signed":
         return f"the approver signs in a terminal: <code>{_text(command)} --approver ID</code>"
     typed = f"type <code>approve {_text(name)}</code> in the agent's chat"
@@ -279,7 +282,7 @@ def approve_how(report: AuditReport, name: str) -> str:
 def _waiting(report: AuditReport, tasks: list[Task], anchors: dict[str, str]) -> str:
     """Every task awaiting approval, in the workflow's order, above the columns: what a
     person supervising agents has to act on, how long it has waited, how to approve."""
-    now = clock.now()
+    now = report.project.context.now()
     items = "".join(
         f'<li data-awaiting="{_text(t.name)}"><a href="{anchors[t.name]}">{_breakable(t.name)}'
         f'</a> <span class="mono muted">{_breakable(t.state)}</span> '

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from automaton_rules import __version__
-from automaton_rules.core.output import envelope, json_text
 from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.report.model import AuditReport
+from automaton_rules.support.output import envelope, json_text
+from automaton_rules.support.version import __version__
 
 
 def as_dict(report: AuditReport) -> dict[str, Any]:

@@ -17,11 +17,11 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from automaton_rules.core.output import printable
 from automaton_rules.engine.findings import MANUAL_FOLDERS, SEVERITIES, Finding
 from automaton_rules.engine.plugins import PluginError
 from automaton_rules.engine.rule import Rule
 from automaton_rules.report.model import AuditReport
+from automaton_rules.support.output import printable
 
 COUNTS = ("tests", "failures", "errors", "skipped")
 

@@ -13,12 +13,12 @@ from collections import Counter
 from collections.abc import Iterable
 
 from automaton_rules.core import machine
-from automaton_rules.core.output import printable
 from automaton_rules.core.project import Task
 from automaton_rules.engine.findings import SEVERITIES, Finding
 from automaton_rules.report.baseline import Fingerprint
 from automaton_rules.report.model import AuditReport, plural
 from automaton_rules.report.text import failed_rules
+from automaton_rules.support.output import printable
 
 # GitHub takes a job summary up to 1 MiB and a comment up to 65,536 characters: a list
 # longer than this shows its first rows and counts the rest (the JSON report has all).

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from automaton_rules import __version__
-from automaton_rules.core.output import json_text
 from automaton_rules.engine.findings import Finding
 from automaton_rules.report.baseline import fingerprint
 from automaton_rules.report.model import AuditReport, named
+from automaton_rules.support.output import json_text
+from automaton_rules.support.version import __version__
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "note": "note"}

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from automaton_rules.core import clock, machine
-from automaton_rules.core.output import printable
+from automaton_rules.core import machine
+from automaton_rules.support import clock
+from automaton_rules.support.output import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -6,7 +6,6 @@ import json
 import os
 
 from automaton_rules.core import machine, store
-from automaton_rules.core.output import message_lines, printable
 from automaton_rules.core.project import Task
 from automaton_rules.engine.findings import (
     GUARD_CHANGES,
@@ -17,6 +16,7 @@ from automaton_rules.engine.findings import (
     Finding,
 )
 from automaton_rules.report.model import AuditReport, plural
+from automaton_rules.support.output import message_lines, printable
 
 LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
 SUMMARY_LABELS = {

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from automaton_rules.core import machine, signing
-from automaton_rules.core.errors import AutomatonError, Refusal
-from automaton_rules.core.output import printable
+from automaton_rules.core import machine
 from automaton_rules.core.policy import ACCEPTED, NO_SIGNERS, Policy, describe, unproven
 from automaton_rules.core.project import Project, Task
-from automaton_rules.core.record import Record
+from automaton_rules.support import signing
+from automaton_rules.support.errors import AutomatonError, Refusal
+from automaton_rules.support.output import printable
+from automaton_rules.support.record import Record
 
 
 class Given(Record):
@@ -41,7 +42,7 @@ def refuse_way(project: Project, task: Task, policy: Policy, given: Given) -> No
     if given.via in ACCEPTED.get(policy.mode, ()):
         return
     if policy.mode == "signed":
-        signs = project.command(
+        signs = project.context.command(
             "--task", task.name, "--approve", "--approver", "ID", "--project", project.root
         )
         raise Refusal(
@@ -53,7 +54,9 @@ def refuse_way(project: Project, task: Task, policy: Policy, given: Given) -> No
             next_steps={"approval": policy.mode, "task": task.name},
         )
     typed = f"approve {task.name}"
-    at_terminal = project.command("--task", task.name, "--approve", "--project", project.root)
+    at_terminal = project.context.command(
+        "--task", task.name, "--approve", "--project", project.root
+    )
     raise Refusal(
         "approval-by-user-only",
         f"Approval refused: in this project the user approves in the agent's chat "
@@ -70,16 +73,18 @@ def refuse_unproven(
     gate = machine.base_phase(task.state or "") + machine.AWAITING
     if reason is None or target == gate:
         return
-    back = project.command("--task", task.name, "--transition", gate, "--project", project.root)
+    back = project.context.command(
+        "--task", task.name, "--transition", gate, "--project", project.root
+    )
     if reason == NO_SIGNERS:
         fix = f"Create {policy.signers} naming each approver's public key (see docs/approvals.md)."
-    else:
-        fix = (
-            f"Re-request approval ({back}); the user then approves with "
-            f"{project.command('--task', task.name, '--approve', '--approver', 'ID')}."
-            if policy.mode == "signed"
-            else f"Re-request approval ({back}); the user then types `approve {task.name}`."
+    elif policy.mode == "signed":
+        signs = project.context.command(
+            "--task", task.name, "--approve", "--approver", "ID", project=project.root
         )
+        fix = f"Re-request approval ({back}); the user then approves with {signs}."
+    else:
+        fix = f"Re-request approval ({back}); the user then types `approve {task.name}`."
     raise Refusal(
         f"approval-{reason}",
         f"Cannot transition from '{task.state}' to '{target}'. The approval of "

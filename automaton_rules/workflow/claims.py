@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from automaton_rules.core import clock, store
-from automaton_rules.core.errors import AutomatonError, Refusal
-from automaton_rules.core.output import printable
-from automaton_rules.core.person import PATTERN
+from automaton_rules.core import store
 from automaton_rules.core.project import Project, Task, load_tracked
+from automaton_rules.support import clock
+from automaton_rules.support.errors import AutomatonError, Refusal
+from automaton_rules.support.output import printable
+from automaton_rules.support.person import PATTERN
 from automaton_rules.workflow.changes import ClaimChanged
 
 # Approvers and agents alike: `user`, a person's e-mail, or an id a log line and a claim
@@ -38,15 +39,20 @@ def _valid_agent(agent: str) -> str:
     return agent
 
 
-def expired(claim: dict[str, str], now: float | None = None) -> bool:
+def expired(claim: dict[str, str], now: float) -> bool:
     """A claim past its expiry (or with none readable) may be taken over."""
     expires = clock.parse_time(claim.get("expires", ""))
-    moment = clock.now() if now is None else now
-    return expires is None or expires.timestamp() <= moment
+    return expires is None or expires.timestamp() <= now
 
 
-def _held_by_other(name: str, claim: dict[str, str] | None, agent: str | None) -> None:
-    if claim is not None and not expired(claim) and claim.get("agent") != agent:
+def _held_by_other(
+    project: Project, name: str, claim: dict[str, str] | None, agent: str | None
+) -> None:
+    if (
+        claim is not None
+        and not expired(claim, project.context.now())
+        and claim.get("agent") != agent
+    ):
         raise Refusal(
             "claimed",
             f"Task '{name}' is claimed by agent '{printable(str(claim.get('agent')))}' until "
@@ -66,9 +72,9 @@ def require_holder(project: Project, task: Task, claims: Claims) -> None:
             f"Multi-agent mode: pass --agent ID; only the agent holding task '{task.name}' "
             "may change it.",
         )
-    _held_by_other(task.name, claim, claims.agent)
-    if claim is None or expired(claim):
-        command = project.command(
+    _held_by_other(project, task.name, claim, claims.agent)
+    if claim is None or expired(claim, project.context.now()):
+        command = project.context.command(
             "--task", task.name, "--claim", "--agent", claims.agent, "--project", project.root
         )
         raise Refusal(
@@ -78,12 +84,13 @@ def require_holder(project: Project, task: Task, claims: Claims) -> None:
         )
 
 
-def refuse_self_approval(task: Task, approver: str, claims: Claims) -> None:
+def refuse_self_approval(project: Project, task: Task, approver: str, claims: Claims) -> None:
     """No agent approves the work of a task it holds."""
     if not claims.enabled:
         return
     holder = store.read_claim(task.path)
-    if holder is not None and not expired(holder) and holder.get("agent") == approver:
+    live = holder is not None and not expired(holder, project.context.now())
+    if live and holder is not None and holder.get("agent") == approver:
         raise Refusal(
             "self-approval",
             f"Agent '{approver}' holds the claim on task '{task.name}' and cannot approve its "
@@ -98,8 +105,8 @@ def claim(project: Project, name: str, claims: Claims) -> ClaimChanged:
     with store.locked(task_dir):
         task = load_tracked(project, name)
         previous = store.read_claim(task_dir)
-        _held_by_other(name, previous, agent)
-        now = clock.now()
+        _held_by_other(project, name, previous, agent)
+        now = project.context.now()
         store.write_claim(
             task_dir,
             {
@@ -122,7 +129,7 @@ def release(project: Project, name: str, claims: Claims) -> ClaimChanged:
         current = store.read_claim(task_dir)
         if current is None:
             raise Refusal("not-claimed", f"Task '{name}' is not claimed.")
-        _held_by_other(name, current, agent)
+        _held_by_other(project, name, current, agent)
         store.remove_claim(task_dir)
     return ClaimChanged(name, task.state or "", agent, agent, released=True)
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from automaton_rules.core import machine
-from automaton_rules.core.errors import AutomatonError, Refusal
-from automaton_rules.core.output import printable
 from automaton_rules.core.phases import follow_up_cause
 from automaton_rules.core.phases import verdict_of as verdict_of  # also the workflow's
 from automaton_rules.core.policy import approval_entry
 from automaton_rules.core.project import Project, Task, refuse_hand_edit
+from automaton_rules.support.errors import AutomatonError, Refusal
+from automaton_rules.support.output import printable
 
 if TYPE_CHECKING:  # the engine loads when a move consults the rules, not for `infer`
     from collections.abc import Sequence
@@ -54,7 +54,9 @@ def refuse_unless_awaiting(project: Project, task: Task) -> None:
     root = project.root
     target = targets[0] if len(targets) == 1 else None
     command = (
-        project.command("--task", task.name, "--transition", target or "PHASE", "--project", root)
+        project.context.command(
+            "--task", task.name, "--transition", target or "PHASE", "--project", root
+        )
         if targets
         else None
     )
@@ -86,7 +88,7 @@ def refuse_unless_awaiting(project: Project, task: Task) -> None:
             next_steps={
                 "state": current,
                 "gate": gate,
-                "command": project.command(
+                "command": project.context.command(
                     "--task", task.name, "--transition", gate, "--project", root
                 )
                 if gate in targets
@@ -148,7 +150,7 @@ def plugin_failure(errors: Sequence[PluginError]) -> AutomatonError:
     with AUTOMATON_DEBUG set, each traceback under it (pluggy's lines as lines)."""
     import os
 
-    from automaton_rules.core.output import message_lines
+    from automaton_rules.support.output import message_lines
 
     message = printable("; ".join(str(e) for e in errors), None)
     lines = [f"ERROR: {message}"]
@@ -177,7 +179,7 @@ def consult_rules(
                 "problems": problems,
                 "missing_artifact": missing_artifact(task) if required else None,
                 "forbidden_artifacts": [f.artifact for f in result.violations if f.artifact],
-                "command": project.command(
+                "command": project.context.command(
                     "--validate-folder", "--task", task.name, "--project", project.root
                 ),
             },
@@ -219,7 +221,9 @@ def refuse_changed_approval(project: Project, task: Task, target: str) -> None:
         return
     artifact, entry = changed
     change = "was removed" if task.digest(artifact) is None else "changed"
-    command = project.command("--task", task.name, "--transition", gate, "--project", project.root)
+    command = project.context.command(
+        "--task", task.name, "--transition", gate, "--project", project.root
+    )
     raise Refusal(
         "approved-artifact-changed",
         f"Cannot transition from '{task.state}' to '{target}'. {artifact} {change} after its "
@@ -248,10 +252,10 @@ def refuse_failed_verdict(project: Project, task: Task, target: str) -> None:
     if verdict == "PASS" and cause is None:
         return
     root = project.root
-    pause = project.command(
+    pause = project.context.command(
         "--task", task.name, "--transition", "human_intervention", "--project", root
     )
-    follow = project.command("--task", task.name, "--follow-up", "--project", root)
+    follow = project.context.command("--task", task.name, "--follow-up", "--project", root)
     if cause == machine.TIE_BREAKS:
         said = (
             "VERDICT.md says PASS but names tie-breaks: the task does not complete on "

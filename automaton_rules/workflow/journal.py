@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from automaton_rules.core import clock, machine, store
-from automaton_rules.core.errors import Refusal
+from automaton_rules.core import machine, store
 from automaton_rules.core.project import Project, Task
+from automaton_rules.support import clock
+from automaton_rules.support.errors import Refusal
 from automaton_rules.workflow.gates import refuse_illegal
 
 ROLL_FORWARD_SLACK = 1.0
@@ -16,16 +17,19 @@ ROLL_FORWARD_SLACK = 1.0
 
 def default_actor(root: Path | None = None) -> str:
     """Who ran the command, for the history: the person git names in the project's folder
-    (core/person.py), never the OS login, which a team's machines often share."""
-    from automaton_rules.core import person
+    (support/person.py), never the OS login, which a team's machines often share."""
+    from automaton_rules.support import person
 
     return person.identity(root)
 
 
-def entry(before: str | None, after: str, actor: str, command: str, **extra: Any) -> dict[str, Any]:
-    """A history line for a change from `before` to `after`, stamped now."""
+def entry(
+    time: str, before: str | None, after: str, actor: str, command: str, **extra: Any
+) -> dict[str, Any]:
+    """A history line for a change from `before` to `after` at `time`, as the run's
+    clock reads it (`Context.utc_now`)."""
     return {
-        "time": clock.utc_now(),
+        "time": time,
         "from": before,
         "to": after,
         "actor": actor,

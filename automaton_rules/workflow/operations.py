@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from automaton_rules.core import clock, integrity, machine, store
-from automaton_rules.core.errors import AutomatonError, Refusal
-from automaton_rules.core.output import printable
+from automaton_rules.core import integrity, machine, store
 from automaton_rules.core.phases import follow_up_cause
 from automaton_rules.core.policy import OPEN, Policy, gate_problem
 from automaton_rules.core.project import Project, Task, load_tracked, split_name
+from automaton_rules.support.errors import AutomatonError, Refusal
+from automaton_rules.support.output import printable
 from automaton_rules.workflow.approvals import (
     BY_COMMAND_LINE,
     Given,
@@ -54,7 +54,13 @@ def create_task(project: Project, name: str, *, actor: str | None = None) -> Cre
     """Make a task folder with `.state` = new; sub-tasks only under a decomposed parent."""
     parent, sub = split_name(name)
     final = project.task_dir(name)
-    line = entry(None, "new", actor or default_actor(project.root), "--create-task")
+    line = entry(
+        project.context.utc_now(),
+        None,
+        "new",
+        actor or default_actor(project.root),
+        "--create-task",
+    )
     made = Created(name, "new", line["actor"], line["time"])
     if sub is None:
         store.create_task_dir(final, name, "new", line, project.tasks_label)
@@ -105,6 +111,7 @@ def follow_up(project: Project, name: str, new_name: str | None = None) -> Follo
     verdict_file = machine.ARTIFACTS["referee"]
     files[f"ORIGIN_{verdict_file}"] = (origin.path / verdict_file).read_bytes()
     line = entry(
+        project.context.utc_now(),
         None,
         start,
         default_actor(project.root),
@@ -163,7 +170,8 @@ def transition(
         refuse_changed_approval(project, task, target)
         refuse_failed_verdict(project, task, target)
         consult_rules(engine, project, task, target)
-        line = entry(current, target, actor or claims.agent or default_actor(project.root), command)
+        who = actor or claims.agent or default_actor(project.root)
+        line = entry(project.context.utc_now(), current, target, who, command)
         store.commit(task_dir, line, target)
         follow_claim(task_dir, target)
     return Moved(name, current, target, actor=line["actor"], time=line["time"])
@@ -221,7 +229,7 @@ def approve(
     given: Given = BY_COMMAND_LINE,
 ) -> Moved:
     """Open an approval gate: record who approved what, how, with the artifact's digest;
-    the approver named by none is the person git names (core/person.py)."""
+    the approver named by none is the person git names (support/person.py)."""
     if approver is None:
         approver = default_actor(project.root)
     if claims.enabled and claims.agent is not None and given.via == "cli":
@@ -237,12 +245,12 @@ def approve(
             return done
         refuse_unless_awaiting(project, task)
         refuse_way(project, task, policy, given)
-        refuse_self_approval(task, approver, claims)
+        refuse_self_approval(project, task, approver, claims)
         artifact = _approved_artifact(task)
         target = machine.approval_target(current) or ""
         if engine is not None:
             consult_rules(engine, project, task, target, required=False)
-        now = clock.utc_now()
+        now = project.context.utc_now()
         approved = store.read_bytes(task.path / artifact)
         fields = {
             "approver": approver,
@@ -251,8 +259,7 @@ def approve(
             "via": given.via,
             **given.details,
         }
-        record = entry(current, target, approver, "--approve", **fields)
-        record["time"] = now
+        record = entry(now, current, target, approver, "--approve", **fields)
         record.update(signed_record(project, task, policy, given, record))
         line = None
         if not pending_approval(task_dir, target):
@@ -262,7 +269,7 @@ def approve(
     return Moved(name, current, target, approver=approver, via=given.via, actor=approver, time=now)
 
 
-def _adopt(task: Task, actor: str) -> Adopted | None:
+def _adopt(project: Project, task: Task, actor: str) -> Adopted | None:
     """Give one folder a `.state`: restored from its history, or inferred from its artifacts."""
     if _vouched_for(task):
         return None
@@ -278,7 +285,9 @@ def _adopt(task: Task, actor: str) -> Adopted | None:
         if history[-1].get("command") == "--upgrade" and not edited:
             store.write_state(task.path, recorded)
         else:
-            line = entry(task.state, recorded, actor, "--upgrade", restored=True)
+            line = entry(
+                project.context.utc_now(), task.state, recorded, actor, "--upgrade", restored=True
+            )
             store.commit(task.path, line, recorded)
             when = line["time"]
         return Adopted(task.name, recorded, store.HISTORY, task.state, actor, when)
@@ -298,6 +307,7 @@ def _adopt(task: Task, actor: str) -> Adopted | None:
     phase = machine.infer_phase(task.artifacts)
     source = machine.ARTIFACTS.get(phase)
     line = entry(
+        project.context.utc_now(),
         None,
         phase,
         actor,
@@ -328,7 +338,7 @@ def infer_untracked(project: Project, name: str, mode: str) -> Adopted | None:
     if not project.load(name, strict=False).artifacts:
         return None  # nothing to infer from: the phase is unknown, and the command says so
     with store.locked(task_dir):
-        return _adopt(project.load(name, strict=False), default_actor(project.root))
+        return _adopt(project, project.load(name, strict=False), default_actor(project.root))
 
 
 def upgrade(project: Project, *, actor: str | None = None) -> tuple[list[Adopted], list[str]]:
@@ -343,7 +353,7 @@ def upgrade(project: Project, *, actor: str | None = None) -> tuple[list[Adopted
             if _vouched_for(task):
                 continue
             with store.locked(task.path):
-                change = _adopt(project.load(name, strict=False), actor)
+                change = _adopt(project, project.load(name, strict=False), actor)
         except AutomatonError as exc:
             errors.append(f"task {name}: {exc.message}")
             continue

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from automaton_rules.core import clock, machine, store
-from automaton_rules.core.errors import AutomatonError, Refusal
-from automaton_rules.core.output import printable
+from automaton_rules.core import machine, store
 from automaton_rules.core.project import Project, Task, load_tracked
-from automaton_rules.core.record import Record
+from automaton_rules.support.errors import AutomatonError, Refusal
+from automaton_rules.support.output import printable
+from automaton_rules.support.record import Record
 
 MAX_COMMENT = 20_000
 
@@ -149,7 +149,9 @@ def request_changes(
             )
         chosen = artifact or machine.required_artifact(state) or ""
         _check_target(task, chosen, line)
-        review = Review(clock.utc_now(), state, chosen, task.digest(chosen), line, text, by, via)
+        review = Review(
+            project.context.utc_now(), state, chosen, task.digest(chosen), line, text, by, via
+        )
         store.append_review(task_dir, review.as_dict())
     return review
 

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from automaton_rules.core.errors import AutomatonError
+from automaton_rules.support.errors import AutomatonError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -151,3 +151,16 @@ def git_signing_key(root: Path) -> Path | None:
     if value.startswith("key::"):
         return None  # a literal key, not a file: ssh-keygen needs a file
     return Path(value).expanduser()
+
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "INVALID",
+    "MISSING",
+    "UNKNOWN_KEY",
+    "git_signing_key",
+    "principals",
+    "recorded_message",
+    "recorded_problem",
+    "sign",
+]

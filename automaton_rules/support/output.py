@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-    from automaton_rules.core.errors import AutomatonError
+    from automaton_rules.support.errors import AutomatonError
 
 SCHEMA_VERSION = 1
 TOOL = "automaton-rules"
@@ -169,3 +169,12 @@ _SCALARS: dict[type, Callable[[Any], str]] = {
     int: int.__repr__,
     float: _finite,
 }
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "envelope",
+    "error_body",
+    "json_text",
+    "message_lines",
+    "printable",
+]

@@ -1,7 +1,8 @@
 """Time as the task files write it: UTC, to the second, with a `Z`.
 
 One home for writing and reading timestamps, so the history, the approval log, claims and
-the audit's messages agree on the format. It imports only the standard library.
+the audit's messages agree on the format. It reads no clock: a run's `Context` does.
+It imports only the standard library.
 """
 
 from __future__ import annotations
@@ -10,30 +11,10 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from datetime import datetime
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 _TIME_SHAPE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", re.ASCII)
-
-# Test-only: where `now()` reads the time instead of the system clock. The pytest fixture
-# (automaton_rules.testing) sets it in-process for the length of one command, so a test
-# controls the times its commands record; no setting or variable reaches it from outside.
-source: Callable[[], float] | None = None
-
-
-def now() -> float:
-    """Seconds since the epoch: the system's, or the test fixture's clock while it runs."""
-    if source is not None:
-        return source()
-    import time
-
-    return time.time()
-
-
-def utc_now() -> str:
-    """Timestamps are UTC to the second with a Z, as the approval log writes them."""
-    return stamp(now())
 
 
 def stamp(moment: float) -> str:
@@ -89,3 +70,11 @@ def timestamp(value: object) -> float | None:
 
 _DAY_STARTS: dict[str, float | None] = {}
 _DAY_CACHE_SIZE = 4096
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "TIME_FORMAT",
+    "parse_time",
+    "stamp",
+    "timestamp",
+]

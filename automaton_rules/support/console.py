@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import sys
 
-from automaton_rules import __version__
-from automaton_rules.core.record import Record
+from automaton_rules.support.record import Record
+from automaton_rules.support.version import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
 
 class UsageError(Exception):
     """The command line asks for something the script does not take: exit 2."""

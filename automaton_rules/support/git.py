@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import subprocess
 
-from automaton_rules.core.errors import AutomatonError
+from automaton_rules.support.errors import AutomatonError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

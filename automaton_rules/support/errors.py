@@ -10,8 +10,8 @@ documented where its row points.
 
 from __future__ import annotations
 
-from automaton_rules.core.output import printable
-from automaton_rules.core.record import Record
+from automaton_rules.support.output import printable
+from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the edit-time hooks; annotations need it only here
@@ -176,3 +176,9 @@ CODES: dict[str, Code] = {
         Code("internal-error", ERROR, ERROR_CODES),
     )
 }
+
+# What the other modules of the package use; the built-in rules import nothing else.
+__all__ = [
+    "AutomatonError",
+    "Refusal",
+]
