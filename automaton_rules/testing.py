@@ -271,10 +271,10 @@ class ProjectSetup:
     def git(self, *args: str, when: int | None = None) -> str:
         """Run git in the project (initialising it on first use); `when` fixes commit time."""
         if not (self.root / ".git").exists():
-            _git(self.root, "init", "-q")
-            _git(self.root, "config", "user.email", "rules@example.com")
-            _git(self.root, "config", "user.name", "Rule Author")
-        return _git(self.root, *args, when=when)
+            _run_git(self.root, "init", "-q")
+            _run_git(self.root, "config", "user.email", "rules@example.com")
+            _run_git(self.root, "config", "user.name", "Rule Author")
+        return _run_git(self.root, *args, when=when)
 
     def commit(
         self,
@@ -470,7 +470,7 @@ def _typed_in_chat(root: Path, folder: Path, name: str, context: Context) -> Run
     return Run(0 if moved else 1, out.getvalue(), err.getvalue())
 
 
-def _git(root: Path, *args: str, when: int | None = None) -> str:
+def _run_git(root: Path, *args: str, when: int | None = None) -> str:
     env = dict(os.environ)
     if when is not None:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{when} +0000"

@@ -335,7 +335,7 @@ def _sandboxed_true(project: Path) -> dict[str, tuple[list[str], str | None, int
     true = ["bash", "-c", "true"]
     commands = {"python -c pass": [sys.executable, "-c", "pass"], "bash -c true": true}
     bwrap = bubblewrap.program()
-    if bwrap is not None and bubblewrap.works(bwrap):
+    if bwrap is not None and bubblewrap.probe(bwrap):
         mechanism = sandbox.Mechanism(bubblewrap.NAME, bwrap)
         commands["bubblewrap: bash -c true"] = sandbox.argv(mechanism, limits, true)
     if landlock.abi() >= 1:

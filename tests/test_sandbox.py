@@ -42,7 +42,7 @@ def bwrap_or_skip() -> str:
     """bubblewrap, installed where the test can (apt-get as root), else a skip saying why."""
     system_tool("bubblewrap", "bwrap")
     found = bubblewrap.program()
-    if found is None or not bubblewrap.works(found):
+    if found is None or not bubblewrap.probe(found):
         pytest.skip("bubblewrap cannot make a sandbox here (no user namespaces?)")
     return found
 

@@ -88,9 +88,9 @@ def test_principals_are_read_from_the_signers_file(tmp_path: Path) -> None:
 
 def test_git_signing_key_is_the_default_key(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    assert signing.git_signing_key(tmp_path) is None
+    assert signing.read_git_signing_key(tmp_path) is None
     subprocess.run(
         ["git", "-C", str(tmp_path), "config", "user.signingkey", "~/.ssh/id_ed25519.pub"],
         check=True,
     )
-    assert signing.git_signing_key(tmp_path) == Path("~/.ssh/id_ed25519.pub").expanduser()
+    assert signing.read_git_signing_key(tmp_path) == Path("~/.ssh/id_ed25519.pub").expanduser()

@@ -333,9 +333,9 @@ class Secured:
 def _with_headers(send: Any) -> Any:
     extra = [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()]
 
-    async def sending(message: Any) -> None:
+    async def send_with_headers(message: Any) -> None:
         if message["type"] == "http.response.start":
             message = {**message, "headers": [*message.get("headers", []), *extra]}
         await send(message)
 
-    return sending
+    return send_with_headers

@@ -79,7 +79,7 @@ def _table_changes(
     specs = [f"{sha}{rev}:{prefix}{path}" for sha, path in touched for rev in ("", "^")]
     from automaton_rules.engine import gitlog
 
-    contents = gitlog.blobs(root, specs)
+    contents = gitlog.read_blobs(root, specs)
     found = set()
     for number, place in enumerate(touched):
         after, before = contents[2 * number], contents[2 * number + 1]
@@ -227,7 +227,7 @@ def _table_edited(project: Project, git: GitHistory, path: str) -> bool:
         text = ""
     from automaton_rules.engine import gitlog
 
-    committed = gitlog.blobs(project.root, [f"HEAD:{git.prefix}{path}"])[0]
+    committed = gitlog.read_blobs(project.root, [f"HEAD:{git.prefix}{path}"])[0]
     return guard_files.tool_table(text) != _table(committed)
 
 

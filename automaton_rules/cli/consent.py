@@ -83,7 +83,7 @@ def _signed(
             f"Approver '{printable(approver)}' is not named in {signers}. A signed approval "
             f"names its approver with --approver ID, one of: {listed}.",
         )
-    chosen = key.expanduser() if key is not None else signing.git_signing_key(project.root)
+    chosen = key.expanduser() if key is not None else signing.read_git_signing_key(project.root)
     if chosen is None:
         raise AutomatonError(
             "no-signing-key",

@@ -4,7 +4,7 @@ Four git calls per audit, whatever the number of tasks or commits: where the
 project sits in its repository, whether it has a commit, the whole log with file
 names (with `--since REV`, only the commits after REV), and the working tree's status;
 the last two run while the task folders are read. A rule that must see what a few
-commits changed inside a file asks for those files in one more call (`blobs`). Git
+commits changed inside a file asks for those files in one more call (`read_blobs`). Git
 always runs with an argument list, never through a shell.
 """
 
@@ -306,7 +306,7 @@ def start(
     return collect
 
 
-def blobs(root: Path, specs: Sequence[str]) -> list[bytes | None]:
+def read_blobs(root: Path, specs: Sequence[str]) -> list[bytes | None]:
     """The files `REV:PATH` names, read by one `git cat-file --batch` for all of them; None
     where git has no such file (a path the commit lacks, the parent of a first commit)."""
     wanted = [spec for spec in specs if "\n" not in spec]
@@ -406,8 +406,8 @@ def _reread(handle: IO[bytes] | None) -> bytes:
 __all__ = [
     "Commit",
     "GitHistory",
-    "blobs",
     "commits_after",
+    "read_blobs",
     "resolve_since",
     "start",
 ]

@@ -6,7 +6,7 @@ in a writable project is read-only by itself, and can be neither renamed over no
 (a mount point is busy) nor linked to from elsewhere (links across mounts fail). Every
 capability is dropped, root's included, so no process inside can undo a mount, and
 `no_new_privs` keeps setuid programs from gaining any. It needs unprivileged user
-namespaces, or root; `works` finds out once per machine.
+namespaces, or root; `probe` finds out once per machine.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def argv(bwrap: str, boundary: Boundary, command: Sequence[str]) -> list[str]:
     return [*words, "--", *command]
 
 
-def works(bwrap: str) -> bool:
+def probe(bwrap: str) -> bool:
     """Whether bwrap can set up a sandbox here (user namespaces allowed, or root, and not
     inside another sandbox that forbids them)."""
     import subprocess

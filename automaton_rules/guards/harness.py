@@ -376,7 +376,7 @@ def main(argv: Sequence[str] | None = None, context: Context = DEFAULT) -> int:
     """Console script `automaton-hook`; any failure denies (fail closed). `context` is the
     run's clock and plugin selection (the test fixture passes its own)."""
     with running(context):
-        return SCRIPT.run(argv, _hook)
+        return SCRIPT.run(argv, _answer_hook)
 
 
 def _deadline(options: dict[str, Any]) -> float | None:
@@ -393,7 +393,7 @@ def _overdue(_signum: int, _frame: object) -> None:
     raise Overdue
 
 
-def _hook(options: dict[str, Any], _words: list[str]) -> int:
+def _answer_hook(options: dict[str, Any], _words: list[str]) -> int:
     harness = str(options.get("harness", "claude"))
     deadline = _deadline(options)
     if harness not in HARNESSES or deadline is None:

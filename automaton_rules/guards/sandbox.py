@@ -59,7 +59,7 @@ def choose(nested: bool = False, home: Path | None = None) -> Mechanism | None:
             Mechanism(seatbelt.NAME, seatbelt.PROGRAM) if Path(seatbelt.PROGRAM).exists() else None
         )
     bwrap = None if nested else bubblewrap.program()
-    if bwrap is not None and _probed(bwrap, home):
+    if bwrap is not None and _probe_once(bwrap, home):
         return Mechanism(bubblewrap.NAME, bwrap)
     from automaton_rules.guards import landlock  # ctypes: only where bubblewrap is not
 
@@ -68,7 +68,7 @@ def choose(nested: bool = False, home: Path | None = None) -> Mechanism | None:
     return None
 
 
-def _probed(bwrap: str, home: Path | None) -> bool:
+def _probe_once(bwrap: str, home: Path | None) -> bool:
     """Whether bwrap works here, asked once per bwrap and kernel: the answer is kept in
     `~/.automaton/cache/sandbox-probe`, which no sandbox lets an agent write."""
     cache = framework_home(home).joinpath(*PROBE_FILE)
@@ -79,7 +79,7 @@ def _probed(bwrap: str, home: Path | None) -> bool:
         kept, answer = "", ""
     if kept == key and answer in ("yes", "no"):
         return answer == "yes"
-    works = bubblewrap.works(bwrap)
+    works = bubblewrap.probe(bwrap)
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_name(f"{cache.name}.{os.getpid()}")

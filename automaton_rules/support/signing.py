@@ -42,7 +42,7 @@ def message(task: str, phase: str, sha256: str, time: str, approver: str) -> byt
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def _ssh_keygen(args: Sequence[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
+def _run_ssh_keygen(args: Sequence[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(
             ["ssh-keygen", *args], input=data, capture_output=True, check=False, timeout=300
@@ -60,7 +60,7 @@ def _ssh_keygen(args: Sequence[str], data: bytes) -> subprocess.CompletedProcess
 def sign(data: bytes, key: Path) -> str:
     """An armored signature of `data` by `key` (a private key, or a public one whose
     private half an ssh-agent holds); ssh-keygen asks for a passphrase or a touch itself."""
-    proc = _ssh_keygen(["-Y", "sign", "-q", "-f", str(key), "-n", NAMESPACE, "-"], data)
+    proc = _run_ssh_keygen(["-Y", "sign", "-q", "-f", str(key), "-n", NAMESPACE, "-"], data)
     signature = proc.stdout.decode("ascii", errors="replace")
     if proc.returncode != 0 or "BEGIN SSH SIGNATURE" not in signature:
         reason = proc.stderr.decode(errors="replace").strip() or f"exit {proc.returncode}"
@@ -68,12 +68,12 @@ def sign(data: bytes, key: Path) -> str:
     return signature
 
 
-def _with_signature(signature: str, args: Sequence[str], data: bytes) -> int:
+def _run_with_signature_file(signature: str, args: Sequence[str], data: bytes) -> int:
     """Run an ssh-keygen check that reads the signature from a file, as it must."""
     with tempfile.NamedTemporaryFile("w", suffix=".sig", encoding="ascii") as handle:
         handle.write(signature)
         handle.flush()
-        return _ssh_keygen([*args, "-s", handle.name], data).returncode
+        return _run_ssh_keygen([*args, "-s", handle.name], data).returncode
 
 
 def problem(data: bytes, signature: str | None, signers: Path, approver: str) -> str | None:
@@ -83,9 +83,9 @@ def problem(data: bytes, signature: str | None, signers: Path, approver: str) ->
     if not signature:
         return MISSING
     verify = ["-Y", "verify", "-f", str(signers), "-I", approver, "-n", NAMESPACE]
-    if _with_signature(signature, verify, data) == 0:
+    if _run_with_signature_file(signature, verify, data) == 0:
         return None
-    if _with_signature(signature, ["-Y", "check-novalidate", "-n", NAMESPACE], data) != 0:
+    if _run_with_signature_file(signature, ["-Y", "check-novalidate", "-n", NAMESPACE], data) != 0:
         return INVALID
     return UNKNOWN_KEY
 
@@ -134,7 +134,7 @@ def principals(signers: Path) -> list[str]:
     return names
 
 
-def git_signing_key(root: Path) -> Path | None:
+def read_git_signing_key(root: Path) -> Path | None:
     """git's `user.signingkey`, the key `--approve` signs with when `--key` is not given."""
     try:
         proc = subprocess.run(
@@ -158,8 +158,8 @@ __all__ = [
     "INVALID",
     "MISSING",
     "UNKNOWN_KEY",
-    "git_signing_key",
     "principals",
+    "read_git_signing_key",
     "recorded_message",
     "recorded_problem",
     "sign",
