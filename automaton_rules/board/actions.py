@@ -66,9 +66,8 @@ def request_changes(
 def run_audit(watched: Watched) -> None:
     """Run every audit rule over the project's tasks, as `--audit` does, and keep the
     report for the files as they are now."""
-    from automaton_rules.engine.calls import start_git
     from automaton_rules.engine.plan import Selection
-    from automaton_rules.engine.runner import Engine
+    from automaton_rules.engine.runner import Engine, run_audit
     from automaton_rules.report import AuditReport
 
     with _audit_lock:
@@ -78,27 +77,7 @@ def run_audit(watched: Watched) -> None:
             settings.plugins, base=settings.base, timeout=settings.plugin_timeout_seconds
         )
         selection = Selection(settings.select, settings.ignore, settings.severity)
-        git = (
-            start_git(watched.root, settings, None)
-            if engine.wants("git", "audit", selection)
-            else None
-        )
-        tasks, errors = [], []
-        for name, loaded in watched.project.load_all():
-            if isinstance(loaded, Exception):
-                errors.append(f"task {name}: {loaded}")
-            else:
-                tasks.append(loaded)
-        result = engine.run(
-            "audit",
-            watched.project,
-            tasks,
-            config=settings,
-            selection=selection,
-            whole_project=True,
-            git=git,
-            jobs=settings.jobs,
-        )
+        tasks, result, errors = run_audit(engine, watched.project, settings, selection)
         report = AuditReport(
             project=watched.project,
             tasks=tasks,

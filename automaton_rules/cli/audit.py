@@ -10,20 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from automaton_rules.cli.commands import load_every_task, logged
+from automaton_rules.cli.commands import logged
 from automaton_rules.cli.run import Outcome, Run, selection
 from automaton_rules.core.config import Config
-from automaton_rules.core.project import Project, Task
-from automaton_rules.engine.calls import start_git
-from automaton_rules.engine.plan import Selection
-from automaton_rules.engine.runner import Engine
+from automaton_rules.engine.runner import Engine, run_audit
 from automaton_rules.support.errors import AutomatonError
 from automaton_rules.support.output import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from automaton_rules.engine.events import EventError
-    from automaton_rules.engine.result import RunResult
     from automaton_rules.report import AuditReport
 
 
@@ -64,7 +60,7 @@ def audit(
     commit = gitlog.resolve_since(proj.root, since) if since is not None else None
     engine = run.engine(settings)
     chosen = selection(engine, settings, select, ignore)
-    tasks, result, errors = _run_audit(proj, settings, engine, chosen, commit)
+    tasks, result, errors = run_audit(engine, proj, settings, chosen, commit)
     compared = None
     if accepted is not None:
         looked_at = gitlog.commits_after(proj.root, commit) if commit is not None else None
@@ -142,26 +138,6 @@ def _rendered(report: AuditReport, fmt: str, failed: list[EventError]) -> str:
     body = json_format.as_dict(report)
     body["event_errors"] = [failure.as_dict() for failure in failed]
     return json_text(body)
-
-
-def _run_audit(
-    proj: Project, settings: Config, engine: Engine, chosen: Selection, since: str | None
-) -> tuple[list[Task], RunResult, list[str]]:
-    """Every audit rule over every task, git read (after `since`) while the tasks load."""
-    wants_git = engine.wants("git", "audit", chosen)
-    git = start_git(proj.root, settings, since) if wants_git else None
-    tasks, errors = load_every_task(proj)
-    result = engine.run(
-        "audit",
-        proj,
-        tasks,
-        config=settings,
-        selection=chosen,
-        whole_project=True,
-        git=git,
-        jobs=settings.jobs,
-    )
-    return tasks, result, errors
 
 
 def _write_baseline(report: AuditReport, path: Path) -> int:

@@ -89,18 +89,6 @@ def announce(
     run.failed.extend(failed)
 
 
-def load_every_task(proj: Project) -> tuple[list[Task], list[str]]:
-    """Every task; a task that cannot be read is an error named by task, not a stop."""
-    tasks: list[Task] = []
-    errors: list[str] = []
-    for name, loaded in proj.load_all():
-        if isinstance(loaded, Task):
-            tasks.append(loaded)
-        else:
-            errors.append(f"task {name}: {loaded.message}")
-    return tasks, errors
-
-
 def _claims(proj: Project, settings: Config, agent: str | None) -> workflow.Claims:
     return workflow.Claims(
         enabled=multi_agent(proj.root, settings),
@@ -271,7 +259,9 @@ def validate_folder(
         if tasks[0].state is not None:
             refuse_hand_edit(proj, tasks[0])
     else:
-        tasks, errors = load_every_task(proj)
+        from automaton_rules.engine.runner import readable_tasks
+
+        tasks, errors = readable_tasks(proj)
     engine = run.engine(settings)
     result = engine.run(
         "validate",

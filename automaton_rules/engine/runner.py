@@ -242,6 +242,41 @@ def collect_rules(
     return collected, errors
 
 
+def readable_tasks(project: Project) -> tuple[list[Task], list[str]]:
+    """Every task; a task that cannot be read is an error named by task, not a stop."""
+    tasks: list[Task] = []
+    errors: list[str] = []
+    for name, loaded in project.load_all():
+        if isinstance(loaded, Task):
+            tasks.append(loaded)
+        else:
+            errors.append(f"task {name}: {loaded.message}")
+    return tasks, errors
+
+
+def run_audit(
+    engine: Engine, project: Project, settings: Any, chosen: Selection, since: str | None = None
+) -> tuple[list[Task], RunResult, list[str]]:
+    """Every selected audit rule over every task, as `--audit` and the board run it: git
+    read (after `since`) while the tasks load; the tasks, the result, the unreadable tasks."""
+    from automaton_rules.engine.calls import start_git
+
+    wants_git = engine.wants("git", "audit", chosen)
+    git = start_git(project.root, settings, since) if wants_git else None
+    tasks, errors = readable_tasks(project)
+    result = engine.run(
+        "audit",
+        project,
+        tasks,
+        config=settings,
+        selection=chosen,
+        whole_project=True,
+        git=git,
+        jobs=settings.jobs,
+    )
+    return tasks, result, errors
+
+
 def _check_registration(item: Rule, codes: dict[str, str]) -> None:
     """Refuse what `register()` cannot run, in the words the plugin's author needs."""
     if not isinstance(item, Rule):
