@@ -44,6 +44,7 @@ CORE = {
     "automaton_rules.core.guard_files",
     "automaton_rules.core.machine",
     "automaton_rules.support.output",
+    "automaton_rules.support.patterns",  # regular expressions compiled on first use
     "automaton_rules.core.project",
     "automaton_rules.support.record",
     "automaton_rules.core.severity",

@@ -13,6 +13,7 @@ from pathlib import Path
 from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.support.errors import AutomatonError
 from automaton_rules.support.output import printable
+from automaton_rules.support.patterns import Lazy
 from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
@@ -299,7 +300,7 @@ AGENT_FILES = (".agent.md", ".automaton/.agent.md")
 # `.agent.md` keys that set how long a claim lasts (v2.0: "Default timeout: 30 minutes
 # (configurable in .agent.md)"), written as a person would: `Claim timeout: 45 minutes`.
 CLAIM_TIMEOUT_KEYS = frozenset({"claim timeout", "claim timeout minutes", "lock timeout"})
-_DURATION = re.compile(
+_DURATION = Lazy(
     r"(\d+(?:\.\d+)?)\s*(m|mins?|minutes?|h|hrs?|hours?)?\.?", re.IGNORECASE | re.ASCII
 )
 

@@ -34,8 +34,9 @@ from automaton_rules.support.context import DEFAULT
 from automaton_rules.support.errors import AutomatonError
 from automaton_rules.support.git import TASK_TRAILER
 from automaton_rules.support.output import printable
+from automaton_rules.support.patterns import Lazy
 
-_TRAILER = re.compile(rf"^{TASK_TRAILER}:\s*(\S+)\s*$", re.MULTILINE)
+_TRAILER = Lazy(rf"^{TASK_TRAILER}:\s*(\S+)\s*$", re.MULTILINE)
 
 
 def staged(root: Path) -> list[str]:

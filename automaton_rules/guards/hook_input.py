@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from automaton_rules.guards import checks, harnesses
+from automaton_rules.support.patterns import Lazy
 from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
@@ -56,7 +57,7 @@ POWERSHELL_TOOLS = frozenset({"powershell", "execute_cmd"})
 # Text typed into a shell the agent started (GitHub Copilot CLI's `write_bash`, its
 # `input`): `{enter}` ends a line; the other keys it takes edit a line that cannot be read.
 TYPING_TOOLS = {"write_bash": "input"}
-TYPED_KEYS = re.compile(r"\{(?:up|down|left|right|backspace)\}|[\x00-\x08\x0b-\x1f\x7f]")
+TYPED_KEYS = Lazy(r"\{(?:up|down|left|right|backspace)\}|[\x00-\x08\x0b-\x1f\x7f]")
 DELETE_TOOLS = frozenset({"delete", "deletefile"})
 PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "target_file", "absolute_path")
 # Where a patch travels: Codex's apply_patch (`command`, `input`), opencode's (`patchText`).

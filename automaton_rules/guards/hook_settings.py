@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 # Our hook command: the portable one, or an absolute path an older release wrote (quoted
 # for the shell when it had to be: '/my venv/...').
-OUR_HOOK = re.compile(r"automaton-hook'?\s+--harness")
+OUR_HOOK = Lazy(r"automaton-hook'?\s+--harness")
 # Where a hook entry keeps its command: `command` (most), `bash` (GitHub Copilot CLI).
 COMMAND_KEYS = ("command", "bash")
 # Matchers earlier releases wrote, which today's replace on upgrade (a matcher the user
@@ -39,7 +40,7 @@ RETIRED_MATCHERS: dict[str, frozenset[str]] = {
 }
 OPENCODE_MARKER = "// installed by automaton-install"
 KEPT_PLUGIN = "(changed since automaton-install wrote it, or not written by it)"
-_OPENCODE_FIRST_LINE = re.compile(re.escape(OPENCODE_MARKER) + r" \(sha256 ([0-9a-f]{64})\)")
+_OPENCODE_FIRST_LINE = Lazy(re.escape(OPENCODE_MARKER) + r" \(sha256 ([0-9a-f]{64})\)")
 
 
 # ------------------------------------------------------------------ files

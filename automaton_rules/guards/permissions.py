@@ -19,6 +19,8 @@ import re
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from automaton_rules.support.patterns import Lazy
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -27,8 +29,8 @@ if TYPE_CHECKING:
     from automaton_rules.guards.harnesses import Harness
 
 DENY, ASK, ALLOW = "deny", "ask", "allow"
-_SPLIT = re.compile(r"\|\||&&|[;|\n&]")
-_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\"")
+_SPLIT = Lazy(r"\|\||&&|[;|\n&]")
+_QUOTED = Lazy(r"'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\"")
 
 
 def commands(line: str) -> list[str]:
@@ -115,9 +117,9 @@ def _claude_pattern(rule: str) -> Any:
 
 # ---------------------------------------------------------------------- Codex
 
-_PREFIX_RULE = re.compile(r"prefix_rule\s*\(")
-_DECISION = re.compile(r"decision\s*=\s*(\"[^\"]*\"|'[^']*')")
-_PATTERN = re.compile(r"pattern\s*=\s*\[")
+_PREFIX_RULE = Lazy(r"prefix_rule\s*\(")
+_DECISION = Lazy(r"decision\s*=\s*(\"[^\"]*\"|'[^']*')")
+_PATTERN = Lazy(r"pattern\s*=\s*\[")
 CODEX_DECISIONS = {"forbidden": DENY, "prompt": ASK, "allow": ALLOW}
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from automaton_rules.support.patterns import Lazy
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -36,9 +38,9 @@ READERS = frozenset(_READERS.split())
 READ_GIT = "status diff log show blame grep ls-files ls-tree rev-parse describe"
 # Programs a PowerShell line may run as reads, with the sub-commands that read.
 READ_PROGRAMS = {"git": frozenset(READ_GIT.split())}
-_QUOTED = re.compile(r"'[^']*'|\"[^\"$`]*\"")
-_UNSAFE = re.compile(r"[<>$`&@{}()\[\]#]|\.\s|^\.|-(?:outfile|outvariable|filepath)\b", re.I)
-_SEPARATORS = re.compile(r"[|;\n]")
+_QUOTED = Lazy(r"'[^']*'|\"[^\"$`]*\"")
+_UNSAFE = Lazy(r"[<>$`&@{}()\[\]#]|\.\s|^\.|-(?:outfile|outvariable|filepath)\b", re.I)
+_SEPARATORS = Lazy(r"[|;\n]")
 
 
 def plain_read(command: str) -> bool:

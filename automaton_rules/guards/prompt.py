@@ -17,15 +17,16 @@ from automaton_rules.core.project import Project
 from automaton_rules.guards.checks import find_event_project
 from automaton_rules.support.errors import AutomatonError
 from automaton_rules.support.output import printable
+from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_APPROVE = re.compile(r"\s*/?approve\s+[`'\"]?([^\s`'\"]+)[`'\"]?\s*[.!]?\s*", re.IGNORECASE)
-_APPROVED = re.compile(r"\s*/?approved\s*[.!]?\s*", re.IGNORECASE)
+_APPROVE = Lazy(r"\s*/?approve\s+[`'\"]?([^\s`'\"]+)[`'\"]?\s*[.!]?\s*", re.IGNORECASE)
+_APPROVED = Lazy(r"\s*/?approved\s*[.!]?\s*", re.IGNORECASE)
 # Gemini CLI in `-p` mode puts the context its hooks gave before the user's words.
-_HOOK_CONTEXT = re.compile(r"\A\s*<hook_context>.*?</hook_context>\s*", re.DOTALL)
+_HOOK_CONTEXT = Lazy(r"\A\s*<hook_context>.*?</hook_context>\s*", re.DOTALL)
 # Where each harness names its conversation, recorded with the approval.
 SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "sessionID")
 

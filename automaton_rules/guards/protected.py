@@ -40,6 +40,7 @@ from automaton_rules.core.guard_files import TOOL_TABLE as TOOL_TABLE
 from automaton_rules.core.guard_files import signers_file as signers_file
 from automaton_rules.core.guard_files import tool_table as tool_table
 from automaton_rules.core.project import FRAMEWORK_HOME, Project, framework_home, inside
+from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 
 INSTALLED_SCRIPT = ("scripts", "status.py")
 
-_HOOKS_PATH = re.compile(r"^\s*hookspath\s*=\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+_HOOKS_PATH = Lazy(r"^\s*hookspath\s*=\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
 def _repository(start: Path) -> tuple[Path, Path] | None:

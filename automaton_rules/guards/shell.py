@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from automaton_rules.support.patterns import Lazy
 from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
@@ -206,17 +207,17 @@ READ_SUBCOMMANDS = {
 # Options that make a reader write or run a program (`find -delete`, `fd -x`,
 # `git diff --output=F`, `rg --pre CMD`, `pytest --debug=F`): a line with one goes to the
 # parser, and so does a path outside the project given to a reader that runs code.
-_WRITING_OPTIONS = re.compile(
+_WRITING_OPTIONS = Lazy(
     r"^-(o|O.*|-output.*|exec.*|ok.*|delete|fprint.*|fls|x|X|-fix.*|-basetemp.*|-junit.*"
     r"|-html.*|-report-log.*|-result-log.*|-cache-dir.*|-.*-report.*|-cov-report.*|-data-file.*"
     r"|-pre|-pre=.*|-hostname-bin.*|-pager.*|-debug.*|-log-file.*|-override-ini.*|-init-hook.*"
     r"|-script-shell.*|-exec-path.*|-upload-pack.*|-open-files-in-pager.*|toolexec.*|vettool.*)$"
 )
-_OUTSIDE = re.compile(r"(?:^|[=:])[/~]|(?:^|[=:/])\.\.(?:/|$)")
-_QUOTED = re.compile(r"'([^']*)'|\"([^\"$`\\]*)\"")
-_NOT_PLAIN = re.compile(r"[^\w@%+=:,./~^*?\[\]-]")
-_HARMLESS_REDIRECT = re.compile(r"(?:(?:[12]?>|&>)\s*/dev/null|[12]?>&[12])(?=$|[\s;|&])")
-_SEPARATORS = re.compile(r"\|\||&&|[|;\n]")
+_OUTSIDE = Lazy(r"(?:^|[=:])[/~]|(?:^|[=:/])\.\.(?:/|$)")
+_QUOTED = Lazy(r"'([^']*)'|\"([^\"$`\\]*)\"")
+_NOT_PLAIN = Lazy(r"[^\w@%+=:,./~^*?\[\]-]")
+_HARMLESS_REDIRECT = Lazy(r"(?:(?:[12]?>|&>)\s*/dev/null|[12]?>&[12])(?=$|[\s;|&])")
+_SEPARATORS = Lazy(r"\|\||&&|[|;\n]")
 _PATH_PROGRAMS = frozenset({"pytest", "mypy", "python", "python3"})
 
 
@@ -253,8 +254,8 @@ def _reader(words: list[str]) -> bool:
     return program in READERS
 
 
-_STATUS = re.compile(r"^(?:\S*/)?(?:status\.py|automaton-status)$")
-_PYTHON = re.compile(r"^python(?:3(?:\.\d+)?)?$")  # found on PATH, which the sandbox keeps
+_STATUS = Lazy(r"^(?:\S*/)?(?:status\.py|automaton-status)$")
+_PYTHON = Lazy(r"^python(?:3(?:\.\d+)?)?$")  # found on PATH, which the sandbox keeps
 _NOT_A_CALL = frozenset("$`<>|;&(){}\\\n#*?[!=")
 
 
@@ -308,7 +309,7 @@ def status_calls(command: str) -> tuple[tuple[str, bool], ...] | None:
 
 # ------------------------------------------------------------- apply_patch bodies
 
-_PATCH_FILE = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
+_PATCH_FILE = Lazy(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
 
 
 def patch_files(text: str) -> list[str]:

@@ -12,6 +12,7 @@ import re
 
 from automaton_rules.guards.shell_handlers import patch_targets
 from automaton_rules.guards.shell_words import COMPUTED, Args, Where, Word, names
+from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,11 +20,11 @@ if TYPE_CHECKING:
     from automaton_rules.guards.shell_reading import Reading
     from automaton_rules.guards.shell_table import Spec
 
-HOOK_KEYS = re.compile(r"^(core\.hookspath|include\.path|includeif\..*\.path)$", re.IGNORECASE)
+HOOK_KEYS = Lazy(r"^(core\.hookspath|include\.path|includeif\..*\.path)$", re.IGNORECASE)
 NO_VERIFY = "--no-verify"
-SHORT_N = re.compile(r"(?:^|\s)-[A-Za-z]*n")  # `-n` alone or in a cluster such as `-qn`
+SHORT_N = Lazy(r"(?:^|\s)-[A-Za-z]*n")  # `-n` alone or in a cluster such as `-qn`
 # Settings naming a program git runs on its own: whatever it is, it runs.
-PROGRAM_KEYS = re.compile(
+PROGRAM_KEYS = Lazy(
     r"^(core\.(fsmonitor|sshcommand|pager|editor|askpass|hookspath)|diff\..*\.(textconv|command)"
     r"|diff\.external|filter\..*\.(clean|smudge|process)|sequence\.editor|gpg\..*program"
     r"|credential\.helper|merge\..*\.driver|pager\..*|web\.browser|uploadpack\.packobjectshook)$",

@@ -25,6 +25,7 @@ from automaton_rules.guards.shell_words import (
     name_of,
     names,
 )
+from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,9 +33,9 @@ if TYPE_CHECKING:
     from automaton_rules.guards.shell_table import Spec
 
 MAX_PATCH = 1 << 20  # bytes of a patch file read to learn the files it changes
-_DIFF_TARGET = re.compile(r"^(?:\+\+\+|---) ([^\t\n]+)|^(?:rename|copy) to (.+)$", re.MULTILINE)
-_AWK_WRITES = re.compile(r"\bsystem\s*\(|(?<!\|)\|(?!\|)|\bprintf?\b[^;{}\n]*>")
-_SED_COMMAND = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/(?:\\.|[^/\\])*/|[,~+!\s])*([a-zA-Z=#:])")
+_DIFF_TARGET = Lazy(r"^(?:\+\+\+|---) ([^\t\n]+)|^(?:rename|copy) to (.+)$", re.MULTILINE)
+_AWK_WRITES = Lazy(r"\bsystem\s*\(|(?<!\|)\|(?!\|)|\bprintf?\b[^;{}\n]*>")
+_SED_COMMAND = Lazy(r"(?:^|[;\n{}])\s*(?:\d+|\$|/(?:\\.|[^/\\])*/|[,~+!\s])*([a-zA-Z=#:])")
 _MODE_FLAGS = names(
     "-R -c -f -v -h -H -L -P --recursive --changes --silent --quiet --verbose "
     "--no-dereference --dereference"

@@ -31,6 +31,7 @@ from automaton_rules.guards.shell_words import (
     inside,
     name_of,
 )
+from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ HOOK_MODULES = "automaton_rules.guards"
 BOARD_MODULES = "automaton_rules.board"
 # Where installed programs live: run by their path, they are no agent's code.
 SYSTEM = ("/usr/", "/bin/", "/sbin/", "/opt/", "/nix/", "/snap/", "/Applications/", "/Library/")
-PYTHON = re.compile(r"^(python|pypy)[\d.]*$|^py$")
+PYTHON = Lazy(r"^(python|pypy)[\d.]*$|^py$")
 
 
 class Interpreter(Reading):

@@ -13,26 +13,27 @@ import re
 from pathlib import Path
 
 from automaton_rules.guards.shell_words import COMPUTED, Where, Word
+from automaton_rules.support.patterns import Lazy
 
 MAX_GLOB = 200  # paths one glob may name before the rest count as computed
 MAX_MENTIONS = 100  # paths named in one piece of code that are looked at
 DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/")
 SCRATCH = ("/tmp/", "/var/tmp/", "/dev/shm/", "/run/user/")
 STDIN_PATHS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
-STATUS_TEXT = re.compile(r"status\.py|automaton[-_]status|automaton_rules", re.IGNORECASE)
-_TOKEN = re.compile(r"[\w.~/*?\[\]@+-]+")
+STATUS_TEXT = Lazy(r"status\.py|automaton[-_]status|automaton_rules", re.IGNORECASE)
+_TOKEN = Lazy(r"[\w.~/*?\[\]@+-]+")
 # Code that names the harness adapter (`automaton-hook`, `automaton_rules.guards...`) can
 # feed it a prompt of its own making, which approves in prompt mode.
 # status.py's flags that approve: `--serve` starts the dashboard, which approves for
 # whoever holds the address it prints.
 APPROVING_FLAGS = ("--approve", "--serve")
-_ADAPTER_TEXT = re.compile(
+_ADAPTER_TEXT = Lazy(
     r"automaton[-_](?:hook|board)|automaton_rules\W+(?:import\W+)?(?:guards|board)\b"
 )
-_HOOK_ENV = re.compile(r"^GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$")
+_HOOK_ENV = Lazy(r"^GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$")
 # Variables whose value a shell runs as code when it starts: an exported function
 # (`BASH_FUNC_f%%=() {...}`), the start-up file of a non-interactive bash or a POSIX sh.
-_CODE_ENV = re.compile(r"^(BASH_FUNC_.+|BASH_ENV|ENV)$")
+_CODE_ENV = Lazy(r"^(BASH_FUNC_.+|BASH_ENV|ENV)$")
 
 
 def foreign(word: Word, where: Where, origin: Path | None) -> bool:

@@ -13,6 +13,7 @@ import os
 import re
 from pathlib import Path
 
+from automaton_rules.support.patterns import Lazy
 from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
@@ -213,9 +214,9 @@ def _option(word: Word) -> bool:
 
 # ------------------------------------------------------------ words from the tree
 
-_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
-_QUOTED_ESCAPE = re.compile(r"\\([$`\"\\\n])")
-_ANSI = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)")
+_ESCAPE = Lazy(r"\\(.)", re.DOTALL)
+_QUOTED_ESCAPE = Lazy(r"\\([$`\"\\\n])")
+_ANSI = Lazy(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)")
 _ANSI_SIMPLE = dict(zip("ntrabeEfv", "\n\t\r\a\b\x1b\x1b\f\v"))
 SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 EXPANSIONS = frozenset({"simple_expansion", "expansion", "arithmetic_expansion"})
@@ -360,7 +361,7 @@ def expand(node: Any, walk: Walk) -> list[Word]:
     return [_joined(_tilde(parts, walk), raw)]
 
 
-_SEQUENCE = re.compile(r"^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$")
+_SEQUENCE = Lazy(r"^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$")
 
 
 def braces(value: str) -> list[str] | None:
