@@ -470,8 +470,10 @@ def _load_all(project: Project) -> list[tuple[str, Task | AutomatonError]]:
 
 
 def inside(path: Path, folder: Path) -> bool:
-    """`path` is `folder` or below it, as written: both resolved by the caller."""
-    return path == folder or folder in path.parents
+    """`path` is `folder` or below it, as written: both resolved by the caller. Compared
+    part by part, which the shell hook does some two hundred times a call."""
+    parts, top = path.parts, folder.parts
+    return len(parts) >= len(top) and parts[: len(top)] == top
 
 
 def _folders(folder: str | Path) -> list[str]:

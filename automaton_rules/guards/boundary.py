@@ -146,9 +146,13 @@ def _installation(root: Path, environ: Mapping[str, str]) -> list[Path]:
 
 
 def _existing(paths: Iterable[Path]) -> list[Path]:
-    """The paths that exist, resolved, once each, in order."""
+    """The paths that exist, resolved, once each, in order. Most candidates (the guard
+    files a project may have) do not exist: one `lstat` skips them before resolving,
+    which walks every part of the path."""
     seen: dict[Path, None] = {}
     for path in paths:
+        if ".." not in path.parts and not os.path.lexists(path):
+            continue
         try:
             resolved = path.resolve()
         except (OSError, RuntimeError):
