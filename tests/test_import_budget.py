@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -282,6 +283,35 @@ def test_a_shell_line_that_writes_loads_the_parser(bench: Project) -> None:
     assert "automaton_rules.guards.shell_parse" in modules
 
 
+# A line the pre-scan cannot answer: the parser, the reader's table and its interpreter,
+# still without dataclasses or the engine (their modules keep the light record style).
+SHELL_WRITE_BUDGET = SANDBOXED_READ_BUDGET | {
+    *SHELL_PARSER,
+    "tree_sitter._binding",
+    "tree_sitter_bash._binding",
+    "automaton_rules.guards.shell_words",
+    "automaton_rules.guards.shell_reading",
+    "automaton_rules.guards.shell_table",
+    "automaton_rules.guards.shell_programs",
+    "automaton_rules.guards.shell_handlers",
+    "automaton_rules.guards.shell_git",
+}
+
+
+@pytest.mark.parametrize(
+    "line", ["cd src && sed -i 's/x/y/' app.py > /tmp/log", "echo x > src/app.py"]
+)
+def test_a_parsed_shell_line_stays_within_its_budget(bench: Project, line: str) -> None:
+    code, out, names = modules_imported(
+        [str(HOOK), "--harness", "claude"], bench.root, shell_event(bench, line)
+    )
+    assert code == 0, out
+    extra = names - baseline(bench.root)
+    assert "automaton_rules.guards.shell_parse" in extra
+    assert forbidden_in(extra, FORBIDDEN) == []
+    assert over_budget(extra, SHELL_WRITE_BUDGET) == []
+
+
 def test_a_configuration_without_plugins_loads_its_reader_and_nothing_heavy(bench: Project) -> None:
     (bench.root / "automaton.toml").write_text('untracked = "refuse"\n')
     code, _, names = modules_imported(
@@ -392,3 +422,22 @@ def test_listing_plugins_brings_pluggy_onto_the_edit_path(bench: Project) -> Non
     extra = names - baseline(bench.root)
     assert "pluggy" in forbidden_in(extra, FORBIDDEN_IN_STATUS)
     assert forbidden_in(extra, ("importlib.metadata", "automaton_rules.builtin")) == []
+
+
+def _budgeted() -> set[str]:
+    """Every module of the package some edit-time budget above lets load."""
+    budgets = (STATUS_BUDGET, HOOK_BUDGET, SANDBOXED_READ_BUDGET, SHELL_WRITE_BUDGET)
+    return {name for budget in budgets for name in budget if name.startswith("automaton_rules")}
+
+
+def test_the_light_record_style_lives_only_where_a_budget_needs_it() -> None:
+    """`support.record.Record` exists because `dataclasses` costs the edit-time path; a
+    module no budget lists uses `@dataclass` like the rest of the package (one style)."""
+    light = sorted(
+        module
+        for path in sorted((ROOT / "automaton_rules").rglob("*.py"))
+        for module in [".".join(path.relative_to(ROOT).with_suffix("").parts)]
+        if re.search(r"^class \w+\((?:Record|TaskFiles)\b", path.read_text(), re.M)
+    )
+    assert light, "the check finds no Record at all"
+    assert [module for module in light if module not in _budgeted()] == []

@@ -22,11 +22,14 @@ def test_records_compare_and_hash_by_value_and_class() -> None:
 
 
 def test_records_are_frozen() -> None:
-    move = Transition("a", "b")
-    with pytest.raises(AttributeError, match="frozen Transition"):
-        move.source = "x"  # type: ignore[misc]
+    settings = Config()
+    with pytest.raises(AttributeError, match="frozen Config"):
+        settings.mode = "x"  # type: ignore[misc]
     with pytest.raises(AttributeError):
-        del move.target
+        del settings.mode
+    move = Transition("a", "b")  # a dataclass now, as frozen
+    with pytest.raises(AttributeError):
+        move.source = "x"  # type: ignore[misc]
 
 
 def test_defaults_are_fresh_per_record() -> None:

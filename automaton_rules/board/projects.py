@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,29 +22,18 @@ from automaton_rules.core.config import Config, find_config, load_config
 from automaton_rules.core.project import Project, Task, split_name
 from automaton_rules.support import clock
 from automaton_rules.support.errors import AutomatonError
-from automaton_rules.support.record import Record
 
 
-class Card(Record):
+@dataclass(frozen=True)
+class Card:
     """One task on the board: its state, since when it waits at its gate (None away from
     a gate), when anything of it last changed, and what is wrong with it, if anything."""
 
-    _fields = ("name", "state", "waiting_since", "activity", "problem")
     name: str
     state: str | None
-    waiting_since: float | None
-    activity: float
-    problem: str | None
-
-    def __init__(
-        self,
-        name: str,
-        state: str | None,
-        waiting_since: float | None = None,
-        activity: float = 0.0,
-        problem: str | None = None,
-    ) -> None:
-        self._init(name, state, waiting_since, activity, problem)
+    waiting_since: float | None = None
+    activity: float = 0.0
+    problem: str | None = None
 
     @property
     def phase(self) -> str:

@@ -9,11 +9,12 @@ approved artifact's digest), so the line costs little more than its rules.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from automaton_rules.cli.run import Outcome, painted, selection
 from automaton_rules.core import machine, store
 from automaton_rules.core.project import load_tracked
 from automaton_rules.support.output import printable
-from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,43 +31,19 @@ if TYPE_CHECKING:
 DASH = "—"
 
 
-class TaskState(Record):
+@dataclass(frozen=True)
+class TaskState:
     """What `--task` shows: the task among its relatives, its records, its validation."""
 
-    _fields = (
-        "project",
-        "task",
-        "parent",
-        "subtasks",
-        "approvals",
-        "validation",
-        "origin",
-        "approval",
-        "shell",
-    )
     project: Project
     task: Task
     parent: Task | None
     subtasks: Sequence[Task]
     approvals: Sequence[store.Approval | None]
     validation: RunResult
-    origin: dict[str, Any] | None  # the history's first line, for a follow-up task
-    approval: str  # the project's approval mode, which says how the user approves
-    shell: str | None  # where no sandbox holds the agent's shell, the line that says so
-
-    def __init__(
-        self,
-        project: Project,
-        task: Task,
-        parent: Task | None,
-        subtasks: Sequence[Task],
-        approvals: Sequence[store.Approval | None],
-        validation: RunResult,
-        origin: dict[str, Any] | None = None,
-        approval: str = "open",
-        shell: str | None = None,
-    ) -> None:
-        self._init(project, task, parent, subtasks, approvals, validation, origin, approval, shell)
+    origin: dict[str, Any] | None = None  # the history's first line, for a follow-up task
+    approval: str = "open"  # the project's approval mode, which says how the user approves
+    shell: str | None = None  # where no sandbox holds the agent's shell, the line that says so
 
 
 def show_task(*, run: Run, task: str, project: Path | None, config: Path | None) -> TaskState:

@@ -8,11 +8,11 @@ only when a rule asks (`Task.entries`, `Task.claim`), never on the edit-time pat
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from automaton_rules.support import clock
 from automaton_rules.support.context import current
-from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,7 +36,8 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-class HistoryEntry(Record):
+@dataclass(frozen=True)
+class HistoryEntry:
     """One line of `.state.history`: a change of state, when, by whom, with which command.
 
     `time` is when it happened (UTC); `source` is the state before (None for the line that
@@ -48,57 +49,21 @@ class HistoryEntry(Record):
     `data` is the whole line as written, for the keys not typed here.
     """
 
-    _fields = (
-        "time",
-        "source",
-        "target",
-        "actor",
-        "command",
-        "approver",
-        "artifact",
-        "artifact_sha256",
-        "via",
-        "data",
-    )
-    _unshown = ("data",)
     time: datetime
     source: str | None
     target: str
-    actor: str
-    command: str
-    approver: str | None
-    artifact: str | None
-    artifact_sha256: str | None
-    via: str | None
-    data: Mapping[str, Any]
+    actor: str = ""
+    command: str = ""
+    approver: str | None = None
+    artifact: str | None = None
+    artifact_sha256: str | None = None
+    via: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
-    def __init__(
-        self,
-        time: datetime,
-        source: str | None,
-        target: str,
-        actor: str = "",
-        command: str = "",
-        approver: str | None = None,
-        artifact: str | None = None,
-        artifact_sha256: str | None = None,
-        via: str | None = None,
-        data: Mapping[str, Any] | None = None,
-    ) -> None:
-        if time.tzinfo is None:
+    def __post_init__(self) -> None:
+        if self.time.tzinfo is None:
             raise ValueError("HistoryEntry.time must be timezone-aware (UTC)")
-        self._init(
-            time.astimezone(timezone.utc),
-            source,
-            target,
-            actor,
-            command,
-            approver,
-            artifact,
-            artifact_sha256,
-            via,
-            {} if data is None else data,
-        )
+        object.__setattr__(self, "time", self.time.astimezone(timezone.utc))
 
     @property
     def is_approval(self) -> bool:
@@ -135,28 +100,17 @@ def entries(lines: Iterable[Mapping[str, Any]]) -> tuple[HistoryEntry, ...]:
     return tuple(entry for entry in parsed if entry is not None)
 
 
-class Claim(Record):
+@dataclass(frozen=True)
+class Claim:
     """A multi-agent claim in `.state.lock`: which `agent` holds the task for which
     `phase`, since `claimed` until `expires` (UTC; None where the file has no readable
     time). `data` holds the file's `key: value` lines as written."""
 
-    _fields = ("agent", "phase", "claimed", "expires", "data")
-    _unshown = ("data",)
     agent: str
-    phase: str
-    claimed: datetime | None
-    expires: datetime | None
-    data: Mapping[str, str]
-
-    def __init__(
-        self,
-        agent: str,
-        phase: str = "",
-        claimed: datetime | None = None,
-        expires: datetime | None = None,
-        data: Mapping[str, str] | None = None,
-    ) -> None:
-        self._init(agent, phase, claimed, expires, {} if data is None else data)
+    phase: str = ""
+    claimed: datetime | None = None
+    expires: datetime | None = None
+    data: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def parse(cls, fields: Mapping[str, str]) -> Claim:

@@ -13,10 +13,10 @@ phase, so neither comes after the other.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Literal
 
 from automaton_rules.core import machine
-from automaton_rules.support.record import Record
 
 PHASES: tuple[str, ...] = machine.PHASES
 
@@ -99,17 +99,16 @@ def _unknown_phase(name: object) -> ValueError:
     return ValueError(f"unknown phase {text!r} (phases are {', '.join(PHASES)}){hint}")
 
 
-class Phase(Record):
+@dataclass(frozen=True)
+class Phase:
     """A phase, ordered as the workflow runs: `Phase("design") < Phase("implement")`, and
     `Phase.of(task.state) >= Phase("implement")` for "implement or later"."""
 
-    _fields = ("name",)
     name: str
 
-    def __init__(self, name: str) -> None:
-        if not isinstance(name, str) or name not in _RANK:
-            raise _unknown_phase(name)
-        self._init(name)
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or self.name not in _RANK:
+            raise _unknown_phase(self.name)
 
     @classmethod
     def of(cls, state: str) -> Phase:

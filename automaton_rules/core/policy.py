@@ -9,6 +9,7 @@ the history line records.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,6 @@ from automaton_rules.core import machine
 from automaton_rules.core.config import APPROVAL_MODES, Config, find_config, load_config
 from automaton_rules.core.project import Project, Task
 from automaton_rules.support import signing
-from automaton_rules.support.record import Record
 
 # The ways each mode accepts; `signed` is also the strongest way in the other modes.
 ACCEPTED = {
@@ -39,15 +39,12 @@ _REASONS = {
 REASONS: tuple[str, ...] = tuple(_REASONS)
 
 
-class Policy(Record):
+@dataclass(frozen=True)
+class Policy:
     """The project's `approval` mode and, for `signed`, the allowed-signers file."""
 
-    _fields = ("mode", "signers")
-    mode: str
-    signers: Path | None
-
-    def __init__(self, mode: str = "open", signers: Path | None = None) -> None:
-        self._init(mode, signers)
+    mode: str = "open"
+    signers: Path | None = None
 
     @classmethod
     def of(cls, settings: Config, project_root: Path) -> Policy:

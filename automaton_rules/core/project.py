@@ -61,7 +61,13 @@ def _valid_segment(segment: str) -> bool:
 
 
 class TaskFiles(Record):
-    """A task folder's files, read for rules: each small file once, however many ask."""
+    """A task folder's files, read for rules: each small file once, however many ask.
+
+    Its fields are fixed and compared by value; what it reads from the folder is kept
+    beside them, outside the fields, the first time anything asks (`cached_property`):
+    a snapshot read lazily, not a frozen value. Two equal tasks may have read different
+    amounts of their folder, never different contents of it.
+    """
 
     path: Path
     files: frozenset[str]
@@ -104,9 +110,14 @@ class TaskFiles(Record):
             else store.file_digest(self.path / filename)
         )
 
+    @cached_property
+    def _small_files(self) -> dict[str, bytes | None]:
+        """The small files read so far, by name."""
+        return {}
+
     def _small(self, filename: str) -> bytes | None:
         """A small file's bytes, read once for every rule that looks at it; None if large."""
-        cache = self.__dict__.setdefault("_small_files", {})
+        cache = self._small_files
         if filename not in cache:
             data = store.read_bytes(os.path.join(self.path, filename), SMALL_FILE + 1)
             cache[filename] = data if len(data) <= SMALL_FILE else None

@@ -7,8 +7,9 @@ one broken rule never hides the findings of the others.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import Finding
@@ -41,7 +42,8 @@ FIXTURES: tuple[str, ...] = (
 )
 
 
-class PlacedError(NamedTuple):
+@dataclass(frozen=True)
+class PlacedError:
     """An error met on a task, with the task's position in its slice of the tasks."""
 
     position: int

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from automaton_rules.core.severity import SEVERITIES
-from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,18 +28,16 @@ class Skip(Exception):
     """Raised by a rule that cannot run here, like `pytest.skip`; the report says why."""
 
 
-class Transition(Record):
+@dataclass(frozen=True)
+class Transition:
     """The move being decided; rules see it as the `transition` argument."""
 
-    _fields = ("source", "target")
     source: str
     target: str
 
-    def __init__(self, source: str, target: str) -> None:
-        self._init(source, target)
 
-
-class Edit(Record):
+@dataclass(frozen=True)
+class Edit:
     """The edit being decided; rules see it as the `edit` argument.
 
     `file` is the edited file, resolved, and `path` the same relative to the project
@@ -47,22 +45,18 @@ class Edit(Record):
     `--can-edit` without `--file`). `task` is the task the edit is made under, if any.
     """
 
-    _fields = ("file", "path", "task")
     file: Path | None
     path: str | None
     task: str | None
 
-    def __init__(self, file: Path | None, path: str | None, task: str | None) -> None:
-        self._init(file, path, task)
 
+@dataclass(frozen=True, init=False)
+class Rule:
+    """A check with a stable code; it receives only the arguments it names. Its own
+    `__init__` reads `when` and the arguments from what the decorator is given."""
 
-class Rule(Record):
-    """A check with a stable code; it receives only the arguments it names."""
-
-    _fields = ("code", "func", "summary", "category", "severity", "when", "name", "argnames")
-    _unshown = ("func",)
     code: str
-    func: RuleFunction
+    func: RuleFunction = field(repr=False)
     summary: str
     category: str
     severity: Severity
@@ -91,7 +85,9 @@ class Rule(Record):
 
             argnames = tuple(inspect.signature(func).parameters)
         name = name or getattr(func, "__name__", code)
-        self._init(code, func, summary, category, severity, moments, name, argnames)
+        values = (code, func, summary, category, severity, moments, name, argnames)
+        for one, value in zip(self.__dataclass_fields__, values):
+            object.__setattr__(self, one, value)
 
     def __call__(self, *args: object, **kwargs: object) -> Iterable[Finding] | None:
         """Call the wrapped function, so a rule stays testable as a plain function."""

@@ -8,6 +8,7 @@ leaves the approved state, so a hand-written approval never opens a gate.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from automaton_rules.core import machine
@@ -16,22 +17,16 @@ from automaton_rules.core.project import Project, Task
 from automaton_rules.support import signing
 from automaton_rules.support.errors import AutomatonError, Refusal
 from automaton_rules.support.output import printable
-from automaton_rules.support.record import Record
 
 
-class Given(Record):
+@dataclass(frozen=True)
+class Given:
     """How this approval is being given: the way (`via`), what to record about it (the
     harness and its session for a prompt), and for `signed`, how to sign."""
 
-    _fields = ("via", "details", "signer")
-    via: str
-    details: dict[str, Any]
-    signer: Any  # Callable[[bytes], str]: the armored signature of a message
-
-    def __init__(
-        self, via: str = "cli", details: dict[str, Any] | None = None, signer: Any = None
-    ) -> None:
-        self._init(via, {} if details is None else details, signer)
+    via: str = "cli"
+    details: dict[str, Any] = field(default_factory=dict)
+    signer: Any = None  # Callable[[bytes], str]: the armored signature of a message
 
 
 BY_COMMAND_LINE = Given()

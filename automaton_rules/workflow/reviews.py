@@ -11,22 +11,22 @@ it is answered, and the person approves or asks again.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from automaton_rules.core import machine, store
 from automaton_rules.core.project import Project, Task, load_tracked
 from automaton_rules.support.errors import AutomatonError, Refusal
 from automaton_rules.support.output import printable
-from automaton_rules.support.record import Record
 
 MAX_COMMENT = 20_000
 
 
-class Review(Record):
+@dataclass(frozen=True)
+class Review:
     """One request for changes, as recorded: when, at which gate, on which artifact (and
     line, from 1), its digest then, the comment, who asked and how (`via`)."""
 
-    _fields = ("time", "state", "artifact", "sha256", "line", "comment", "by", "via")
     time: str
     state: str
     artifact: str
@@ -34,20 +34,7 @@ class Review(Record):
     line: int | None
     comment: str
     by: str
-    via: str
-
-    def __init__(
-        self,
-        time: str,
-        state: str,
-        artifact: str,
-        sha256: str | None,
-        line: int | None,
-        comment: str,
-        by: str,
-        via: str = "board",
-    ) -> None:
-        self._init(time, state, artifact, sha256, line, comment, by, via)
+    via: str = "board"
 
     @classmethod
     def parse(cls, entry: dict[str, Any]) -> Review | None:
