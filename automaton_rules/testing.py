@@ -20,7 +20,6 @@ import io
 import json
 import os
 import subprocess
-import sys
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -458,16 +457,11 @@ def _typed_in_chat(root: Path, folder: Path, name: str, context: Context) -> Run
         "cwd": str(root),
     }
     before = (folder / ".state").read_text()
-    out, err, stdin = io.StringIO(), io.StringIO(), sys.stdin
-    try:
-        sys.stdin = io.StringIO(json.dumps(payload))
-        with redirect_stdout(out), redirect_stderr(err):
-            harness.main(["--harness", "claude", "--project", str(root)], context)
-    finally:
-        sys.stdin = stdin
+    with running(context):  # a listener told of the approval reads the project's clock
+        out, err, _ = harness.answer(payload, "claude", {"project": str(root)}, context)
     after = (folder / ".state").read_text()
     moved = after != before and machine.is_approved(after.strip())
-    return Run(0 if moved else 1, out.getvalue(), err.getvalue())
+    return Run(0 if moved else 1, out, err)
 
 
 def _run_git(root: Path, *args: str, when: int | None = None) -> str:

@@ -363,6 +363,22 @@ def test_list_marks_an_expired_claim(multi: Project, researching: str) -> None:
     assert row.endswith("(expired)")
 
 
+def test_list_judges_a_claim_by_the_runs_clock_as_the_workflow_does(
+    multi: Project, researching: str
+) -> None:
+    """A claim --list shows as live is one the workflow refuses to let another agent take,
+    and the other way round: both read the run's clock (the fixture's, frozen in 2020)."""
+    multi.clock.set(datetime(2020, 1, 1, tzinfo=timezone.utc))
+    assert multi.run("--task", researching, "--claim", "--agent", "alice").rc == 0
+    row = next(line for line in multi.run("--list").out.splitlines() if "alice" in line)
+    assert not row.endswith("(expired)")
+    assert multi.run("--task", researching, "--claim", "--agent", "bob").rc == 1
+    multi.clock.advance(hours=2)
+    row = next(line for line in multi.run("--list").out.splitlines() if "alice" in line)
+    assert row.endswith("(expired)")
+    assert multi.run("--task", researching, "--claim", "--agent", "bob").rc == 0
+
+
 def test_list_has_no_agent_column_in_single_mode(project: Project) -> None:
     project.create("solo-task")
     header = project.run("--list").out.splitlines()[0]

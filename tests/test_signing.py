@@ -38,15 +38,15 @@ def test_a_signature_by_the_named_key_stands(ssh_keygen: str, tmp_path: Path) ->
     signers = signers_file(tmp_path / "allowed_signers", alice=alice)
     signature = signing.sign(MESSAGE, alice)
     assert signature.startswith("-----BEGIN SSH SIGNATURE-----")
-    assert signing.problem(MESSAGE, signature, signers, "alice") is None
+    assert signing.check_signature(MESSAGE, signature, signers, "alice") is None
 
 
 def test_a_key_the_file_does_not_name_for_the_approver(ssh_keygen: str, tmp_path: Path) -> None:
     alice, mallory = make_key(tmp_path, "alice"), make_key(tmp_path, "mallory")
     signers = signers_file(tmp_path / "allowed_signers", alice=alice, mallory=mallory)
     forged = signing.sign(MESSAGE, mallory)
-    assert signing.problem(MESSAGE, forged, signers, "alice") == signing.UNKNOWN_KEY
-    assert signing.problem(MESSAGE, forged, signers, "mallory") is None
+    assert signing.check_signature(MESSAGE, forged, signers, "alice") == signing.UNKNOWN_KEY
+    assert signing.check_signature(MESSAGE, forged, signers, "mallory") is None
 
 
 def test_a_signature_of_other_text_is_invalid(ssh_keygen: str, tmp_path: Path) -> None:
@@ -54,9 +54,9 @@ def test_a_signature_of_other_text_is_invalid(ssh_keygen: str, tmp_path: Path) -
     signers = signers_file(tmp_path / "allowed_signers", alice=alice)
     signature = signing.sign(MESSAGE, alice)
     changed = MESSAGE.replace(b"ab" * 32, b"cd" * 32)
-    assert signing.problem(changed, signature, signers, "alice") == signing.INVALID
-    assert signing.problem(MESSAGE, None, signers, "alice") == signing.MISSING
-    assert signing.problem(MESSAGE, "not a signature", signers, "alice") == signing.INVALID
+    assert signing.check_signature(changed, signature, signers, "alice") == signing.INVALID
+    assert signing.check_signature(MESSAGE, None, signers, "alice") == signing.MISSING
+    assert signing.check_signature(MESSAGE, "not a signature", signers, "alice") == signing.INVALID
 
 
 def test_a_signature_from_another_namespace_is_invalid(ssh_keygen: str, tmp_path: Path) -> None:
@@ -68,7 +68,9 @@ def test_a_signature_from_another_namespace_is_invalid(ssh_keygen: str, tmp_path
         capture_output=True,
         check=True,
     )
-    assert signing.problem(MESSAGE, proc.stdout.decode(), signers, "alice") == signing.INVALID
+    assert (
+        signing.check_signature(MESSAGE, proc.stdout.decode(), signers, "alice") == signing.INVALID
+    )
 
 
 def test_signing_with_a_missing_key_is_a_clear_error(ssh_keygen: str, tmp_path: Path) -> None:

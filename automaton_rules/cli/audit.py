@@ -63,7 +63,7 @@ def audit(
     tasks, result, errors = run_audit(engine, proj, settings, chosen, commit)
     compared = None
     if accepted is not None:
-        looked_at = gitlog.commits_after(proj.root, commit) if commit is not None else None
+        looked_at = gitlog.read_commits_after(proj.root, commit) if commit is not None else None
         compared = baselines.compare(result.findings, accepted, looked_at)
     report = AuditReport(
         project=proj,

@@ -168,7 +168,7 @@ def follow_up(
     return change
 
 
-def _claim_action(
+def _change_claim(
     run: Run,
     action: str,
     task: str,
@@ -196,14 +196,14 @@ def claim(
     *, run: Run, task: str, project: Path | None, config: Path | None, agent: str | None
 ) -> Claimed:
     """`--task NAME --claim --agent ID`: take the task for one agent (multi-agent mode)."""
-    return _claim_action(run, "claim", task, project, config, agent)
+    return _change_claim(run, "claim", task, project, config, agent)
 
 
 def release(
     *, run: Run, task: str, project: Path | None, config: Path | None, agent: str | None
 ) -> Claimed:
     """`--task NAME --release --agent ID`: give the claim back."""
-    return _claim_action(run, "release", task, project, config, agent)
+    return _change_claim(run, "release", task, project, config, agent)
 
 
 def create_task(
@@ -220,6 +220,7 @@ def list_tasks(*, run: Run, project: Path | None, config: Path | None) -> Listin
     """`--list`: every task, each sub-task under its parent (and its holder, multi-agent)."""
     proj, settings = run.open(project, config)
     holders = multi_agent(proj.root, settings)
+    now = proj.context.now()  # one reading, for every claim the list shows
     rows = []
     for name, loaded in proj.load_all():
         if not isinstance(loaded, Task):
@@ -231,7 +232,7 @@ def list_tasks(*, run: Run, project: Path | None, config: Path | None) -> Listin
         except AutomatonError as exc:
             rows.append(ListRow(name, loaded.state, problem=_problem(name, exc)))
             continue
-        rows.append(ListRow(name, loaded.state, holder=holder_text(claim)))
+        rows.append(ListRow(name, loaded.state, holder=holder_text(claim, now)))
     return Listing(proj, rows, holders=holders, approval=settings.approval)
 
 

@@ -61,7 +61,7 @@ sys.exit(main())
 
 def _install_git_hooks(project: Path) -> list[str]:
     done = []
-    folder = _git_hooks_dir(project)
+    folder = _find_git_hooks_dir(project)
     for name, command in GIT_HOOKS.items():
         hook = folder / name
         existed = hook.exists()
@@ -188,14 +188,14 @@ def _preflight(project: Path, names: Sequence[str], git_hooks: bool) -> None:
     for relative in sorted(files):
         install_files.check_section(project / relative)
     if git_hooks:
-        _git_hooks_dir(project)
+        _find_git_hooks_dir(project)
 
 
-def _our_git_hooks(project: Path) -> list[Path]:
+def _find_our_git_hooks(project: Path) -> list[Path]:
     proc = git.run(project, ["rev-parse", "--git-dir"])
     if proc.returncode != 0:
         return []
-    folder = _git_hooks_dir(project)
+    folder = _find_git_hooks_dir(project)
     return [folder / name for name in GIT_HOOKS if _ours_in_file(folder / name)]
 
 
@@ -204,7 +204,7 @@ def _uninstall_sections(project: Path) -> list[str]:
     nothing of ours is left in the project."""
     remaining = [h for h in harnesses.HARNESSES.values() if h.settings().installed(project)]
     needed = {h.instructions for h in remaining}
-    if remaining or _our_git_hooks(project):
+    if remaining or _find_our_git_hooks(project):
         needed.add(install_files.GITIGNORE)
     done = []
     read = dict.fromkeys(h.instructions for h in harnesses.HARNESSES.values())
@@ -240,13 +240,13 @@ def uninstall(
         config.unlink()  # as install wrote it: the user never made it theirs
         done.append(f"removed {config}")
     if git_hooks:
-        for hook in _our_git_hooks(project):
+        for hook in _find_our_git_hooks(project):
             hook.unlink()
             done.append(f"removed {hook}")
     return done + _uninstall_sections(project)
 
 
-def _git_hooks_dir(project: Path) -> Path:
+def _find_git_hooks_dir(project: Path) -> Path:
     """Where git looks for this repository's hooks: `core.hooksPath` when it is set, else
     `.git/hooks` (a worktree's are shared)."""
     proc = git.run(project, ["rev-parse", "--git-path", "hooks"])

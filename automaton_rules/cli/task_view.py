@@ -2,9 +2,10 @@
 
 `show_task` reads the task, its parent and sub-tasks, its records and its folder's
 validation (the rules that run at `validate`); `task_view` renders the exact text agents
-parse (docs/workflow.md, "What --task shows") and its JSON. Neither typing, dataclasses nor
-the workflow's writing side load here (the workflow only for `untracked = "infer"` and an
-approved artifact's digest), so the line costs little more than its rules.
+parse (docs/workflow.md, "What --task shows") and its JSON. Neither typer nor the
+workflow's writing side load here (the workflow only for `untracked = "infer"` and an
+approved artifact's digest), so the line costs little more than its rules (whose
+`Finding` brings `dataclasses`, which `TaskState` uses too).
 """
 
 from __future__ import annotations

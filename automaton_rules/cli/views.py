@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from automaton_rules.cli.run import Outcome, painted
@@ -65,12 +64,13 @@ class ListRow:
     holder: str | None = None
 
 
-def holder_text(claim: dict[str, str] | None) -> str | None:
-    """`agent-1 until 2026-…Z`, `(expired)` when it has run out, None when unclaimed."""
+def holder_text(claim: dict[str, str] | None, now: float) -> str | None:
+    """`agent-1 until 2026-…Z`, `(expired)` when it has run out by `now` (the run's
+    clock, as the workflow judges a claim), None when unclaimed."""
     if not claim:
         return None
     expires = clock.parse_time(claim.get("expires", ""))
-    expired = expires is None or expires < datetime.now(timezone.utc)
+    expired = expires is None or expires.timestamp() <= now
     shown = f"{claim.get('agent', '?')} until {claim.get('expires', '?')}"
     return printable(shown, None) + (" (expired)" if expired else "")
 

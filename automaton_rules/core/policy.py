@@ -79,7 +79,7 @@ def unproven(project: Project, task: Task, policy: Policy, entry: dict[str, Any]
     signers = policy.signers
     if signers is None or not signers.is_file():
         return NO_SIGNERS
-    return signing.recorded_problem(project.root, task.path, entry, signers)
+    return signing.check_recorded_signature(project.root, task.path, entry, signers)
 
 
 def describe(reason: str) -> str:

@@ -190,7 +190,7 @@ def _relative(path: str, prefix: str) -> str:
     return path[len(prefix) :]
 
 
-def _where(root: Path) -> tuple[str, str] | None:
+def _read_place(root: Path) -> tuple[str, str] | None:
     """Where the project sits in its repository, and the folder git takes hooks from
     (`core.hooksPath`, else `.git/hooks`; relative to the project unless absolute); None
     outside any repository."""
@@ -218,7 +218,7 @@ def resolve_since(root: Path, rev: str) -> str:
     the commits after it (`SHA..HEAD`). A REV git does not know is an error that says how
     to fetch it; a REV that reads as an option is never handed to git."""
     shown = printable(rev, None)
-    if _where(root) is None:
+    if _read_place(root) is None:
         raise AutomatonError(
             "not-a-repository", f"--since {shown}: {root} is not in a git repository."
         )
@@ -236,7 +236,7 @@ def resolve_since(root: Path, rev: str) -> str:
     return found
 
 
-def commits_after(root: Path, commit: str) -> frozenset[str]:
+def read_commits_after(root: Path, commit: str) -> frozenset[str]:
     """The full SHAs of `commit..HEAD`: what `--since` lets the git rules read, so that a
     baseline's entries for older commits are not called gone."""
     listed = git.run(root, ["rev-list", f"{commit}..HEAD"])
@@ -254,7 +254,7 @@ def start(
     git runs while the caller reads the task folders (two processes, two cores); its
     output goes to unnamed temporary files, so it never waits on a full pipe.
     """
-    where = _where(root)
+    where = _read_place(root)
     if where is None:
         return lambda: GitHistory(is_repo=False)
     prefix, hooks = where
@@ -406,8 +406,8 @@ def _reread(handle: IO[bytes] | None) -> bytes:
 __all__ = [
     "Commit",
     "GitHistory",
-    "commits_after",
     "read_blobs",
+    "read_commits_after",
     "resolve_since",
     "start",
 ]

@@ -23,7 +23,7 @@ from automaton_rules.core.project import (
 )
 from automaton_rules.guards import protected
 from automaton_rules.support import clock
-from automaton_rules.support.context import current
+from automaton_rules.support.context import DEFAULT, Context
 from automaton_rules.support.errors import AutomatonError
 from automaton_rules.support.output import printable
 from automaton_rules.support.record import Record
@@ -108,13 +108,15 @@ def _first_editing(project: Project) -> tuple[Task | None, list[Task]]:
     return None, sorted(tracked, key=lambda task: task.name.split("/"))
 
 
-def find_event_project(explicit: str | None, cwd: Path | None) -> Project | None:
+def find_event_project(
+    explicit: str | None, cwd: Path | None, context: Context = DEFAULT
+) -> Project | None:
     """The project a hook event runs in; None outside any, where the event passes through
     untouched, unless the hook was given one (`--project`), which must then exist. It is
-    opened by the run under way (`context.current()`, which the adapter's `main` holds)."""
+    opened by the run that `context` describes (the adapter's `main` hands its own down)."""
     try:
         found = find_project(Path(explicit) if explicit else None, cwd=cwd)
-        return found.opened_by(current())
+        return found.opened_by(context)
     except AutomatonError as exc:
         if explicit is None and exc.code == "no-project":
             return None

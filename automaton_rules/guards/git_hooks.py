@@ -39,7 +39,7 @@ from automaton_rules.support.patterns import Lazy
 _TRAILER = Lazy(rf"^{TASK_TRAILER}:\s*(\S+)\s*$", re.MULTILINE)
 
 
-def staged(root: Path) -> list[str]:
+def read_staged(root: Path) -> list[str]:
     """Paths staged for the commit, relative to `root`."""
     out = git.output(
         root, "diff", "--cached", "--name-only", "--relative", "-z", "--diff-filter=ACMRD"
@@ -47,7 +47,7 @@ def staged(root: Path) -> list[str]:
     return [path for path in out.split("\0") if path]
 
 
-def _staged_text(root: Path, path: str) -> str | None:
+def _read_staged_text(root: Path, path: str) -> str | None:
     proc = git.run(root, ["show", f":./{path}"])
     return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else None
 
@@ -73,20 +73,20 @@ def _installer_section_only(project: Project, path: str) -> bool:
     automaton-install's section: the installer's, whatever `source` says of Markdown."""
     if path not in guard_files.INSTRUCTION_FILES:
         return False
-    staged = _staged_text(project.root, path)
-    before = guard_files.without_section(_committed_text(project.root, path) or "")
+    staged = _read_staged_text(project.root, path)
+    before = guard_files.without_section(_read_committed_text(project.root, path) or "")
     return guard_files.without_section(staged or "") == before
 
 
 def _beyond_table(project: Project, path: str) -> bool:
     """Whether the staged pyproject.toml differs from HEAD's outside `[tool.automaton]`; a
     file either side cannot read is taken as changed."""
-    texts = [_staged_text(project.root, path), _committed_text(project.root, path)]
+    texts = [_read_staged_text(project.root, path), _read_committed_text(project.root, path)]
     rest = [_without_table(text) for text in texts]
     return None in rest or rest[0] != rest[1]
 
 
-def _committed_text(root: Path, path: str) -> str | None:
+def _read_committed_text(root: Path, path: str) -> str | None:
     proc = git.run(root, ["show", f"HEAD:./{path}"])
     return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else ""
 
@@ -115,8 +115,8 @@ def hand_edited_states(root: Path, paths: Sequence[str]) -> list[str]:
     for path in paths:
         if Path(path).name.lower() != store.STATE:
             continue
-        state = (_staged_text(root, path) or "").strip()
-        history = _staged_text(root, str(Path(path).with_name(store.HISTORY))) or ""
+        state = (_read_staged_text(root, path) or "").strip()
+        history = _read_staged_text(root, str(Path(path).with_name(store.HISTORY))) or ""
         lines = [line for line in history.splitlines() if line.strip()]
         recorded = integrity.last_recorded(store.parse_history(lines[-1:]))
         if state != recorded:
@@ -132,8 +132,8 @@ def forged_approvals(root: Path, paths: Sequence[str]) -> list[str]:
     folders = sorted({Path(path).parent for path in paths if Path(path).name in logs})
     problems = []
     for folder in folders:
-        approvals = _staged_text(root, (folder / store.APPROVALS).as_posix()) or ""
-        history = _staged_text(root, (folder / store.HISTORY).as_posix()) or ""
+        approvals = _read_staged_text(root, (folder / store.APPROVALS).as_posix()) or ""
+        history = _read_staged_text(root, (folder / store.HISTORY).as_posix()) or ""
         entries = store.parse_history(line for line in history.splitlines() if line.strip())
         if not entries:
             continue  # a task from before histories: nothing to hold the log to
@@ -153,7 +153,7 @@ def _hand_edited(task_dir: Path, state: str | None) -> bool:
 def pre_commit(project: Project) -> tuple[int, str]:
     """Refuse hand-edited state and source commits while no task is in an edit phase."""
     settings = load_config(project.root)
-    paths = staged(project.root)
+    paths = read_staged(project.root)
     edited = hand_edited_states(project.root, paths)
     if edited:
         return 1, (
@@ -198,7 +198,7 @@ def pre_commit(project: Project) -> tuple[int, str]:
 def commit_msg(project: Project, message_file: Path) -> tuple[int, str]:
     """Name the task a source commit belongs to with a `Task:` trailer the audit reads."""
     settings = load_config(project.root)
-    if not source_files(project, settings, staged(project.root)):
+    if not source_files(project, settings, read_staged(project.root)):
         return 0, ""
     text = message_file.read_text(encoding="utf-8", errors="replace")
     names = {t.name: t.state for t in task_states(project)}

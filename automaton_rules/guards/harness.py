@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from pathlib import Path
 
 from automaton_rules.core.config import load_config
@@ -132,27 +133,30 @@ def decide(
     project: str | None = None,
     task: str | None = None,
     harness: str = "claude",
+    context: Context = DEFAULT,
 ) -> Verdict:
     """The same answers as `status.py --can-edit`, applied to what the tool is about to do."""
     if action.kind == "other":
         return Verdict(True)
     if action.kind == "edit":
-        return _decide_edits(action, project, task)
+        return _decide_edits(action, project, task, context)
     if action.kind == "powershell":
         from automaton_rules.guards import powershell
 
         refusal = powershell.judge(
             action.command,
             action.cwd,
-            lambda: guard.find_event_project(project, action.cwd),
+            lambda: guard.find_event_project(project, action.cwd, context),
             task,
             project is not None,
         )
         return Verdict(refusal is None, refusal or "")
-    return _decide_shell(action, project, task, harness)
+    return _decide_shell(action, project, task, harness, context)
 
 
-def _decide_shell(action: Action, project: str | None, task: str | None, harness: str) -> Verdict:
+def _decide_shell(
+    action: Action, project: str | None, task: str | None, harness: str, context: Context
+) -> Verdict:
     """A shell line: refused when the reader sees it do what no phase allows, else run
     inside the phase's sandbox where one works (guards/sandbox.py), else as the reader
     judges it (guards/shell_verdict.py). Inert reads pass without loading the parser."""
@@ -163,7 +167,7 @@ def _decide_shell(action: Action, project: str | None, task: str | None, harness
     from automaton_rules.guards import sandbox
 
     def finder() -> Project | None:  # asked for once, lazily
-        return guard.find_event_project(project, action.cwd)
+        return guard.find_event_project(project, action.cwd, context)
 
     plan = sandbox.plan(action.command, action.cwd, finder, task, project is not None, harness)
     if plan.refusal is not None:
@@ -176,10 +180,12 @@ def _decide_shell(action: Action, project: str | None, task: str | None, harness
     return Verdict(True, "", updated, plan.permission)
 
 
-def _decide_edits(action: Action, project: str | None, task: str | None) -> Verdict:
+def _decide_edits(
+    action: Action, project: str | None, task: str | None, context: Context
+) -> Verdict:
     """Each edited file is judged by the project it lies in, wherever the harness runs."""
     if not action.paths:
-        proj = guard.find_event_project(project, action.cwd)
+        proj = guard.find_event_project(project, action.cwd, context)
         if proj is None:
             return Verdict(True)
         settings = load_config(proj.root)
@@ -188,8 +194,8 @@ def _decide_edits(action: Action, project: str | None, task: str | None) -> Verd
         return Verdict(decision.allowed, "" if decision.allowed else decision.text)
     for path in action.paths:
         target = guard.resolve(path, action.cwd)
-        found = guard.find_event_project(project, target.parent)
-        proj = found or guard.find_event_project(None, action.cwd)
+        found = guard.find_event_project(project, target.parent, context)
+        proj = found or guard.find_event_project(None, action.cwd, context)
         if proj is None:
             continue
         settings = load_config(proj.root)
@@ -217,13 +223,16 @@ def render(harness: str, verdict: Verdict) -> Answer:
 
 
 def session_context(
-    payload: dict[str, Any], project: str | None = None, harness: str = "claude"
+    payload: dict[str, Any],
+    project: str | None = None,
+    harness: str = "claude",
+    context: Context = DEFAULT,
 ) -> str:
     """The workflow's state for a starting session, and whether a sandbox holds its shell;
     empty outside any project."""
     from automaton_rules.guards import sandbox, session
 
-    found = guard.find_event_project(project, where(payload))
+    found = guard.find_event_project(project, where(payload), context)
     if found is None:
         return ""
     settings = load_config(found.root)  # a broken configuration denies every edit: say so
@@ -246,7 +255,11 @@ def _message(exc: Exception) -> str:
 
 
 def prompt_answer(
-    payload: dict[str, Any], record: Harness, event: str, options: dict[str, str]
+    payload: dict[str, Any],
+    record: Harness,
+    event: str,
+    options: dict[str, str],
+    context: Context = DEFAULT,
 ) -> Answer:
     """A prompt is the user's: an approval it asks for is recorded, anything else passes.
     It fails open (nothing is approved, the message goes on), never blocking the chat."""
@@ -255,7 +268,7 @@ def prompt_answer(
     if payload.get("agent_id"):  # Codex: a subagent's prompt, written by its parent agent
         return record.prompt(event, None)
     try:
-        text = prompt.approve(payload, record.name, options.get("project"), where(payload))
+        text = prompt.approve(payload, record.name, options.get("project"), where(payload), context)
     except Exception as exc:
         text = (
             f"automaton-rules could not check this message for an approval ({_message(exc)}); "
@@ -264,38 +277,45 @@ def prompt_answer(
             else None
         )
     if text is None and record.prompt_context:  # the open requests for changes, if any
-        requested = requests_context(payload, options.get("project"))
+        requested = requests_context(payload, options.get("project"), context)
         if requested:
             return record.context(event, requested)
     return record.prompt(event, text)
 
 
-def requests_context(payload: dict[str, Any], project: str | None) -> str:
+def requests_context(
+    payload: dict[str, Any], project: str | None, context: Context = DEFAULT
+) -> str:
     """The changes the user asked for on tasks at their gates, for the agent's context;
     empty when there are none, outside a project, or when they cannot be read."""
     from automaton_rules.guards import session
 
     try:
         found = find_project(Path(project) if project else None, cwd=where(payload))
+        found = found.opened_by(context)
         return session.requests_text(guard.task_states(found))
     except Exception:  # context is advice: the prompt goes on untouched
         return ""
 
 
-def stop_answer(payload: dict[str, Any], record: Harness, options: dict[str, str]) -> Answer:
+def stop_answer(
+    payload: dict[str, Any], record: Harness, options: dict[str, str], context: Context = DEFAULT
+) -> Answer:
     """The agent ends its turn: wait for a decision on a task at its gate (guards/stop.py).
     It fails open: whatever goes wrong, the agent stops as it would have."""
     from automaton_rules.guards import stop
 
     _arm(0)  # its wait is bounded by stop-wait-seconds, below the harness's timeout
     try:
-        text = stop.answer(payload, options.get("project"), where(payload))
+        text = stop.answer(payload, options.get("project"), where(payload), context)
     except Exception:
         text = None
     return record.stop(text)
 
 
-def answer(payload: Any, harness: str, options: dict[str, str]) -> Answer:
+def answer(
+    payload: Any, harness: str, options: dict[str, str], context: Context = DEFAULT
+) -> Answer:
     """Dispatch on what the event asks: session start gets context, a user's prompt may
     approve, a settings change may be refused, a tool about to run gets a verdict. An event
     the adapter does not answer passes, unless it carries a tool: that is denied."""
@@ -308,12 +328,12 @@ def answer(payload: Any, harness: str, options: dict[str, str]) -> Answer:
     kind = EVENTS.get(event) if event else TOOL
     record = harnesses.get(harness)
     if kind == PROMPT:
-        return prompt_answer(payload, record, event, options)
+        return prompt_answer(payload, record, event, options, context)
     if kind == STOP:
-        return stop_answer(payload, record, options)
+        return stop_answer(payload, record, options, context)
     if kind == SESSION:
         try:
-            text = session_context(payload, options.get("project"), harness)
+            text = session_context(payload, options.get("project"), harness, context)
         except Exception as exc:  # context is advice: say what failed, never block a start
             text = (
                 f"automaton-rules could not read this project's workflow ({_message(exc)}). "
@@ -330,7 +350,11 @@ def answer(payload: Any, harness: str, options: dict[str, str]) -> Answer:
         return record.allow()
     action = read_action(payload, harness)
     verdict = decide(
-        action, project=options.get("project"), task=options.get("task"), harness=harness
+        action,
+        project=options.get("project"),
+        task=options.get("task"),
+        harness=harness,
+        context=context,
     )
     return render(harness, verdict)
 
@@ -374,9 +398,10 @@ class Overdue(BaseException):
 
 def main(argv: Sequence[str] | None = None, context: Context = DEFAULT) -> int:
     """Console script `automaton-hook`; any failure denies (fail closed). `context` is the
-    run's clock and plugin selection (the test fixture passes its own)."""
+    run's clock and plugin selection (the test fixture passes its own), handed down to
+    every project the event opens; `running` holds it only for a listener's `now()`."""
     with running(context):
-        return SCRIPT.run(argv, _answer_hook)
+        return SCRIPT.run(argv, partial(_answer_hook, context))
 
 
 def _deadline(options: dict[str, Any]) -> float | None:
@@ -393,7 +418,7 @@ def _overdue(_signum: int, _frame: object) -> None:
     raise Overdue
 
 
-def _answer_hook(options: dict[str, Any], _words: list[str]) -> int:
+def _answer_hook(context: Context, options: dict[str, Any], _words: list[str]) -> int:
     harness = str(options.get("harness", "claude"))
     deadline = _deadline(options)
     if harness not in HARNESSES or deadline is None:
@@ -406,7 +431,7 @@ def _answer_hook(options: dict[str, Any], _words: list[str]) -> int:
         return 2
     armed = _arm(deadline)
     try:
-        out, err, code = _answer_stdin(harness, options, deadline)
+        out, err, code = _answer_stdin(harness, options, deadline, context)
     finally:
         if armed:
             _arm(0)
@@ -417,13 +442,15 @@ def _answer_hook(options: dict[str, Any], _words: list[str]) -> int:
     return code
 
 
-def _answer_stdin(harness: str, options: dict[str, Any], deadline: float) -> Answer:
+def _answer_stdin(
+    harness: str, options: dict[str, Any], deadline: float, context: Context
+) -> Answer:
     """The answer to the event on stdin; any failure, or the deadline, denies."""
     try:
         text = sys.stdin.read()
         if not text.strip():
             raise Malformed("the hook received no input")
-        return answer(json.loads(text), harness, options)
+        return answer(json.loads(text), harness, options, context)
     except Overdue:
         reason = f"it did not answer within {deadline:g} s"
     except Exception as exc:  # fail closed: a broken guard must not wave edits through

@@ -15,6 +15,7 @@ from pathlib import Path
 from automaton_rules.core.config import claim_timeout, load_config, multi_agent
 from automaton_rules.core.project import Project
 from automaton_rules.guards.checks import find_event_project
+from automaton_rules.support.context import DEFAULT, Context
 from automaton_rules.support.errors import AutomatonError
 from automaton_rules.support.output import printable
 from automaton_rules.support.patterns import Lazy
@@ -75,7 +76,11 @@ def _task_named(project: Project, named: str | None) -> str:
 
 
 def approve(
-    payload: dict[str, Any], harness: str, explicit: str | None, where: Path | None
+    payload: dict[str, Any],
+    harness: str,
+    explicit: str | None,
+    where: Path | None,
+    context: Context = DEFAULT,
 ) -> str | None:
     """Approve what the prompt asks for; the agent's context, or None when the prompt asks
     for no approval (or is typed outside any project) and passes through untouched."""
@@ -83,11 +88,11 @@ def approve(
     wanted, named = asked(prompt) if isinstance(prompt, str) else (False, None)
     if not wanted:
         return None
-    project = find_event_project(explicit, where)
+    project = find_event_project(explicit, where, context)
     if project is None:
         return None
     try:
-        return _approved(project, named, harness, payload)
+        return _record_typed_approval(project, named, harness, payload)
     except AutomatonError as exc:
         return (
             f"automaton-rules did not record the user's approval: "
@@ -95,7 +100,9 @@ def approve(
         )
 
 
-def _approved(project: Project, named: str | None, harness: str, payload: dict[str, Any]) -> str:
+def _record_typed_approval(
+    project: Project, named: str | None, harness: str, payload: dict[str, Any]
+) -> str:
     from automaton_rules import workflow
     from automaton_rules.engine.runner import Engine
 

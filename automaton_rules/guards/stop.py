@@ -17,6 +17,7 @@ from automaton_rules.core import machine, store
 from automaton_rules.core.project import Project, Task
 from automaton_rules.guards.checks import find_event_project, task_states
 from automaton_rules.guards.session import next_step, requested_changes
+from automaton_rules.support.context import DEFAULT, Context
 from automaton_rules.support.output import printable
 
 TYPE_CHECKING = False
@@ -111,13 +112,18 @@ def _approved(project: Project, name: str, state: str, approval: str) -> str:
     )
 
 
-def answer(payload: dict[str, Any], explicit: str | None, where: Path | None) -> str | None:
+def answer(
+    payload: dict[str, Any],
+    explicit: str | None,
+    where: Path | None,
+    context: Context = DEFAULT,
+) -> str | None:
     """The hook's decision for one stop event: the text to continue with, or None."""
     from automaton_rules.core.config import load_config
 
     if payload.get("status") in ("aborted", "error"):  # Cursor: the user stopped it
         return None
-    project = find_event_project(explicit, where)
+    project = find_event_project(explicit, where, context)
     if project is None:
         return None
     settings = load_config(project.root)

@@ -76,7 +76,7 @@ def _run_with_signature_file(signature: str, args: Sequence[str], data: bytes) -
         return _run_ssh_keygen([*args, "-s", handle.name], data).returncode
 
 
-def problem(data: bytes, signature: str | None, signers: Path, approver: str) -> str | None:
+def check_signature(data: bytes, signature: str | None, signers: Path, approver: str) -> str | None:
     """Why the signature does not prove `approver` approved `data`, or None when it does:
     MISSING, INVALID (not a signature of this text), UNKNOWN_KEY (a good signature by a
     key the signers file does not name for the approver)."""
@@ -104,7 +104,7 @@ def recorded_message(root: Path, task_path: Path, entry: Mapping[str, Any]) -> b
     return message(task, state, sha256, time, approver)
 
 
-def recorded_problem(
+def check_recorded_signature(
     root: Path, task_path: Path, entry: Mapping[str, Any], signers: Path
 ) -> str | None:
     """Why the `--approve` history line `entry` is not a standing signed approval (MISSING,
@@ -115,7 +115,7 @@ def recorded_problem(
     text = recorded_message(root, task_path, entry)
     if text is None:
         return INVALID
-    return problem(text, signature, signers, str(entry.get("approver")))
+    return check_signature(text, signature, signers, str(entry.get("approver")))
 
 
 def principals(signers: Path) -> list[str]:
@@ -158,9 +158,9 @@ __all__ = [
     "INVALID",
     "MISSING",
     "UNKNOWN_KEY",
+    "check_recorded_signature",
     "principals",
     "read_git_signing_key",
     "recorded_message",
-    "recorded_problem",
     "sign",
 ]

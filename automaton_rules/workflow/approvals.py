@@ -89,7 +89,7 @@ def refuse_unproven(
     )
 
 
-def signed_record(
+def sign_record(
     project: Project, task: Task, policy: Policy, given: Given, fields: dict[str, Any]
 ) -> dict[str, Any]:
     """What the history records of a signed approval: the signature over its fields,

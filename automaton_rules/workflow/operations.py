@@ -19,7 +19,7 @@ from automaton_rules.workflow.approvals import (
     Given,
     refuse_unproven,
     refuse_way,
-    signed_record,
+    sign_record,
 )
 from automaton_rules.workflow.changes import Adopted, Created, FollowedUp, Moved
 from automaton_rules.workflow.claims import (
@@ -260,7 +260,7 @@ def approve(
             **given.details,
         }
         record = entry(now, current, target, approver, "--approve", **fields)
-        record.update(signed_record(project, task, policy, given, record))
+        record.update(sign_record(project, task, policy, given, record))
         line = None
         if not pending_approval(task_dir, target):
             line = store.Approval(target, now, approver, given.via)
