@@ -118,17 +118,11 @@ def config(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wh
         it.write(target, where, "git config --file")
 
 
-def _split_dashes(args: list[Word]) -> tuple[list[Word], list[Word]]:
-    """(words before `--`, paths after it)."""
-    for index, word in enumerate(args):
-        if word.value == "--":
-            return args[:index], args[index + 1 :]
-    return args, []
-
-
 def checkout(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`checkout -- PATHS`, `checkout PATHS`, `checkout BRANCH` (the tree), not `-b NEW`."""
-    before, paths = _split_dashes(words[1:])
+    rest = words[1:]
+    dashes = next((i for i, word in enumerate(rest) if word.value == "--"), len(rest))
+    before, paths = rest[:dashes], rest[dashes + 1 :]  # the paths follow a `--`
     parsed = Args(before, spec.short, spec.long)
     positional = parsed.positional
     if paths:

@@ -167,7 +167,7 @@ class _Walk:
         variable = node.child_by_field_name("variable")
         name = text_of(variable) if variable is not None else ""
         for value in node.children_by_field_name("value"):
-            for word in self.expand(value):
+            for word in expand(value, self):
                 self.sink.assign(name, word, self.where)
         body = node.child_by_field_name("body")
         if body is not None:
@@ -201,7 +201,7 @@ class _Walk:
         name_node = node.child_by_field_name("name")
         name = text_of(name_node) if name_node is not None else ""
         value = node.child_by_field_name("value")
-        word = self.word(value) if value is not None else Word("")
+        word = build(value, self) if value is not None else Word("")
         if name == "HOME":
             self.where = self.where.but(home=None)
         if name == "PWD":  # `$PWD` is no longer the folder: nothing relative is known
@@ -220,7 +220,7 @@ class _Walk:
             elif child.type in REDIRECTS:
                 stdin = _redirect(self, child) or stdin
             elif child.type != "comment":
-                words.extend(self.expand(child))
+                words.extend(expand(child, self))
         where = self.where.but(env=tuple(env))
         if stdin is not None:
             where = where.but(stdin=stdin)
@@ -239,14 +239,6 @@ class _Walk:
             else:
                 self.words(child)
 
-    def word(self, node: Any) -> Word:
-        """One word, its substitutions run; braces do not split a target."""
-        return build(node, self)
-
-    def expand(self, node: Any) -> list[Word]:
-        """The words one argument node becomes: braces expanded, substitutions run."""
-        return expand(node, self)
-
 
 def _with_redirects(walk: _Walk, body: Any, redirects: list[Any]) -> None:
     """The grammar hangs `cd a && cmd > f`'s redirection on the whole list; bash
@@ -258,8 +250,7 @@ def _with_redirects(walk: _Walk, body: Any, redirects: list[Any]) -> None:
         _with_redirects(walk, stages[-1], redirects)
         return
     if body.type == "pipeline" and len(stages) > 1:
-        for index, stage in enumerate(stages[:-1]):
-            walk.apart(stage, Stdin("pipe") if index else None)
+        walk.pipeline(stages[:-1])
         last = _Walk(walk.sink, walk.where.but(stdin=Stdin("pipe")))
         _with_redirects(last, stages[-1], redirects)
         return
@@ -280,7 +271,7 @@ def _redirect(walk: _Walk, node: Any) -> Stdin | None:
     if node.type == "heredoc_redirect":
         return _heredoc(walk, node)
     if node.type == "herestring_redirect":
-        words = [w for child in node.named_children for w in walk.expand(child)]
+        words = [w for child in node.named_children for w in expand(child, walk)]
         text = " ".join(w.value for w in words)
         return Stdin("text", text, any(w.computed for w in words))
     operator = "".join(text_of(c) for c in node.children if c.type == "ERROR" or not c.is_named)
@@ -288,11 +279,11 @@ def _redirect(walk: _Walk, node: Any) -> Stdin | None:
     if target is None:
         return None
     if ">" not in operator and "<" in operator:
-        word = walk.word(target)
+        word = build(target, walk)
         return None if operator.startswith("<&") else Stdin("file", word.value)
     if "&" in operator and (target.type == "number" or text_of(target) == "-"):
         return None  # `2>&1`, `>&-`: a descriptor, not a file
-    walk.sink.redirect(walk.word(target), walk.where)
+    walk.sink.redirect(build(target, walk), walk.where)
     return None
 
 
