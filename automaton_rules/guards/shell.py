@@ -305,13 +305,3 @@ def status_calls(command: str) -> tuple[tuple[str, bool], ...] | None:
             return None
         programs.append((words[0], script))
     return tuple(programs)
-
-
-# ------------------------------------------------------------- apply_patch bodies
-
-_PATCH_FILE = Lazy(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
-
-
-def patch_files(text: str) -> list[str]:
-    """The files an `apply_patch` body adds, updates, deletes or moves to."""
-    return [match.strip() for match in _PATCH_FILE.findall(text)]
