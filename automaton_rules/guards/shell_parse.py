@@ -122,6 +122,7 @@ SEQUENCE = names(  # nodes whose children run one after the other
 )
 APART = names("subshell command_substitution process_substitution")
 REDIRECTS = names("file_redirect heredoc_redirect herestring_redirect")
+STATEMENTS = names("command pipeline list redirected_statement")  # inside a test, a loop's list
 
 
 class _Walk:
@@ -232,10 +233,8 @@ class _Walk:
     def words(self, node: Any) -> None:
         """Run the substitutions inside a node that is not a command."""
         for child in node.named_children:
-            if child.type in APART:
-                self.apart(child)
-            elif child.type in ("command", "pipeline", "list", "redirected_statement"):
-                self.block(child)
+            if child.type in APART or child.type in STATEMENTS:
+                self.block(child)  # a substitution runs apart
             else:
                 self.words(child)
 

@@ -150,6 +150,7 @@ RUNNER = Spec(f"{RUNS} -c --call", runs="cmd")
 NPX = Spec(RUNS, code="-c --call", runs="cmd sh")  # `npx -c STRING`
 WHOLE = Spec(writes="=.")  # the whole folder it runs in
 TREE = Spec(writes="=.", modes=(("--check -check -n", READ),))
+TRACE = "-e -O -p -P -s -S -u -I -X -b -E"  # strace's and ltrace's options that take a value
 SUDO = "-C -g -h -p -r -R -t -T -U -u --group --host --prompt --role --type --user"
 REPORTED = (  # test and check tools write reports and caches where an option says
     "--basetemp! --junitxml --junit-xml --junit-prefix --html --report-log --result-log "
@@ -290,10 +291,8 @@ TABLE: dict[str, Spec] = rows(
         "doas": Spec("-u -C", runs="cmd"),
         "caffeinate": Spec("-t -w", runs="cmd"),
         "chrt taskset": Spec(runs="cmd1"),
-        "strace": Spec(
-            "-e -O -p -P -s -S -u -I -X -b -E --trace", writes="-o --output", runs="cmd"
-        ),
-        "ltrace": Spec("-e -O -p -P -s -S -u -I -X -b -E -n", writes="-o --output", runs="cmd"),
+        "strace": Spec(f"{TRACE} --trace", writes="-o --output", runs="cmd"),
+        "ltrace": Spec(f"{TRACE} -n", writes="-o --output", runs="cmd"),
         "xvfb-run": Spec("-n -s -f -e -l -p --server-num --server-args --auth-file", runs="cmd"),
         "proxychains proxychains4": Spec("-f", runs="cmd"),
         "command": Spec(runs="cmd", modes=(("-v -V", READ),)),
@@ -400,9 +399,8 @@ TABLE: dict[str, Spec] = rows(
         ),
         "wget": Spec(
             "-O -P -e -i -B -t -T -w -U -l -A -R -D -Q -I -X --output-document --header "
-            "--directory-prefix "
-            "--user-agent --tries --timeout --wait --level --accept --reject --domains --user "
-            "--password --post-data --input-file",
+            "--directory-prefix --user-agent --tries --timeout --wait --level --accept --reject "
+            "--domains --user --password --post-data --input-file",
             writes="-o --output-file -a --append-output",
             modes=(("--spider", READ),),
             handler="wget",

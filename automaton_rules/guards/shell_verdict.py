@@ -218,10 +218,8 @@ class _Judge:
         refusal = self.guarded(project, write.path, write.by)
         if refusal is None and write.removes:
             refusal = self.guard_below(project, write.path)
-        if refusal is not None:
-            return None if refusal == "" else refusal
-        if not inside(write.path, root):
-            return None
+        if refusal is not None or not inside(write.path, root):
+            return refusal or None  # "": a task's artifact in its phase; outside: not ours
         return self.phase(write.path, WRITES, project)
 
     def guarded(self, project: Project, path: Path, by: str = "") -> str | None:
@@ -279,10 +277,8 @@ class _Judge:
         if project is None:
             return None
         refusal = self.guarded(project, write.within)
-        if refusal:
-            return refusal
-        if not inside(write.within, project.root.resolve()):
-            return None
+        if refusal or not inside(write.within, project.root.resolve()):
+            return refusal or None
         return self.phase(None, suffix, project)
 
     def phase(self, path: Path | None, suffix: str, project: Project | None = None) -> str | None:
