@@ -149,15 +149,12 @@ class _Walk:
             self.command(node)
         elif kind in ("variable_assignment", "declaration_command"):
             self.assignments(node)
-        elif kind in APART:
-            inner = _Walk(self.sink, self.where)
-            for child in node.named_children:
-                inner.block(child)
         elif kind == "for_statement":
             self.loop(node)
-        elif kind in SEQUENCE:
+        elif kind in APART or kind in SEQUENCE:  # apart: its `cd` stays inside it
+            inner = _Walk(self.sink, self.where) if kind in APART else self
             for child in node.named_children:
-                self.block(child)
+                inner.block(child)
         elif kind in REDIRECTS:
             _redirect(self, node)
         elif kind != "comment":
@@ -222,12 +219,8 @@ class _Walk:
                 stdin = _redirect(self, child) or stdin
             elif child.type != "comment":
                 words.extend(expand(child, self))
-        where = self.where.but(env=tuple(env))
-        if stdin is not None:
-            where = where.but(stdin=stdin)
-        if words and _moves(self, words):
-            return
-        if words:
+        where = self.where.but(env=tuple(env), stdin=stdin or self.where.stdin)
+        if words and not _moves(self, words):
             self.sink.command(words, where)
 
     def words(self, node: Any) -> None:
@@ -256,11 +249,8 @@ def _with_redirects(walk: _Walk, body: Any, redirects: list[Any]) -> None:
     stdin = None
     for redirect in redirects:
         stdin = _redirect(walk, redirect) or stdin
-    if stdin is None:
-        walk.block(body)
-        return
-    saved = walk.where.stdin
-    walk.where = walk.where.but(stdin=stdin)
+    saved = walk.where.stdin  # the body reads what the redirections give, then it is back
+    walk.where = walk.where.but(stdin=stdin or saved)
     walk.block(body)
     walk.where = walk.where.but(stdin=saved)
 

@@ -173,8 +173,6 @@ PYTHON = Spec(
 )
 RUFF = "--config --select --ignore --extend-select --target-version --line-length --exclude "
 RUFF += "--extend-exclude --output-format -o --output-file --stdin-filename"
-RUFF_FIX = Spec(RUFF, writes="*|.")
-RUFF_CHECK = Spec(RUFF, modes=(("--check --diff --no-fix", READ), ("--fix --fix-only", RUFF_FIX)))
 COPY = "-t -S --target-directory --suffix --backup"
 CURL = (
     "-A -b -C -d -e -E -F -H -K -m -Q -r -t -T -u -U -w -x -X -y -Y -z -P --data "
@@ -466,8 +464,8 @@ TABLE: dict[str, Spec] = rows(
         "ktlint": formatter("-F --format"),
         "ruff": Spec(
             subs={
-                "format": Spec(RUFF, writes="*|.", modes=(("--check --diff --no-fix", READ),)),
-                "check *": RUFF_CHECK,
+                "format": formatter(checks="--check --diff --no-fix", values=RUFF),
+                "check *": formatter("--fix --fix-only", "--check --diff --no-fix", RUFF),
             }
         ),
         "terraform": Spec(subs={"fmt": formatter(checks="-check", dash=True)}),

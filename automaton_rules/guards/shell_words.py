@@ -100,8 +100,12 @@ class Where(Record):
         return Where(**values)
 
     def into(self, target: Word | None) -> Where:
-        """The place a `cd`, `-C DIR` or `--chdir DIR` moves to (unchanged for None)."""
-        return self if target is None else self.but(cwd=folder(target, self.cwd))
+        """The place a `cd`, `-C DIR` or `--chdir DIR` moves to (unchanged for None); its
+        folder is None when only running the line decides it."""
+        if target is None:
+            return self
+        path = None if target.glob or target.value == "-" else located(target, self.cwd)
+        return self.but(cwd=None if path is None else Path(os.path.normpath(path)))
 
 
 def names(text: str) -> frozenset[str]:
@@ -115,12 +119,6 @@ def located(word: Word, cwd: Path | None) -> Path | None:
         return None
     path = Path(word.value)
     return path if path.is_absolute() else None if cwd is None else cwd / path
-
-
-def folder(target: Word, cwd: Path | None) -> Path | None:
-    """The folder a `cd` or `-C DIR` names, None when only running the line decides it."""
-    path = None if target.glob or target.value == "-" else located(target, cwd)
-    return None if path is None else Path(os.path.normpath(path))
 
 
 def joined(words: list[Word]) -> Word:
