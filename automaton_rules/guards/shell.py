@@ -59,9 +59,7 @@ class Computed(Record):
     name: str  # the target's last part when that part is literal
     mentions: tuple[Path, ...]  # paths named in code that can write anywhere
 
-    def __init__(
-        self, by: str, within: Path | None = None, name: str = "", mentions: tuple[Path, ...] = ()
-    ) -> None:
+    def __init__(self, by: str, within: Path | None, name: str, mentions: tuple[Path, ...]) -> None:
         self._init(by, within, name, mentions)
 
 
