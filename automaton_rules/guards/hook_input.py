@@ -62,6 +62,8 @@ DELETE_TOOLS = frozenset({"delete", "deletefile"})
 PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "target_file", "absolute_path")
 # Where a patch travels: Codex's apply_patch (`command`, `input`), opencode's (`patchText`).
 PATCH_KEYS = ("patch", "patchText", "input", "command", "cmd")
+# The files an apply_patch body adds, updates, deletes or moves to.
+_PATCH_FILE = Lazy(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
 # A shell tool's own working folder: opencode's bash `workdir`, Gemini's `dir_path`
 # (`directory` in older releases), Codex's shell `workdir`, Kiro CLI's shell `cwd`.
 WORKDIR_KEYS = ("workdir", "dir_path", "directory", "cwd")
@@ -170,9 +172,7 @@ def _paths(tool_input: dict[str, Any]) -> list[str]:
         texts = value if isinstance(value, list) else [value]
         for text in texts:
             if isinstance(text, str) and "*** Begin Patch" in text:
-                from automaton_rules.guards.shell import patch_files
-
-                found += patch_files(text)
+                found += [name.strip() for name in _PATCH_FILE.findall(text)]
     return found
 
 

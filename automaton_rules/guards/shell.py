@@ -59,9 +59,7 @@ class Computed(Record):
     name: str  # the target's last part when that part is literal
     mentions: tuple[Path, ...]  # paths named in code that can write anywhere
 
-    def __init__(
-        self, by: str, within: Path | None = None, name: str = "", mentions: tuple[Path, ...] = ()
-    ) -> None:
+    def __init__(self, by: str, within: Path | None, name: str, mentions: tuple[Path, ...]) -> None:
         self._init(by, within, name, mentions)
 
 
@@ -305,13 +303,3 @@ def status_calls(command: str) -> tuple[tuple[str, bool], ...] | None:
             return None
         programs.append((words[0], script))
     return tuple(programs)
-
-
-# ------------------------------------------------------------- apply_patch bodies
-
-_PATCH_FILE = Lazy(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
-
-
-def patch_files(text: str) -> list[str]:
-    """The files an `apply_patch` body adds, updates, deletes or moves to."""
-    return [match.strip() for match in _PATCH_FILE.findall(text)]

@@ -35,6 +35,9 @@ CONFIG_ENV = names(
     "GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT GIT_CONFIG "
     "GIT_DIR GIT_COMMON_DIR HOME XDG_CONFIG_HOME GIT_TEMPLATE_DIR"
 )
+# `git config`'s options that only look, and those that change a setting without a value.
+CONFIG_LOOKS = names("-l --list --get --get-all --get-regexp --get-urlmatch")
+CONFIG_CHANGES = names("--unset --unset-all --add --replace-all --rename-section --remove-section")
 COMMIT_VALUES = (
     "mFcCt",
     names(
@@ -99,13 +102,8 @@ def config(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wh
     if sub == "edit" or args.has("-e", "--edit"):
         it.hooks.append("git config --edit")
         return
-    looks = sub in ("get", "list") or args.has(
-        "-l", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch"
-    )
-    changes = sub in ("set", "unset") or len(names) > 1
-    changes = changes or args.has(
-        "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section"
-    )
+    looks = sub in ("get", "list") or args.has(*CONFIG_LOOKS)
+    changes = sub in ("set", "unset") or len(names) > 1 or args.has(*CONFIG_CHANGES)
     if looks or not changes or not names:
         return
     value = names[1] if len(names) > 1 else ""
@@ -118,17 +116,11 @@ def config(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wh
         it.write(target, where, "git config --file")
 
 
-def _split_dashes(args: list[Word]) -> tuple[list[Word], list[Word]]:
-    """(words before `--`, paths after it)."""
-    for index, word in enumerate(args):
-        if word.value == "--":
-            return args[:index], args[index + 1 :]
-    return args, []
-
-
 def checkout(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`checkout -- PATHS`, `checkout PATHS`, `checkout BRANCH` (the tree), not `-b NEW`."""
-    before, paths = _split_dashes(words[1:])
+    rest = words[1:]
+    dashes = next((i for i, word in enumerate(rest) if word.value == "--"), len(rest))
+    before, paths = rest[:dashes], rest[dashes + 1 :]  # the paths follow a `--`
     parsed = Args(before, spec.short, spec.long)
     positional = parsed.positional
     if paths:

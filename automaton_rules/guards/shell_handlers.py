@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from automaton_rules.guards.shell_reading import paths
 from automaton_rules.guards.shell_words import (
@@ -22,6 +21,8 @@ from automaton_rules.guards.shell_words import (
     Where,
     Word,
     inside,
+    joined,
+    located,
     name_of,
     names,
 )
@@ -42,12 +43,6 @@ _MODE_FLAGS = names(
 )
 
 
-def _joined(words: list[Word]) -> Word:
-    """Words a program joins with spaces and hands to a shell (`eval`, `watch`, `env -S`)."""
-    value, raw = " ".join(w.value for w in words), " ".join(w.raw for w in words)
-    return Word(value, any(w.computed for w in words), False, raw)
-
-
 # ------------------------------------------------------------------ wrappers
 
 
@@ -63,8 +58,8 @@ def env(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where
     if split is None:
         it.run(operands, where)
     else:
-        joined = _joined([split, *operands])
-        it.read_code(Word(joined.value, joined.computed), where, "env -S", bash=True)
+        whole = joined([split, *operands])
+        it.read_code(Word(whole.value, whole.computed), where, "env -S", bash=True)
 
 
 def alias(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
@@ -180,10 +175,10 @@ def copy(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wher
 
 def _into(it: Interpreter, folder: Word, sources: list[Word], where: Where, by: str) -> None:
     """Each source lands in `folder` under its own name."""
-    if not folder.known or (where.cwd is None and not os.path.isabs(folder.value)):
+    base = located(folder, where.cwd)
+    if base is None:
         it.write(folder, where, by)
         return
-    base = Path(folder.value) if where.cwd is None else where.cwd / folder.value
     for source in sources:
         if not source.known:
             it.computed.append((by, base.resolve(), "", ()))
@@ -195,16 +190,10 @@ def _into(it: Interpreter, folder: Word, sources: list[Word], where: Where, by: 
 
 def _folder(word: Word, where: Where) -> bool:
     """A destination that is a folder gets each source inside it."""
-    if not word.known:
-        return False
-    if word.value.endswith("/"):
+    if word.known and word.value.endswith("/"):
         return True
-    path = Path(word.value)
-    if not path.is_absolute():
-        if where.cwd is None:
-            return False
-        path = where.cwd / path
-    return path.is_dir()
+    path = located(word, where.cwd)
+    return path is not None and path.is_dir()
 
 
 def _linked(
@@ -261,13 +250,16 @@ def editor(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wh
 # ------------------------------------------------- downloads, archives, patches
 
 
-def url_name(word: Word) -> Word:
-    """The file `curl -O` or `wget` saves a URL as: the last part of its path."""
+def url_name(word: Word, into: Word | None) -> Word:
+    """The file `curl -O` or `wget` saves a URL as: the last part of its path, in the
+    folder an option names."""
     if not word.known:
-        return Word(COMPUTED, True, False, word.raw)
-    path = word.value.split("?", 1)[0].split("#", 1)[0].split("://", 1)[-1]
-    name = path.rstrip("/").rsplit("/", 1)[-1] if "/" in path.rstrip("/") else ""
-    return Word(name or "index.html", False, False, word.raw)
+        name = Word(COMPUTED, True, False, word.raw)
+    else:
+        path = word.value.split("?", 1)[0].split("#", 1)[0].split("://", 1)[-1]
+        last = path.rstrip("/").rsplit("/", 1)[-1] if "/" in path.rstrip("/") else ""
+        name = Word(last or "index.html", False, False, word.raw)
+    return name if into is None else inside(into, name)
 
 
 def curl(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
@@ -277,8 +269,7 @@ def curl(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wher
         into = args.value("--output-dir")
         urls = [w for w in args.positional if not w.value.startswith("-")] + args.every("--url")
         for url in urls:
-            name = url_name(url)
-            it.write(name if into is None else inside(into, name), where, "curl -O")
+            it.write(url_name(url, into), where, "curl -O")
 
 
 def wget(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
@@ -294,8 +285,7 @@ def wget(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wher
         it.write(inside(into or Word("."), members), where, "wget -r")
     else:
         for url in args.positional:
-            name = url_name(url)
-            it.write(name if into is None else inside(into, name), where, "wget")
+            it.write(url_name(url, into), where, "wget")
 
 
 def tar(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
@@ -351,13 +341,9 @@ def _patch_text(source: Word | None, where: Where) -> str | None:
         if stdin.kind != "file":
             return None
         source = Word(stdin.text)
-    if not source.known:
+    path = located(source, where.cwd)
+    if path is None:
         return None
-    path = Path(source.value)
-    if not path.is_absolute():
-        if where.cwd is None:
-            return None
-        path = where.cwd / path
     try:
         if path.stat().st_size > MAX_PATCH:
             return None

@@ -122,6 +122,7 @@ SEQUENCE = names(  # nodes whose children run one after the other
 )
 APART = names("subshell command_substitution process_substitution")
 REDIRECTS = names("file_redirect heredoc_redirect herestring_redirect")
+STATEMENTS = names("command pipeline list redirected_statement")  # inside a test, a loop's list
 
 
 class _Walk:
@@ -148,15 +149,12 @@ class _Walk:
             self.command(node)
         elif kind in ("variable_assignment", "declaration_command"):
             self.assignments(node)
-        elif kind in APART:
-            inner = _Walk(self.sink, self.where)
-            for child in node.named_children:
-                inner.block(child)
         elif kind == "for_statement":
             self.loop(node)
-        elif kind in SEQUENCE:
+        elif kind in APART or kind in SEQUENCE:  # apart: its `cd` stays inside it
+            inner = _Walk(self.sink, self.where) if kind in APART else self
             for child in node.named_children:
-                self.block(child)
+                inner.block(child)
         elif kind in REDIRECTS:
             _redirect(self, node)
         elif kind != "comment":
@@ -167,7 +165,7 @@ class _Walk:
         variable = node.child_by_field_name("variable")
         name = text_of(variable) if variable is not None else ""
         for value in node.children_by_field_name("value"):
-            for word in self.expand(value):
+            for word in expand(value, self):
                 self.sink.assign(name, word, self.where)
         body = node.child_by_field_name("body")
         if body is not None:
@@ -201,7 +199,7 @@ class _Walk:
         name_node = node.child_by_field_name("name")
         name = text_of(name_node) if name_node is not None else ""
         value = node.child_by_field_name("value")
-        word = self.word(value) if value is not None else Word("")
+        word = build(value, self) if value is not None else Word("")
         if name == "HOME":
             self.where = self.where.but(home=None)
         if name == "PWD":  # `$PWD` is no longer the folder: nothing relative is known
@@ -220,32 +218,18 @@ class _Walk:
             elif child.type in REDIRECTS:
                 stdin = _redirect(self, child) or stdin
             elif child.type != "comment":
-                words.extend(self.expand(child))
-        where = self.where.but(env=tuple(env))
-        if stdin is not None:
-            where = where.but(stdin=stdin)
-        if words and _moves(self, words):
-            return
-        if words:
+                words.extend(expand(child, self))
+        where = self.where.but(env=tuple(env), stdin=stdin or self.where.stdin)
+        if words and not _moves(self, words):
             self.sink.command(words, where)
 
     def words(self, node: Any) -> None:
         """Run the substitutions inside a node that is not a command."""
         for child in node.named_children:
-            if child.type in APART:
-                self.apart(child)
-            elif child.type in ("command", "pipeline", "list", "redirected_statement"):
-                self.block(child)
+            if child.type in APART or child.type in STATEMENTS:
+                self.block(child)  # a substitution runs apart
             else:
                 self.words(child)
-
-    def word(self, node: Any) -> Word:
-        """One word, its substitutions run; braces do not split a target."""
-        return build(node, self)
-
-    def expand(self, node: Any) -> list[Word]:
-        """The words one argument node becomes: braces expanded, substitutions run."""
-        return expand(node, self)
 
 
 def _with_redirects(walk: _Walk, body: Any, redirects: list[Any]) -> None:
@@ -258,19 +242,15 @@ def _with_redirects(walk: _Walk, body: Any, redirects: list[Any]) -> None:
         _with_redirects(walk, stages[-1], redirects)
         return
     if body.type == "pipeline" and len(stages) > 1:
-        for index, stage in enumerate(stages[:-1]):
-            walk.apart(stage, Stdin("pipe") if index else None)
+        walk.pipeline(stages[:-1])
         last = _Walk(walk.sink, walk.where.but(stdin=Stdin("pipe")))
         _with_redirects(last, stages[-1], redirects)
         return
     stdin = None
     for redirect in redirects:
         stdin = _redirect(walk, redirect) or stdin
-    if stdin is None:
-        walk.block(body)
-        return
-    saved = walk.where.stdin
-    walk.where = walk.where.but(stdin=stdin)
+    saved = walk.where.stdin  # the body reads what the redirections give, then it is back
+    walk.where = walk.where.but(stdin=stdin or saved)
     walk.block(body)
     walk.where = walk.where.but(stdin=saved)
 
@@ -280,7 +260,7 @@ def _redirect(walk: _Walk, node: Any) -> Stdin | None:
     if node.type == "heredoc_redirect":
         return _heredoc(walk, node)
     if node.type == "herestring_redirect":
-        words = [w for child in node.named_children for w in walk.expand(child)]
+        words = [w for child in node.named_children for w in expand(child, walk)]
         text = " ".join(w.value for w in words)
         return Stdin("text", text, any(w.computed for w in words))
     operator = "".join(text_of(c) for c in node.children if c.type == "ERROR" or not c.is_named)
@@ -288,11 +268,11 @@ def _redirect(walk: _Walk, node: Any) -> Stdin | None:
     if target is None:
         return None
     if ">" not in operator and "<" in operator:
-        word = walk.word(target)
+        word = build(target, walk)
         return None if operator.startswith("<&") else Stdin("file", word.value)
     if "&" in operator and (target.type == "number" or text_of(target) == "-"):
         return None  # `2>&1`, `>&-`: a descriptor, not a file
-    walk.sink.redirect(walk.word(target), walk.where)
+    walk.sink.redirect(build(target, walk), walk.where)
     return None
 
 

@@ -29,6 +29,7 @@ from automaton_rules.guards.shell_words import (
     Where,
     Word,
     inside,
+    joined,
     name_of,
 )
 from automaton_rules.support.patterns import Lazy
@@ -150,10 +151,7 @@ class Interpreter(Reading):
         if (spec.skip or "cmd" in runs) and (operands or "stdin" not in runs):
             self.run(_tool(operands[spec.skip :]), where)
         elif "join" in runs:  # `eval WORDS`, `watch WORDS`: run joined, as shell code
-            value, raw = " ".join(w.value for w in operands), " ".join(w.raw for w in operands)
-            self.read_code(
-                Word(value, any(w.computed for w in operands), False, raw), where, by, bash
-            )
+            self.read_code(joined(operands), where, by, bash)
         elif "code" in runs and first is not None:
             self.read_code(first, where, by, bash)
         elif "script" in runs and first is not None:

@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from automaton_rules.guards.shell_words import COMPUTED, Where, Word
+from automaton_rules.guards.shell_words import COMPUTED, Where, Word, located
 from automaton_rules.support.patterns import Lazy
 
 MAX_GLOB = 200  # paths one glob may name before the rest count as computed
@@ -125,14 +125,9 @@ class Reading:
         """A target only running decides: keep its literal folder and name, if any."""
         head = word.value.split(COMPUTED, 1)[0]
         parent = head.rsplit("/", 1)[0] if "/" in head else ""
-        within = None
-        if parent or head.startswith("/"):
-            base = Path(parent or "/")
-            if base.is_absolute():
-                within = Path(os.path.normpath(base))
-            elif where.cwd is not None:
-                within = Path(os.path.normpath(where.cwd / base))
-        self.computed.append((by, within and within.resolve(), _last(word.value), ()))
+        base = located(Word(parent or "/"), where.cwd) if parent or head.startswith("/") else None
+        within = None if base is None else Path(os.path.normpath(base)).resolve()
+        self.computed.append((by, within, _last(word.value), ()))
 
     def computed_write(self, by: str, where: Where, code: str = "") -> None:
         """Code (python -c, awk, find -delete ...) that can write anywhere it likes."""

@@ -150,6 +150,7 @@ RUNNER = Spec(f"{RUNS} -c --call", runs="cmd")
 NPX = Spec(RUNS, code="-c --call", runs="cmd sh")  # `npx -c STRING`
 WHOLE = Spec(writes="=.")  # the whole folder it runs in
 TREE = Spec(writes="=.", modes=(("--check -check -n", READ),))
+TRACE = "-e -O -p -P -s -S -u -I -X -b -E"  # strace's and ltrace's options that take a value
 SUDO = "-C -g -h -p -r -R -t -T -U -u --group --host --prompt --role --type --user"
 REPORTED = (  # test and check tools write reports and caches where an option says
     "--basetemp! --junitxml --junit-xml --junit-prefix --html --report-log --result-log "
@@ -172,8 +173,6 @@ PYTHON = Spec(
 )
 RUFF = "--config --select --ignore --extend-select --target-version --line-length --exclude "
 RUFF += "--extend-exclude --output-format -o --output-file --stdin-filename"
-RUFF_FIX = Spec(RUFF, writes="*|.")
-RUFF_CHECK = Spec(RUFF, modes=(("--check --diff --no-fix", READ), ("--fix --fix-only", RUFF_FIX)))
 COPY = "-t -S --target-directory --suffix --backup"
 CURL = (
     "-A -b -C -d -e -E -F -H -K -m -Q -r -t -T -u -U -w -x -X -y -Y -z -P --data "
@@ -290,10 +289,8 @@ TABLE: dict[str, Spec] = rows(
         "doas": Spec("-u -C", runs="cmd"),
         "caffeinate": Spec("-t -w", runs="cmd"),
         "chrt taskset": Spec(runs="cmd1"),
-        "strace": Spec(
-            "-e -O -p -P -s -S -u -I -X -b -E --trace", writes="-o --output", runs="cmd"
-        ),
-        "ltrace": Spec("-e -O -p -P -s -S -u -I -X -b -E -n", writes="-o --output", runs="cmd"),
+        "strace": Spec(f"{TRACE} --trace", writes="-o --output", runs="cmd"),
+        "ltrace": Spec(f"{TRACE} -n", writes="-o --output", runs="cmd"),
         "xvfb-run": Spec("-n -s -f -e -l -p --server-num --server-args --auth-file", runs="cmd"),
         "proxychains proxychains4": Spec("-f", runs="cmd"),
         "command": Spec(runs="cmd", modes=(("-v -V", READ),)),
@@ -400,9 +397,8 @@ TABLE: dict[str, Spec] = rows(
         ),
         "wget": Spec(
             "-O -P -e -i -B -t -T -w -U -l -A -R -D -Q -I -X --output-document --header "
-            "--directory-prefix "
-            "--user-agent --tries --timeout --wait --level --accept --reject --domains --user "
-            "--password --post-data --input-file",
+            "--directory-prefix --user-agent --tries --timeout --wait --level --accept --reject "
+            "--domains --user --password --post-data --input-file",
             writes="-o --output-file -a --append-output",
             modes=(("--spider", READ),),
             handler="wget",
@@ -468,8 +464,8 @@ TABLE: dict[str, Spec] = rows(
         "ktlint": formatter("-F --format"),
         "ruff": Spec(
             subs={
-                "format": Spec(RUFF, writes="*|.", modes=(("--check --diff --no-fix", READ),)),
-                "check *": RUFF_CHECK,
+                "format": formatter(checks="--check --diff --no-fix", values=RUFF),
+                "check *": formatter("--fix --fix-only", "--check --diff --no-fix", RUFF),
             }
         ),
         "terraform": Spec(subs={"fmt": formatter(checks="-check", dash=True)}),

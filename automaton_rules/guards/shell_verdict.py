@@ -109,10 +109,7 @@ def rule(
             return Ruling(refusal, True)
     if not line.writes_files and not line.programs and not line.unknown:
         return Ruling(None)
-    refusal = judged.verdict()
-    if refusal is None and line.unknown:  # not a read: what it does, only running tells
-        refusal = judged.phase(None, UNKNOWN.format(shown=_short(line.unknown[0])))
-    return Ruling(refusal, judged.held)
+    return Ruling(judged.verdict(), judged.held)
 
 
 def judge_opaque(
@@ -194,7 +191,7 @@ class _Judge:
             raise
 
     def verdict(self) -> str | None:
-        """Named writes first, then computed ones, then computed programs."""
+        """Named writes first, then computed ones, computed programs and unknown programs."""
         for write in self.line.writes:
             refusal = self.literal(write)
             if refusal is not None:
@@ -205,6 +202,8 @@ class _Judge:
                 return refusal
         if self.line.programs:
             return self.phase(None, RUNS_COMPUTED.format(shown=_short(self.line.programs[0])))
+        if self.line.unknown:  # not a read: what it does, only running tells
+            return self.phase(None, UNKNOWN.format(shown=_short(self.line.unknown[0])))
         return None
 
     def literal(self, write: Write) -> str | None:
@@ -218,10 +217,8 @@ class _Judge:
         refusal = self.guarded(project, write.path, write.by)
         if refusal is None and write.removes:
             refusal = self.guard_below(project, write.path)
-        if refusal is not None:
-            return None if refusal == "" else refusal
-        if not inside(write.path, root):
-            return None
+        if refusal is not None or not inside(write.path, root):
+            return refusal or None  # "": a task's artifact in its phase; outside: not ours
         return self.phase(write.path, WRITES, project)
 
     def guarded(self, project: Project, path: Path, by: str = "") -> str | None:
@@ -279,10 +276,8 @@ class _Judge:
         if project is None:
             return None
         refusal = self.guarded(project, write.within)
-        if refusal:
-            return refusal
-        if not inside(write.within, project.root.resolve()):
-            return None
+        if refusal or not inside(write.within, project.root.resolve()):
+            return refusal or None
         return self.phase(None, suffix, project)
 
     def phase(self, path: Path | None, suffix: str, project: Project | None = None) -> str | None:

@@ -100,8 +100,12 @@ class Where(Record):
         return Where(**values)
 
     def into(self, target: Word | None) -> Where:
-        """The place a `cd`, `-C DIR` or `--chdir DIR` moves to (unchanged for None)."""
-        return self if target is None else self.but(cwd=folder(target, self.cwd))
+        """The place a `cd`, `-C DIR` or `--chdir DIR` moves to (unchanged for None); its
+        folder is None when only running the line decides it."""
+        if target is None:
+            return self
+        path = None if target.glob or target.value == "-" else located(target, self.cwd)
+        return self.but(cwd=None if path is None else Path(os.path.normpath(path)))
 
 
 def names(text: str) -> frozenset[str]:
@@ -109,14 +113,18 @@ def names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def folder(target: Word, cwd: Path | None) -> Path | None:
-    """The folder a `cd` or `-C DIR` names, None when only running the line decides it."""
-    if not target.known or target.glob or target.value == "-":
+def located(word: Word, cwd: Path | None) -> Path | None:
+    """The path a word names from `cwd`, None when only running the line decides it."""
+    if not word.known:
         return None
-    path = Path(target.value)
-    if path.is_absolute():
-        return Path(os.path.normpath(path))
-    return None if cwd is None else Path(os.path.normpath(cwd / path))
+    path = Path(word.value)
+    return path if path.is_absolute() else None if cwd is None else cwd / path
+
+
+def joined(words: list[Word]) -> Word:
+    """Words a program joins with spaces and hands to a shell (`eval`, `watch`, `env -S`)."""
+    value, raw = " ".join(w.value for w in words), " ".join(w.raw for w in words)
+    return Word(value, any(w.computed for w in words), False, raw)
 
 
 def inside(folder: Word, name: Word) -> Word:
@@ -242,12 +250,7 @@ def _ansi(match: re.Match[str]) -> str:
 def _unquoted(text: str) -> Part:
     """An unquoted word: backslashes escape, glob characters not escaped are patterns."""
     glob = bool(GLOB_CHARS & set(_ESCAPE.sub("", text)))
-    return (
-        _ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text),
-        False,
-        False,
-        glob,
-    )
+    return (_ESCAPE.sub(_escaped, text), False, False, glob)
 
 
 def _variable(node: Any, walk: Walk) -> Part:
@@ -270,20 +273,20 @@ def _double_quoted(node: Any, walk: Walk, out: list[Part]) -> None:
     for child in node.named_children:
         gap = raw[position - base : child.start_byte - base].decode("utf-8", "surrogateescape")
         if gap:
-            out.append((_QUOTED_ESCAPE.sub(_dq, gap), True, False, False))
+            out.append((_QUOTED_ESCAPE.sub(_escaped, gap), True, False, False))
         if child.type in EXPANSIONS or child.type in SUBSTITUTIONS:
             _parts(child, walk, out)
             out[-1] = (*out[-1][:1], True, *out[-1][2:])
         else:
-            out.append((_QUOTED_ESCAPE.sub(_dq, text_of(child)), True, False, False))
+            out.append((_QUOTED_ESCAPE.sub(_escaped, text_of(child)), True, False, False))
         position = child.end_byte
     tail = raw[position - base : node.end_byte - base - 1].decode("utf-8", "surrogateescape")
     if tail:
-        out.append((_QUOTED_ESCAPE.sub(_dq, tail), True, False, False))
+        out.append((_QUOTED_ESCAPE.sub(_escaped, tail), True, False, False))
 
 
-def _dq(match: re.Match[str]) -> str:
-    """One escape inside double quotes."""
+def _escaped(match: re.Match[str]) -> str:
+    """One backslash escape: the character it escapes; a backslash-newline joins lines."""
     return "" if match.group(1) == "\n" else match.group(1)
 
 
@@ -318,21 +321,20 @@ def _tilde(parts: list[Part], walk: Walk) -> list[Part]:
     if not parts or parts[0][1] or parts[0][2] or not parts[0][0].startswith("~"):
         return parts
     prefix, slash, rest = parts[0][0].partition("/")
-    glob = parts[0][3]
+    home, cwd = walk.where.home, walk.where.cwd
     if prefix == "~":
-        home = walk.where.home
-        if home is None:
-            return [(COMPUTED + slash + rest, False, True, glob), *parts[1:]]
-        return [(str(home) + slash + rest, True, False, glob), *parts[1:]]
-    if prefix == "~+" and walk.where.cwd is not None:
-        return [(str(walk.where.cwd) + slash + rest, True, False, glob), *parts[1:]]
-    expanded = os.path.expanduser(prefix)
-    if expanded != prefix:
-        return [(expanded + slash + rest, True, False, glob), *parts[1:]]
-    return parts
+        expanded = COMPUTED if home is None else str(home)  # the line assigned HOME
+    elif prefix == "~+" and cwd is not None:
+        expanded = str(cwd)
+    else:
+        expanded = os.path.expanduser(prefix)
+        if expanded == prefix:
+            return parts
+    known = expanded != COMPUTED
+    return [(expanded + slash + rest, known, not known, parts[0][3]), *parts[1:]]
 
 
-def _joined(parts: list[Part], raw: str) -> Word:
+def _from_parts(parts: list[Part], raw: str) -> Word:
     """The word a word's parts make."""
     value = "".join(part[0] for part in parts)
     return Word(value, any(part[2] for part in parts), any(part[3] for part in parts), raw)
@@ -342,7 +344,7 @@ def build(node: Any, walk: Walk) -> Word:
     """One word, its substitutions run (as a redirection's target: no brace expansion)."""
     parts: list[Part] = []
     _parts(node, walk, parts)
-    return _joined(_tilde(parts, walk), text_of(node))
+    return _from_parts(_tilde(parts, walk), text_of(node))
 
 
 def expand(node: Any, walk: Walk) -> list[Word]:
@@ -357,8 +359,8 @@ def expand(node: Any, walk: Walk) -> list[Word]:
         if values is None:
             return [Word(COMPUTED, True, False, raw)]
         glob = any(part[3] for part in parts)
-        return [_joined(_tilde([(v, False, False, glob)], walk), raw) for v in values]
-    return [_joined(_tilde(parts, walk), raw)]
+        return [_from_parts(_tilde([(v, False, False, glob)], walk), raw) for v in values]
+    return [_from_parts(_tilde(parts, walk), raw)]
 
 
 _SEQUENCE = Lazy(r"^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$")
