@@ -243,23 +243,21 @@ def guard_files_linked(
     configuration rewritten, a key appended to the signers file, a history line forged."""
     root = project.root
     settings = config or Config()
-    candidates = [root / relpath for relpath in guard_files.project_guard_paths()]
-    candidates.append(guard_files.signers_file(project, settings))
+    candidates = [str(root / relpath) for relpath in guard_files.project_guard_paths()]
+    candidates.append(str(guard_files.signers_file(project, settings)))
     if settings.path is not None:
-        candidates.append(settings.path)
-    for task in tasks:
-        candidates += [task.path / name for name in (store.STATE, store.HISTORY, store.APPROVALS)]
-    seen: set[Path] = set()
-    for path in candidates:
-        if path in seen:
-            continue
-        seen.add(path)
+        candidates.append(str(settings.path))
+    records = (store.STATE, store.HISTORY, store.APPROVALS)
+    for task in tasks:  # only the records the folder's listing shows: 30,000 names at 10,000 tasks
+        folder = str(task.path)
+        candidates += [os.path.join(folder, name) for name in records if name in task.files]
+    for path in dict.fromkeys(candidates):
         try:
             info = os.lstat(path)
         except OSError:
             continue
         if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
-            yield _linked(project, path, info.st_nlink)
+            yield _linked(project, Path(path), info.st_nlink)
 
 
 def _linked(project: Project, path: Path, links: int) -> Finding:
