@@ -42,7 +42,7 @@ def status() -> int:
 
 def sandbox() -> int:
     """`automaton-sandbox`: a command that cannot be put in its sandbox does not run."""
-    return _run("automaton_rules.guards.sandbox", "automaton-sandbox")
+    return _run("automaton_rules.guards.sandbox.runner", "automaton-sandbox")
 
 
 def board() -> int:

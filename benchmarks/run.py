@@ -153,7 +153,8 @@ def _hook_commands(project: Path, runs: int) -> dict[str, tuple[list[str], str |
             runs,
         ),
         "automaton-hook (one edit)": (HOOK, _edit(project), runs),
-        # A plain read is answered by the pre-scan; a write is parsed with tree-sitter.
+        # A plain read is answered by the pre-scan and rewritten into the sandbox like every
+        # line; a write is parsed with tree-sitter.
         "automaton-hook (shell read)": (HOOK, _shell(project, "git status --short"), runs),
         "automaton-hook (shell write)": (
             HOOK,
@@ -328,19 +329,23 @@ def _sandboxed_true(project: Path) -> dict[str, tuple[list[str], str | None, int
     of the project's current state (its tasks in research: the project read-only)."""
     from automaton_rules.core.config import load_config
     from automaton_rules.core.project import find_project
-    from automaton_rules.guards import boundary, bubblewrap, landlock, sandbox
+    from automaton_rules.guards.sandbox import boundary, mechanisms
 
     found = find_project(project)
     limits = boundary.compute(found, load_config(found.root), cwd=project)
     true = ["bash", "-c", "true"]
     commands = {"python -c pass": [sys.executable, "-c", "pass"], "bash -c true": true}
-    bwrap = bubblewrap.program()
-    if bwrap is not None and bubblewrap.probe(bwrap):
-        mechanism = sandbox.Mechanism(bubblewrap.NAME, bwrap)
-        commands["bubblewrap: bash -c true"] = sandbox.argv(mechanism, limits, true)
-    if landlock.abi() >= 1:
-        mechanism = sandbox.Mechanism(landlock.NAME, sys.executable)
-        commands["Landlock: bash -c true"] = sandbox.argv(mechanism, limits, true)
+    for record in mechanisms.TABLE:
+        mechanism = record.found(None)
+        if mechanism is not None:
+            commands[f"{mechanism.name}: bash -c true"] = mechanism.argv(limits, true)
+            online = boundary.Boundary(
+                *(
+                    True if f == "internet" else getattr(limits, f)
+                    for f in boundary.Boundary._fields
+                )
+            )
+            commands[f"{mechanism.name}, network on"] = mechanism.argv(online, true)
     return {name: (command, None, 0) for name, command in commands.items()}
 
 

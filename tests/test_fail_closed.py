@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import Project, denied, hook_command, implement, reader_only, rewritten
 
-from automaton_rules.guards import harnesses, hook_settings, sandbox
+from automaton_rules.guards import harnesses, hook_settings
+from automaton_rules.guards.sandbox import mechanisms
 
 REFUSED = "; refused, since a hook that fails must not let the action through.\n"
 
@@ -300,11 +301,11 @@ def test_a_bare_shell_codex_types_into_is_refused_outside_an_edit_phase(guarded,
     assert denied("codex", hook_command("codex", event)) is None
 
 
-@pytest.mark.skipif(not sandbox.choose(nested=True), reason="Landlock does not work here")
+@pytest.mark.skipif(not mechanisms.choose(nested=True), reason="Landlock does not work here")
 def test_a_bare_shell_codex_types_into_runs_inside_the_sandbox(guarded) -> None:
     """With a sandbox, what Codex types into the shell runs inside it: the line runs."""
     proc = hook_command("codex", tool_event(guarded, "Bash", {"command": "bash"}))
-    assert "landlock.py" in (rewritten("codex", proc) or "")
+    assert "guards.sandbox.confine" in (rewritten("codex", proc) or "")
 
 
 @pytest.mark.parametrize("line", ["bash script.sh", "python3 -c 'print(1)'", "sh < /dev/null"])

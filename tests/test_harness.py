@@ -12,8 +12,9 @@ import pytest
 from conftest import HOOK, ROOT, denied, edit_event, put, replay, run_hook
 
 from automaton_rules.core import store
-from automaton_rules.guards import harness, sandbox
+from automaton_rules.guards import harness
 from automaton_rules.guards.harnesses import NAMES as HARNESSES
+from automaton_rules.guards.sandbox import mechanisms
 
 
 @pytest.mark.parametrize("name", HARNESSES)
@@ -127,7 +128,7 @@ def test_the_integration_files_are_valid_json_and_call_the_adapter() -> None:
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_opencode_plugin_under_nodes_test_runner(guarded) -> None:
-    sandboxed = sandbox.choose() is not None  # the plugin puts a command inside it in place
+    sandboxed = mechanisms.choose() is not None  # the plugin puts a command inside it in place
     proc = subprocess.run(
         ["node", "--test", str(ROOT / "integrations" / "opencode")],
         env={

@@ -29,14 +29,14 @@ from conftest import (
 )
 
 from automaton_rules.core import guard_files
-from automaton_rules.guards import harnesses, sandbox
+from automaton_rules.guards import harnesses, shell_plan
 from automaton_rules.guards.harnesses import NAMES
 
 # The modules that read the table: none of them may name a harness.
 READERS = (
     "guards/harness.py",
     "guards/hook_input.py",
-    "guards/sandbox.py",
+    "guards/shell_plan.py",
     "guards/permissions.py",
     "guards/stop.py",
     "guards/prompt.py",
@@ -352,5 +352,5 @@ def test_kiro_and_copilot_hold_their_shell_to_the_reader() -> None:
         record = harnesses.get(name)
         assert not record.rewrites
         settings = type("Settings", (), {"sandbox": "auto"})()
-        why = sandbox.unavailable(settings, record, None)  # type: ignore[arg-type]
+        why = shell_plan.unavailable(settings, record, None)  # type: ignore[arg-type]
         assert why == record.no_rewrite

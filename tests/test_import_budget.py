@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import HOOK, ROOT, STATUS_PY, Project, edit_event, modules_imported, put, shell_event
 
-from automaton_rules.guards import sandbox
+from automaton_rules.guards.sandbox import mechanisms
 
 # Loaded by any program that handles paths; the budget counts what comes on top.
 BASELINE = "import collections.abc, contextlib, errno, functools, os, pathlib, re, stat, sys, time"
@@ -123,17 +123,20 @@ FORBIDDEN_IN_HOOK = (
     "automaton_rules.cli.entry",
     "shlex",
 )
-# An inert read (`git status`, `grep`) loads the pre-scan and nothing more.
-SHELL_READ_BUDGET = HOOK_BUDGET | {"automaton_rules.guards.shell"}
-# A plain read that runs code (`pytest`) goes inside the sandbox: the boundary, the
-# mechanism, the user's permission rules, the configuration's reader and the quoting.
-SANDBOXED_READ_BUDGET = SHELL_READ_BUDGET | {
+# A plain read (`git status`, `grep`, `pytest`) loads the pre-scan, then goes inside the
+# sandbox like every line: the boundary, the mechanism, the user's permission rules, the
+# configuration's reader and the quoting.
+SANDBOXED_READ_BUDGET = HOOK_BUDGET | {
+    "automaton_rules.guards.shell",
+    "automaton_rules.guards.shell_plan",
+    "automaton_rules.guards.moves",
     "automaton_rules.guards.sandbox",
-    "automaton_rules.guards.boundary",
-    "automaton_rules.guards.bubblewrap",
-    "automaton_rules.guards.seatbelt",
+    "automaton_rules.guards.sandbox.mechanisms",
+    "automaton_rules.guards.sandbox.boundary",
+    "automaton_rules.guards.sandbox.bubblewrap",
+    "automaton_rules.guards.sandbox.seatbelt",
     "automaton_rules.guards.permissions",
-    "automaton_rules.guards.landlock",  # where bubblewrap does not work
+    "automaton_rules.guards.sandbox.landlock",
     "ctypes",
     "ctypes._endian",
     "_ctypes",
@@ -258,19 +261,15 @@ def test_a_file_edit_never_loads_the_shell_parser(bench: Project, relative: str)
     assert "automaton_rules.guards.shell" not in modules
 
 
-@pytest.mark.parametrize(
-    ("command", "sandboxed"),
-    [("git status", False), ("grep -rn TODO src | head -20", False), ("pytest -q", True)],
-)
-def test_a_plain_read_stays_within_the_budget_and_never_loads_the_parser(
-    bench, command, sandboxed
-) -> None:
+@pytest.mark.parametrize("command", ["git status", "grep -rn TODO src | head -20", "pytest -q"])
+def test_a_plain_read_stays_within_the_budget_and_never_loads_the_parser(bench, command) -> None:
+    """Reads run inside the sandbox too, yet still without the parser or the reader's table."""
     event = shell_event(bench, command)
     code, out, names = modules_imported([str(HOOK), "--harness", "claude"], bench.root, event)
     assert code == 0
-    assert ("updatedInput" in out) is (sandboxed and sandbox.choose() is not None), out
+    assert ("updatedInput" in out) is (mechanisms.choose() is not None), out
     extra = names - baseline(bench.root)
-    assert over_budget(extra, SANDBOXED_READ_BUDGET if sandboxed else SHELL_READ_BUDGET) == []
+    assert over_budget(extra, SANDBOXED_READ_BUDGET) == []
     _, modules = loaded(bench, shell_event(bench, command))
     assert forbidden_in(modules, SHELL_PARSER) == []
 

@@ -257,6 +257,8 @@ def test_junit_error_testcases_have_unique_names(audited: AutomatonProject) -> N
     assert "unknown hook 'on_transiton'" in messages[1]
     assert "unknown hook 'register_rule'" in messages[2]
     assert_counts(errors)
+
+
 # --------------------------------------------------------------------------------- GitLab
 
 
@@ -422,9 +424,7 @@ def test_markdown_shows_the_tasks_by_phase(audited: AutomatonProject) -> None:
     assert list(phases) == ["research", "design", "no .state"]
 
 
-def test_markdown_lists_errors_and_the_baseline(
-    audited: AutomatonProject, tmp_path: Path
-) -> None:
+def test_markdown_lists_errors_and_the_baseline(audited: AutomatonProject, tmp_path: Path) -> None:
     baseline = tmp_path / "baseline.json"
     assert audit(audited, "markdown", "--write-baseline", str(baseline)).returncode == 0
     (audited.task_dir("fix-login-bug") / "IMPLEMENTATION.md").unlink()

@@ -35,7 +35,7 @@ from conftest import (
 
 from automaton_rules.core.config import Config, load_config
 from automaton_rules.core.project import find_project
-from automaton_rules.guards import boundary, bubblewrap, landlock, sandbox, seatbelt
+from automaton_rules.guards.sandbox import boundary, bubblewrap, landlock, mechanisms, seatbelt
 
 
 def bwrap_or_skip() -> str:
@@ -255,8 +255,8 @@ def test_the_macos_profile_denies_writes_but_inside_the_boundary(
 
 
 LANDLOCK_PROBE = """
+from automaton_rules.guards.sandbox import landlock
 import sys
-from automaton_rules.guards import landlock
 landlock.restrict([sys.argv[1]], [sys.argv[2]])
 for path in sys.argv[3:]:
     try:
@@ -305,14 +305,14 @@ def test_the_runner_explains_its_boundary(repo: Project, startup_home: Path) -> 
         text=True,
         timeout=60,
     )
-    mechanism = sandbox.choose()
+    mechanism = mechanisms.choose()
     assert done.returncode == (0 if mechanism else 1)
     assert done.stdout.startswith("Sandbox: ")
     assert f"Project: {repo.root.resolve()} (read-only)" in done.stdout
 
 
 def test_the_runner_runs_a_command_inside_the_boundary(repo: Project, startup_home: Path) -> None:
-    if sandbox.choose() is None:
+    if mechanisms.choose() is None:
         pytest.skip("no sandbox mechanism works here")
     line = "echo y > src/app.py; echo $?; echo ok > $TMPDIR/automaton-probe && echo tmp; exit 7"
     done = subprocess.run(
@@ -373,11 +373,11 @@ def test_codex_gets_allow_and_its_command_inside_landlock(
     output = json.loads(proc.stdout)["hookSpecificOutput"]
     assert output["permissionDecision"] == "allow"
     assert list(output["updatedInput"]) == ["command"]
-    assert "landlock.py" in output["updatedInput"]["command"]  # Codex runs it in its sandbox
+    assert "--fs" in output["updatedInput"]["command"]  # Codex runs it in its sandbox
 
 
 def test_gemini_gets_the_whole_tool_input(repo: Project, startup_home: Path) -> None:
-    if sandbox.choose() is None:
+    if mechanisms.choose() is None:
         pytest.skip("no sandbox mechanism works here")
     event = json.loads(shell_event(repo, "npm test"))
     event["tool_name"], event["hook_event_name"] = "run_shell_command", "BeforeTool"
@@ -390,7 +390,7 @@ def test_gemini_gets_the_whole_tool_input(repo: Project, startup_home: Path) -> 
 
 
 def test_opencode_gets_the_command_to_put_in_place(repo: Project, startup_home: Path) -> None:
-    if sandbox.choose() is None:
+    if mechanisms.choose() is None:
         pytest.skip("no sandbox mechanism works here")
     proc = hook_command("opencode", shell_event(repo, "npm test"), home=startup_home)
     assert "npm test" in json.loads(proc.stdout)["rewrite"]["command"]
@@ -410,22 +410,24 @@ def test_cursor_cannot_rewrite_so_the_reader_alone_guards_it(
     assert reason is not None and "only when it runs (python3 -c)" in reason
 
 
-def test_inert_reads_and_the_installed_status_py_run_as_they_are(
+def test_inert_reads_and_status_py_queries_run_inside_the_sandbox_too(
     repo: Project, startup_home: Path
 ) -> None:
-    for line in ("ls -la", "git status", "grep -rn x src | head", "cat src/app.py"):
-        proc = hook_command("claude", shell_event(repo, line), home=startup_home)
-        assert (proc.returncode, proc.stdout) == (0, ""), line
+    """Nothing the agent starts runs outside: a misjudged "plain read" is still confined."""
+    if mechanisms.choose() is None:
+        pytest.skip("no sandbox mechanism works here")
     installed = f"python3 {startup_home}/.automaton/scripts/status.py --task t1"
-    proc = hook_command("claude", shell_event(repo, installed), home=startup_home)
-    assert (proc.returncode, proc.stdout) == (0, "")
+    for line in ("ls -la", "git status", "grep -rn x src | head", "cat src/app.py", installed):
+        proc = hook_command("claude", shell_event(repo, line), home=startup_home)
+        command = rewritten("claude", proc)
+        assert command is not None and command != line, line
 
 
 def test_a_status_py_that_is_not_the_installed_one_runs_sandboxed(
     repo: Project, startup_home: Path
 ) -> None:
     """A `status.py` in the project (or anywhere the agent can write) is the agent's code."""
-    if sandbox.choose() is None:
+    if mechanisms.choose() is None:
         pytest.skip("no sandbox mechanism works here")
     proc = hook_command(
         "claude", shell_event(repo, "python3 status.py --task t1"), home=startup_home
@@ -472,7 +474,7 @@ def test_the_rewrite_keeps_claudes_own_rules_as_written_for_the_original(
 ) -> None:
     """Claude Code matches its rules against the rewritten command, which none written for
     the original matches: the adapter matches them against the original itself."""
-    if sandbox.choose() is None:
+    if mechanisms.choose() is None:
         pytest.skip("no sandbox mechanism works here")
     with_claude_permissions(repo, **rules)
     proc = hook_command("claude", shell_event(repo, "make deploy prod"), home=startup_home)
@@ -505,7 +507,7 @@ def test_a_codex_prompt_rule_leaves_the_line_for_codex_to_ask_about(
 
 
 def test_gemini_policy_and_opencode_permissions_are_kept(repo: Project, startup_home: Path) -> None:
-    if sandbox.choose() is None:
+    if mechanisms.choose() is None:
         pytest.skip("no sandbox mechanism works here")
     policies = startup_home / ".gemini" / "policies"
     policies.mkdir(parents=True)
@@ -570,8 +572,9 @@ def test_session_start_says_what_holds_the_shell(repo: Project, startup_home: Pa
     )
     claude = json.loads(hook_command("claude", payload, home=startup_home).stdout)
     text = claude["hookSpecificOutput"]["additionalContext"]
-    if sandbox.choose() is not None:
-        assert "Shell: your commands run inside an OS sandbox" in text
+    if mechanisms.choose() is not None:
+        assert "Shell: every command you run goes inside an OS sandbox" in text
+        assert "are carried out for you" in text
     cursor = json.loads(
         hook_command(
             "cursor",
@@ -581,7 +584,8 @@ def test_session_start_says_what_holds_the_shell(repo: Project, startup_home: Pa
     )
     assert (
         "Shell: no OS sandbox holds your commands (this harness gives the adapter no way to run "
-        "its shell inside a sandbox); the reader refuses what it cannot judge."
+        "its shell inside a sandbox); the reader alone guards your shell, and refuses what it "
+        "cannot judge."
     ) in cursor["additional_context"]
 
 
@@ -667,7 +671,7 @@ CLASSES = {
 def bypass_repo(repo: Project, startup_home: Path) -> Project:
     """The repository as the classes need it: a signers file, a package.json whose test
     runs, the task awaiting approval (so an approval would show)."""
-    if sandbox.choose() is None:
+    if mechanisms.choose() is None:
         pytest.skip("no sandbox mechanism works here")
     (repo.root / ".automaton" / "allowed_signers").write_text("user ssh-ed25519 AAAA\n")
     (repo.root / "package.json").write_text('{"name": "x", "scripts": {"test": "true"}}\n')
@@ -787,13 +791,13 @@ def test_task_says_when_no_sandbox_holds_the_shell(
     repo: Project, startup_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`auto` falls back to the reader where nothing works, and `--task` says so."""
-    assert "Shell sandbox:" not in repo.run("--task", "t1").out or sandbox.choose() is None
-    monkeypatch.setattr(sandbox, "choose", lambda *args, **kwargs: None)
+    assert "Shell sandbox:" not in repo.run("--task", "t1").out or mechanisms.choose() is None
+    monkeypatch.setattr(mechanisms, "choose", lambda *args, **kwargs: None)
     result = repo.run("--task", "t1")
     assert result.rc == 0
     assert result.out.splitlines()[-1] == (
         "Shell sandbox: none works on this machine, so shell commands are judged by the "
-        f"reader alone ({sandbox.HOW_TO_ENABLE})"
+        f"reader alone ({mechanisms.HOW_TO_ENABLE})"
     )
     (repo.root / "automaton.toml").write_text('sandbox = "required"\n')
     said = repo.run("--task", "t1", "--json")

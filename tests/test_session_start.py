@@ -20,7 +20,7 @@ from conftest import Project, answered, context_of, recorded, replay, run_hook, 
 from automaton_rules.cli import install_files
 from automaton_rules.core.config import load_config
 from automaton_rules.core.project import find_project
-from automaton_rules.guards import harness, harnesses, sandbox, session
+from automaton_rules.guards import harness, harnesses, session, shell_plan
 from automaton_rules.guards.harnesses import NAMES as HARNESSES
 from automaton_rules.support.context import STATUS_SCRIPT
 
@@ -112,7 +112,7 @@ def test_a_broken_configuration_is_said_but_never_blocks_a_start(guarded: Projec
 
 def test_the_python_api(guarded: Project) -> None:
     found = find_project(guarded.root)
-    shell = sandbox.describe(load_config(found.root), "claude", found.root)
+    shell = shell_plan.describe(load_config(found.root), "claude", found.root)
     text = session.context(found, "open", shell)
     assert text.startswith(session.INTRO) and f"\n{shell}\n" in text
     payload = json.loads(recorded("claude", "session-start.json", guarded.root)[0])

@@ -24,7 +24,8 @@ from conftest import GUARD_PHASES, ROOT, recorded, run_hook
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from automaton_rules.guards import harness, sandbox, shell, shell_verdict
+from automaton_rules.guards import harness, moves, shell, shell_verdict
+from automaton_rules.guards.sandbox import mechanisms
 from automaton_rules.testing import AutomatonProject
 
 if sys.version_info >= (3, 11):
@@ -140,6 +141,8 @@ def world_at_home(world: World, monkeypatch: pytest.MonkeyPatch) -> World:
 def kind(verdict: harness.Verdict) -> str:
     """Which of the corpus's answers a verdict is (`sandboxed`: allowed, inside the sandbox)."""
     reason = verdict.reason
+    if verdict.allowed and verdict.reason == moves.CARRIED:
+        return "carried"
     if verdict.allowed:
         return "allow" if verdict.updated is None else "sandboxed"
     found = [
@@ -197,7 +200,18 @@ def test_each_corpus_line(world_at_home: World, line: dict[str, Any]) -> None:
     assert bool(reading.computed) is line["computed"], reading.computed
     for phase in GUARD_PHASES:
         verdict = decide(world_at_home.roots[phase], line["run"])
-        assert kind(verdict) == line[phase], (phase, verdict.reason)
+        assert kind(verdict) == expected(line, phase, world_at_home.roots[phase]), (
+            phase,
+            verdict.reason,
+        )
+
+
+def expected(line: dict[str, Any], phase: str, root: Path) -> str:
+    """The corpus's answer where the harness rewrites: a line of status.py moves is carried
+    out by the adapter (the reader would let it run)."""
+    if line[phase] == "allow" and moves.brokered(line["run"], root, root) is not None:
+        return "carried"
+    return str(line[phase])
 
 
 INSTALLED = "~/.automaton/scripts/status.py"
@@ -205,24 +219,25 @@ INSTALLED = "~/.automaton/scripts/status.py"
 HELD = {"computed", "unknown", "code", "call"}
 
 
-def through_the_sandbox(line: dict[str, Any], phase: str) -> str:
+def through_the_sandbox(line: dict[str, Any], phase: str, root: Path) -> str:
     """The corpus's answer with a sandbox: held refusals run sandboxed, other refusals stay,
-    and an allowed line runs sandboxed unless it is an inert read (it runs no code) or calls
-    only the installed status.py (which changes the records through its own checks)."""
+    and every allowed line runs sandboxed, reads included, but a line of status.py moves,
+    which the adapter carries out itself on the session's project."""
     said = line[phase]
-    calls = shell.status_calls(line["run"]) or ()
-    installed = calls and all(call == (INSTALLED, True) for call in calls)
-    if said in HELD or (said == "allow" and not shell.inert(line["run"]) and not installed):
+    if said == "allow" and moves.brokered(line["run"], root, root) is not None:
+        return "carried"
+    if said in HELD or said == "allow":
         return "sandboxed"
     return said
 
 
-@pytest.mark.skipif(not sandbox.choose(), reason="no sandbox mechanism works on this machine")
+@pytest.mark.skipif(not mechanisms.choose(), reason="no sandbox mechanism works on this machine")
 @pytest.mark.parametrize("line", CORPUS_LINES, ids=[line["id"] for line in CORPUS_LINES])
 def test_each_corpus_line_through_the_sandbox(world_at_home: World, line: dict[str, Any]) -> None:
     for phase in GUARD_PHASES:
-        verdict = decide(world_at_home.sandboxed[phase], line["run"])
-        assert kind(verdict) == through_the_sandbox(line, phase), (phase, verdict.reason)
+        root = world_at_home.sandboxed[phase]
+        verdict = decide(root, line["run"])
+        assert kind(verdict) == through_the_sandbox(line, phase, root), (phase, verdict.reason)
 
 
 def test_a_refusal_by_the_phase_names_the_task_and_says_the_command_writes(
@@ -267,7 +282,7 @@ def test_an_unknown_program_is_not_a_read_outside_an_edit_phase(world_at_home: W
     assert decide(world_at_home.roots["implement"], "docker compose up -d").allowed
 
 
-@pytest.mark.skipif(not sandbox.choose(), reason="no sandbox mechanism works on this machine")
+@pytest.mark.skipif(not mechanisms.choose(), reason="no sandbox mechanism works on this machine")
 def test_an_unknown_program_runs_sandboxed_where_a_sandbox_works(world_at_home: World) -> None:
     verdict = decide(world_at_home.sandboxed["research"], "docker compose up -d")
     assert verdict.allowed and verdict.updated is not None
@@ -292,12 +307,16 @@ def answer(proc: subprocess.CompletedProcess[str]) -> harness.Verdict:
         return harness.Verdict(True)
     output = json.loads(proc.stdout)["hookSpecificOutput"]
     if "updatedInput" in output:
-        return harness.Verdict(True, "", output["updatedInput"])
+        return harness.Verdict(
+            True, output.get("permissionDecisionReason", ""), output["updatedInput"]
+        )
     assert (output["hookEventName"], output["permissionDecision"]) == ("PreToolUse", "deny")
     return harness.Verdict(False, output["permissionDecisionReason"])
 
 
-CORPUS_SAMPLE = CORPUS_LINES[::9]
+# Every ninth line, but the status.py moves, which the adapter would carry out on the
+# shared projects (tests/test_moves.py runs those on projects of their own).
+CORPUS_SAMPLE = [line for line in CORPUS_LINES[::9] if "--transition" not in line["run"]]
 
 
 @pytest.mark.parametrize("line", CORPUS_SAMPLE, ids=[line["id"] for line in CORPUS_SAMPLE])

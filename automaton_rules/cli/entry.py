@@ -234,8 +234,8 @@ def _in_colour(outcome: Outcome) -> str:
 # there is told where it can.
 IN_SANDBOX = (
     " This command ran inside the agent's sandbox ({how}), where the task records are "
-    "read-only: run status.py on a line of its own ({script} --task NAME --transition "
-    "PHASE), which runs outside it."
+    "read-only: run the move on a line of its own, with nothing else on it ({script} "
+    "--task NAME --transition PHASE), and the hook carries it out for you."
 )
 
 

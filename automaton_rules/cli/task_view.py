@@ -83,14 +83,14 @@ def _shell_sandbox(settings: Config) -> str | None:
     "off" and no mechanism works here); None where one does."""
     if settings.sandbox == "off":
         return None
-    from automaton_rules.guards import sandbox
+    from automaton_rules.guards.sandbox import mechanisms
 
-    if sandbox.choose() is not None:
+    if mechanisms.choose() is not None:
         return None
     then = "refused" if settings.sandbox == "required" else "judged by the reader alone"
     return (
         f"Shell sandbox: none works on this machine, so shell commands are {then} "
-        f"({sandbox.HOW_TO_ENABLE})"
+        f"({mechanisms.HOW_TO_ENABLE})"
     )
 
 

@@ -31,6 +31,10 @@ DEFAULT_SIGNERS = ".automaton/allowed_signers"
 # Where no OS sandbox can hold the agent's shell: refuse its commands, fall back to reading
 # them (and say so), or read them only.
 SANDBOX_MODES = ("required", "auto", "off")
+# Whether a sandboxed command may reach the network: in the edit phases only, always, never;
+# and the TCP ports it may connect to when it may (the board's is never one).
+NETWORK_MODES = ("phase", "on", "off")
+SANDBOX_PORTS = (22, 80, 443, 9418)
 # How long the Stop hook keeps an agent whose task awaits approval, waiting for the
 # person's decision, before it lets the agent stop (guards/stop.py).
 STOP_WAIT_SECONDS = 600.0
@@ -60,6 +64,9 @@ class Config(Record):
         "allowed_signers",
         "sandbox",
         "sandbox_writable",
+        "sandbox_network",
+        "sandbox_ports",
+        "sandbox_hidden",
         "stop_wait_seconds",
         "given",
     )
@@ -82,6 +89,9 @@ class Config(Record):
     allowed_signers: str
     sandbox: str
     sandbox_writable: tuple[str, ...]
+    sandbox_network: str
+    sandbox_ports: tuple[int, ...]
+    sandbox_hidden: tuple[str, ...]
     stop_wait_seconds: float
     given: frozenset[str]  # the settings the file itself sets, named with `_`
 
@@ -106,6 +116,9 @@ class Config(Record):
         allowed_signers: str = DEFAULT_SIGNERS,
         sandbox: str = "auto",
         sandbox_writable: tuple[str, ...] = (),
+        sandbox_network: str = "phase",
+        sandbox_ports: tuple[int, ...] = SANDBOX_PORTS,
+        sandbox_hidden: tuple[str, ...] = (),
         stop_wait_seconds: float = STOP_WAIT_SECONDS,
         given: frozenset[str] = frozenset(),
     ) -> None:
@@ -129,6 +142,9 @@ class Config(Record):
             allowed_signers,
             sandbox,
             sandbox_writable,
+            sandbox_network,
+            tuple(sandbox_ports),
+            sandbox_hidden,
             stop_wait_seconds,
             given,
         )
@@ -154,8 +170,15 @@ class Config(Record):
     def writable(self, project_root: Path) -> tuple[Path, ...]:
         """`sandbox-writable`: more folders the agent's shell may write, relative to the
         configuration file (or, with none, to the project)."""
+        return self._paths(self.sandbox_writable, project_root)
+
+    def hidden(self, project_root: Path) -> tuple[Path, ...]:
+        """`sandbox-hidden`: more paths the agent's shell may not read, relative likewise."""
+        return self._paths(self.sandbox_hidden, project_root)
+
+    def _paths(self, entries: tuple[str, ...], project_root: Path) -> tuple[Path, ...]:
         base = self.base or project_root
-        paths = (Path(entry).expanduser() for entry in self.sandbox_writable)
+        paths = (Path(entry).expanduser() for entry in entries)
         return tuple((p if p.is_absolute() else base / p).resolve() for p in paths)
 
 
@@ -210,6 +233,15 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     ),
     "sandbox": (lambda v: v in SANDBOX_MODES, '"required", "auto" or "off"'),
     "sandbox-writable": (_strings, "a list of folders the agent's shell may write"),
+    "sandbox-network": (lambda v: v in NETWORK_MODES, '"phase", "on" or "off"'),
+    "sandbox-ports": (
+        lambda v: (
+            isinstance(v, list)
+            and all(isinstance(p, int) and not isinstance(p, bool) and 0 < p < 65536 for p in v)
+        ),
+        "a list of TCP port numbers from 1 to 65535",
+    ),
+    "sandbox-hidden": (_strings, "a list of files and folders the agent's shell may not read"),
 }
 
 

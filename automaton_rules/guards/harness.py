@@ -24,7 +24,13 @@ from automaton_rules.core.project import find_project
 from automaton_rules.guards import checks as guard
 from automaton_rules.guards import harnesses
 from automaton_rules.guards.harnesses import CONFIG, EVENTS, PROMPT, SESSION, STOP, TOOL
-from automaton_rules.guards.hook_input import DELETE_TOOLS, Malformed, read_action, where
+from automaton_rules.guards.hook_input import (
+    DELETE_TOOLS,
+    Malformed,
+    read_action,
+    session_folder,
+    where,
+)
 from automaton_rules.guards.hook_input import Action as Action
 from automaton_rules.support.console import Script
 from automaton_rules.support.context import DEFAULT, STATUS_SCRIPT, Context, running
@@ -39,24 +45,29 @@ if TYPE_CHECKING:
 
     from automaton_rules.core.project import Project
     from automaton_rules.guards.harnesses import Answer, Harness
+    from automaton_rules.guards.moves import Call
 
 HARNESSES: tuple[str, ...] = harnesses.NAMES
 # Seconds the adapter may take before it refuses on its own: below the timeout the
 # installer gives each harness (10 s), since a harness that kills a slow hook lets the
 # action through. `--deadline` sets another.
 DEADLINE = 8.0
+# Seconds a status.py move the adapter carries out may take, within that deadline.
+MOVE_SECONDS = 6.0
 
 
 class Verdict(Record):
     """Allow, or deny with the reason the agent will read; an allowed shell command may
     run as `updated` (the tool's whole input, its command inside the sandbox), with what
-    the user's own permission rules say of the original (`permission`)."""
+    the user's own permission rules say of the original (`permission`); `moves` are the
+    status.py moves to carry out first, in the session's project (`carry_out`)."""
 
-    _fields = ("allowed", "reason", "updated", "permission")
+    _fields = ("allowed", "reason", "updated", "permission", "moves")
     allowed: bool
     reason: str
     updated: dict[str, Any] | None
     permission: str | None
+    moves: tuple[Path, list[Call]] | None
 
     def __init__(
         self,
@@ -64,8 +75,9 @@ class Verdict(Record):
         reason: str = "",
         updated: dict[str, Any] | None = None,
         permission: str | None = None,
+        moves: tuple[Path, list[Call]] | None = None,
     ) -> None:
-        self._init(allowed, reason, updated, permission)
+        self._init(allowed, reason, updated, permission, moves)
 
 
 def new_text(tool_input: dict[str, Any], before: str | None) -> str | None:
@@ -134,58 +146,89 @@ def decide(
     task: str | None = None,
     harness: str = "claude",
     context: Context = DEFAULT,
+    session: Path | None = None,
 ) -> Verdict:
-    """The same answers as `status.py --can-edit`, applied to what the tool is about to do."""
+    """The same answers as `status.py --can-edit`, applied to what the tool is about to do;
+    a shell line is judged by the phase of the session's project (`session`: the folder
+    the harness works in), wherever it runs."""
     if action.kind == "other":
         return Verdict(True)
     if action.kind == "edit":
-        return _decide_edits(action, project, task, context)
+        return _decide_edits(action, project, task, context, session)
     if action.kind == "powershell":
         from automaton_rules.guards import powershell
 
         refusal = powershell.judge(
             action.command,
             action.cwd,
-            lambda: guard.find_event_project(project, action.cwd, context),
+            lambda: guard.find_event_project(project, session or action.cwd, context),
             task,
             project is not None,
         )
         return Verdict(refusal is None, refusal or "")
-    return _decide_shell(action, project, task, harness, context)
+    return _decide_shell(action, project, task, harness, context, session)
 
 
 def _decide_shell(
-    action: Action, project: str | None, task: str | None, harness: str, context: Context
+    action: Action,
+    project: str | None,
+    task: str | None,
+    harness: str,
+    context: Context,
+    session: Path | None = None,
 ) -> Verdict:
-    """A shell line: refused when the reader sees it do what no phase allows, else run
-    inside the phase's sandbox where one works (guards/sandbox.py), else as the reader
-    judges it (guards/shell_verdict.py). Inert reads pass without loading the parser."""
-    from automaton_rules.guards import shell
+    """A shell line: refused when the reader sees it do what no phase allows, its status.py
+    moves carried out here, anything else run inside the session project's sandbox where
+    one works (guards/shell_plan.py), else as the reader judges it."""
+    from automaton_rules.guards import moves, shell_plan
 
-    if shell.inert(action.command):
-        return Verdict(True)
-    from automaton_rules.guards import sandbox
+    found: list[Project | None] = []
 
-    def finder() -> Project | None:  # asked for once, lazily
-        return guard.find_event_project(project, action.cwd, context)
+    def finder() -> Project | None:  # the session's project, asked for once, lazily
+        if not found:
+            found.append(guard.find_event_project(project, session or action.cwd, context))
+        return found[0]
 
-    plan = sandbox.plan(action.command, action.cwd, finder, task, project is not None, harness)
+    plan = shell_plan.plan(action.command, action.cwd, finder, task, project is not None, harness)
     if plan.refusal is not None:
         return Verdict(False, plan.refusal)
+    if plan.moves is not None:
+        session_project = finder()
+        assert session_project is not None
+        where = session_project.root.resolve()
+        return Verdict(True, moves.CARRIED, None, plan.permission, (where, plan.moves))
     if plan.command is None:
         return Verdict(True)
+    return Verdict(True, "", _updated(action, plan.command), plan.permission)
+
+
+def carry_out(verdict: Verdict, action: Action) -> Verdict:
+    """A verdict whose status.py moves are now made, the line rewritten to show their
+    output and exit status; any other verdict as it is."""
+    if verdict.moves is None:
+        return verdict
+    from automaton_rules.guards import moves
+
+    root, calls = verdict.moves
+    out, err, code = moves.carry_out(calls, root, MOVE_SECONDS)
+    updated = _updated(action, moves.printer(out, err, code))
+    return Verdict(True, verdict.reason, updated, verdict.permission)
+
+
+def _updated(action: Action, command: str) -> dict[str, Any]:
+    """The tool's whole input, its command replaced."""
     original = action.details.get("input")
-    updated = {**(original if isinstance(original, dict) else {}), "command": plan.command}
+    updated = {**(original if isinstance(original, dict) else {}), "command": command}
     updated.pop("cmd", None)
-    return Verdict(True, "", updated, plan.permission)
+    return updated
 
 
 def _decide_edits(
-    action: Action, project: str | None, task: str | None, context: Context
+    action: Action, project: str | None, task: str | None, context: Context, session: Path | None
 ) -> Verdict:
     """Each edited file is judged by the project it lies in, wherever the harness runs."""
     if not action.paths:
-        proj = guard.find_event_project(project, action.cwd, context)
+        proj = guard.find_event_project(project, session or action.cwd, context)
         if proj is None:
             return Verdict(True)
         settings = load_config(proj.root)
@@ -195,7 +238,7 @@ def _decide_edits(
     for path in action.paths:
         target = guard.resolve(path, action.cwd)
         found = guard.find_event_project(project, target.parent, context)
-        proj = found or guard.find_event_project(None, action.cwd, context)
+        proj = found or guard.find_event_project(None, session or action.cwd, context)
         if proj is None:
             continue
         settings = load_config(proj.root)
@@ -218,7 +261,7 @@ def render(harness: str, verdict: Verdict) -> Answer:
     """(stdout, stderr, exit code) of a verdict in the harness's own protocol."""
     record = harnesses.get(harness)
     if verdict.allowed and verdict.updated is not None:
-        return record.rewrite(verdict.updated, verdict.permission)
+        return record.rewrite(verdict.updated, verdict.permission, verdict.reason)
     return record.allow() if verdict.allowed else record.deny(verdict.reason)
 
 
@@ -230,14 +273,14 @@ def session_context(
 ) -> str:
     """The workflow's state for a starting session, and whether a sandbox holds its shell;
     empty outside any project."""
-    from automaton_rules.guards import sandbox, session
+    from automaton_rules.guards import session, shell_plan
 
     found = guard.find_event_project(project, where(payload), context)
     if found is None:
         return ""
     settings = load_config(found.root)  # a broken configuration denies every edit: say so
     return session.context(
-        found, settings.approval, sandbox.describe(settings, harness, found.root)
+        found, settings.approval, shell_plan.describe(settings, harness, found.root)
     )
 
 
@@ -355,8 +398,9 @@ def answer(
         task=options.get("task"),
         harness=harness,
         context=context,
+        session=session_folder(payload, record),
     )
-    return render(harness, verdict)
+    return render(harness, carry_out(verdict, action))
 
 
 USAGE = f"""\

@@ -63,6 +63,9 @@ class Harness:
     # the event (`--event`) when the input does not; a tool's input may come as JSON text;
     # a shell event may carry the line itself, with no tool (Cursor's beforeShellExecution).
     events: ClassVar[Mapping[str, str]] = {}
+    # The environment variables naming the project folder the harness's session works in,
+    # which it sets for its hooks; else the event's own folder is the session's.
+    project_env: ClassVar[tuple[str, ...]] = ()
     names_event: ClassVar[bool] = False
     json_text_inputs: ClassVar[bool] = False
     bare_shell_event: ClassVar[bool] = False
@@ -140,13 +143,13 @@ class Harness:
         specific = {"hookEventName": "PreToolUse", "permissionDecision": "deny"}
         return _json({"hookSpecificOutput": {**specific, "permissionDecisionReason": reason}})
 
-    def rewrite(self, updated: dict[str, Any], permission: str | None) -> Answer:
+    def rewrite(self, updated: dict[str, Any], permission: str | None, why: str = "") -> Answer:
         """Run `updated` (the tool's whole input) instead, keeping what the user's own
-        rules said of the original (`permission`)."""
+        rules said of the original (`permission`); `why` the harness may show."""
         specific: dict[str, Any] = {"hookEventName": "PreToolUse", "updatedInput": updated}
         if permission in ("allow", "ask"):
             specific["permissionDecision"] = permission
-            specific["permissionDecisionReason"] = SANDBOXED
+            specific["permissionDecisionReason"] = why or SANDBOXED
         return _json({"hookSpecificOutput": specific})
 
     def context(self, event: str, text: str) -> Answer:
@@ -191,6 +194,7 @@ class ClaudeCode(Harness):
 
     name, title, settings_file = "claude", "Claude Code", ".claude/settings.json"
     instructions = "CLAUDE.md"
+    project_env = ("CLAUDE_PROJECT_DIR",)
     events: ClassVar[Mapping[str, str]] = {
         "PreToolUse": TOOL,
         "SessionStart": SESSION,
@@ -291,7 +295,7 @@ class Codex(Harness):
     def deny(self, reason: str) -> Answer:
         return "", reason, 2  # exit 2 blocks, and stderr is the reason
 
-    def rewrite(self, updated: dict[str, Any], permission: str | None) -> Answer:
+    def rewrite(self, updated: dict[str, Any], permission: str | None, why: str = "") -> Answer:
         output = {"permissionDecision": "allow", "updatedInput": {"command": updated["command"]}}
         return _json({"hookSpecificOutput": {"hookEventName": "PreToolUse", **output}})
 
@@ -306,6 +310,7 @@ class GeminiCli(Harness):
 
     name, title, settings_file = "gemini", "Gemini CLI", ".gemini/settings.json"
     instructions = "GEMINI.md"
+    project_env = ("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
     events: ClassVar[Mapping[str, str]] = {
         "BeforeTool": TOOL,
         "SessionStart": SESSION,
@@ -352,7 +357,7 @@ class GeminiCli(Harness):
     def deny(self, reason: str) -> Answer:
         return _json({"decision": "deny", "reason": reason})
 
-    def rewrite(self, updated: dict[str, Any], permission: str | None) -> Answer:
+    def rewrite(self, updated: dict[str, Any], permission: str | None, why: str = "") -> Answer:
         body: dict[str, Any] = {
             "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": updated}
         }
@@ -457,7 +462,7 @@ class Opencode(Harness):
     def deny(self, reason: str) -> Answer:
         return _json({"allowed": False, "reason": reason}, 2, reason)
 
-    def rewrite(self, updated: dict[str, Any], permission: str | None) -> Answer:
+    def rewrite(self, updated: dict[str, Any], permission: str | None, why: str = "") -> Answer:
         return _json({"rewrite": {"command": updated["command"]}})
 
     def context(self, event: str, text: str) -> Answer:

@@ -162,6 +162,19 @@ def where(payload: dict[str, Any]) -> Path | None:
     return Path(cwd) if isinstance(cwd, str) and cwd else None
 
 
+def session_folder(payload: dict[str, Any], record: harnesses.Harness) -> Path | None:
+    """The folder the harness's session works in: the project folder it tells its hooks
+    (`CLAUDE_PROJECT_DIR` and the like), else the event's own folder. Never a shell
+    tool's `workdir`: a folder the agent chooses does not choose the project."""
+    import os
+
+    for name in record.project_env:
+        value = os.environ.get(name)
+        if value and os.path.isabs(value):
+            return Path(value)
+    return where(payload)
+
+
 def _paths(tool_input: dict[str, Any]) -> list[str]:
     found = [str(tool_input[key]) for key in PATH_KEYS if isinstance(tool_input.get(key), str)]
     edits = tool_input.get("edits")

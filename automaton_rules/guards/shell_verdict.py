@@ -112,6 +112,15 @@ def rule(
     return Ruling(judged.verdict(), judged.held)
 
 
+def phase_refusal(
+    finder: Callable[[], Project | None], task: str | None, cwd: Path, suffix: str
+) -> str | None:
+    """The phase's refusal of code only running can judge (None: the phase allows it)."""
+    from automaton_rules.guards.shell import ShellLine
+
+    return _Judge(ShellLine(), cwd, finder, task, False).phase(None, suffix)
+
+
 def judge_opaque(
     text: str,
     shown: str,

@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from automaton_rules.guards.boundary import Boundary
+    from automaton_rules.guards.sandbox.boundary import Boundary
 
 NAME = "seatbelt"
 PROGRAM = "/usr/bin/sandbox-exec"
