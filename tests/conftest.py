@@ -699,6 +699,7 @@ def rewritten(harness_name: str, proc: subprocess.CompletedProcess[str]) -> str 
         (specific.get("updatedInput") or {}).get("command")
         or (specific.get("tool_input") or {}).get("command")
         or (body.get("rewrite") or {}).get("command")
+        or (body.get("modifiedArgs") or {}).get("command")
     )
     if specific.get("permissionDecision") == "deny":
         return None

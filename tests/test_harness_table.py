@@ -25,12 +25,14 @@ from conftest import (
     denied,
     implement,
     recorded,
+    rewritten,
     run_hook,
 )
 
 from automaton_rules.core import guard_files
 from automaton_rules.guards import harnesses, shell_plan
 from automaton_rules.guards.harnesses import NAMES
+from automaton_rules.guards.sandbox import mechanisms
 
 # The modules that read the table: none of them may name a harness.
 READERS = (
@@ -239,25 +241,37 @@ def test_a_line_copilot_types_that_only_reads_runs(guarded: Project) -> None:
 
 
 def test_copilot_may_not_start_a_shell_to_type_into_outside_an_edit_phase(guarded) -> None:
+    """Without a sandbox, what the agent types later is never judged: refused. With one,
+    the shell starts inside it, and so does everything typed into it."""
     event = copilot_tool(guarded, "bash", {"command": "python3", "mode": "async"})
+    proc = run_hook("copilot", event, "--event", "preToolUse")
+    if mechanisms.choose() is None:
+        assert "reads what is typed into it" in (denied("copilot", proc) or "")
+    else:
+        assert "python3" in (rewritten("copilot", proc) or "")
+    (guarded.root / "automaton.toml").write_text('sandbox = "off"\n')
     reason = denied("copilot", run_hook("copilot", event, "--event", "preToolUse")) or ""
     assert "reads what is typed into it" in reason
     implement(guarded, "guarded")
     assert denied("copilot", run_hook("copilot", event, "--event", "preToolUse")) is None
 
 
-def test_copilot_shell_commands_are_never_rewritten(guarded: Project) -> None:
-    """Whether Copilot's permission rules see `modifiedArgs` is not documented: the line
-    runs as it is, judged by the reader, and the session is told so."""
+def test_copilot_shell_commands_run_inside_the_sandbox(guarded: Project) -> None:
+    """Issue 27: Copilot's preToolUse hooks respect `modifiedArgs` since 1.0.24, so its
+    shell lines go inside the sandbox like Claude Code's; the rest of the tool's arguments
+    are kept, and the session is told what holds its shell."""
+    if mechanisms.choose() is None:
+        pytest.skip("no sandbox mechanism works on this machine")
     implement(guarded, "guarded")
     event = copilot_tool(guarded, "bash", {"command": "pytest -q", "mode": "sync"})
     proc = run_hook("copilot", event, "--event", "preToolUse")
-    assert (proc.returncode, proc.stdout) == (0, "")
+    body = json.loads(proc.stdout)
+    assert body["modifiedArgs"]["mode"] == "sync"
+    assert body["modifiedArgs"]["command"] != "pytest -q"
+    assert "pytest -q" in body["modifiedArgs"]["command"]
     payload, given = recorded("copilot", "session-start.json", guarded.root)
     context = json.loads(run_hook("copilot", payload, *given).stdout)["additionalContext"]
-    assert "Shell: no OS sandbox holds your commands (GitHub Copilot CLI does not document" in (
-        context
-    )
+    assert "Shell: every command you run goes inside an OS sandbox" in context
 
 
 def test_a_copilot_prompt_approves_and_answers_nothing(project: Project) -> None:
@@ -347,10 +361,10 @@ def test_kiros_hook_list_keeps_the_users_own_hooks(tmp_path: Path) -> None:
     assert HookList(record).removed(merged) == {"version": "v1", "hooks": [own]}
 
 
-def test_kiro_and_copilot_hold_their_shell_to_the_reader() -> None:
-    for name in ("copilot", "kiro"):
-        record = harnesses.get(name)
-        assert not record.rewrites
-        settings = type("Settings", (), {"sandbox": "auto"})()
-        why = shell_plan.unavailable(settings, record, None)  # type: ignore[arg-type]
-        assert why == record.no_rewrite
+def test_kiro_holds_its_shell_to_the_reader() -> None:
+    record = harnesses.get("kiro")
+    assert not record.rewrites
+    settings = type("Settings", (), {"sandbox": "auto"})()
+    why = shell_plan.unavailable(settings, record, None)  # type: ignore[arg-type]
+    assert why == record.no_rewrite
+    assert harnesses.get("copilot").rewrites

@@ -589,3 +589,16 @@ def test_the_parser_missing_denies_with_a_reason(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(shell_parse, "_binding", missing)
     with pytest.raises(AutomatonError, match="tree-sitter and tree-sitter-bash"):
         shell.read("echo x > a", tmp_path)
+
+
+@pytest.mark.parametrize("name", ["python3", "python", "pyvenv.cfg"])
+def test_the_interpreter_the_hooks_run_with_is_a_guard_file(world_at_home: World, name) -> None:
+    """Issue 27: `ln -sf /bin/true VENV/bin/python3` on Cursor made every later hook exit 0
+    with nothing said, and the next write went through. Every link on the way to the
+    interpreter, and the environment's `pyvenv.cfg`, are the guard's own program."""
+    target = Path(sys.prefix) / ("pyvenv.cfg" if name == "pyvenv.cfg" else f"bin/{name}")
+    if not target.exists():
+        pytest.skip(f"{target} does not exist in this environment")
+    line = f"echo x > {target}" if name == "pyvenv.cfg" else f"ln -sf /bin/true {target}"
+    for phase in GUARD_PHASES:
+        assert kind(decide(world_at_home.roots[phase], line)) == "guard", phase

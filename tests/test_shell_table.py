@@ -110,7 +110,9 @@ def test_a_variable_naming_a_program_from_outside_is_not_a_read(tmp_path, name, 
     outside, inside = ("/tmp/x.sh -v", "true") if kind == "program" else ("-I/tmp/lib", "src")
     for form in ("{}='{}' git log", "export {}='{}'; make", "env {}='{}' ls"):
         assert shell.read(form.format(name, outside), tmp_path).programs, form
-        assert shell.read(form.format(name, inside), tmp_path).programs == (), form
+        chosen = shell.read(form.format(name, inside), tmp_path).programs
+        # PATH, BASH_ENV and the like choose what runs wherever they point
+        assert bool(chosen) is (kind == "chooses"), form
 
 
 def test_every_hand_written_reader_exists() -> None:

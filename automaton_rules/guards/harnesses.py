@@ -478,8 +478,10 @@ class Opencode(Harness):
 class CopilotCli(Harness):
     """GitHub Copilot CLI: hooks in `.github/hooks/*.json` (docs.github.com/en/copilot/
     reference/hooks-reference). Its camelCase input names no event, so each hook's command
-    names it; `toolArgs` is JSON text. A shell command is not rewritten: whether its
-    permission service sees `modifiedArgs` is not documented. Its agent types into the
+    names it; `toolArgs` is JSON text in its documentation and an object from 1.0.x, so
+    both are read. A shell command is rewritten with `modifiedArgs`, the tool's whole
+    arguments, which its `preToolUse` hooks respect since 1.0.24 (its changelog:
+    "preToolUse hooks now respect modifiedArgs/updatedInput"). Its agent types into the
     shells it starts (`write_bash`)."""
 
     name, title = "copilot", "GitHub Copilot CLI"
@@ -492,11 +494,8 @@ class CopilotCli(Harness):
         "agentStop": STOP,
     }
     names_event = json_text_inputs = typed = True
-    rewrites = prompt_context = False
-    no_rewrite = (
-        "GitHub Copilot CLI does not document whether its permission rules see a rewritten "
-        "command, so the adapter does not rewrite one"
-    )
+    prompt_context = False
+    asks_rewritten = False  # whether its prompt shows the rewritten line is not documented
     timeout_key = "timeoutSec"
 
     def copilot_entry(self, event: str, timeout: int, tail: str = "") -> dict[str, Any]:
@@ -519,6 +518,12 @@ class CopilotCli(Harness):
 
     def deny(self, reason: str) -> Answer:
         return _json({"permissionDecision": "deny", "permissionDecisionReason": reason})
+
+    def rewrite(self, updated: dict[str, Any], permission: str | None, why: str = "") -> Answer:
+        output: dict[str, Any] = {"modifiedArgs": updated}
+        if permission == "allow":
+            output.update(permissionDecision="allow", permissionDecisionReason=why or SANDBOXED)
+        return _json(output)
 
     def context(self, event: str, text: str) -> Answer:
         return _json({"additionalContext": text}) if text else (self.quiet, "", 0)

@@ -13,8 +13,10 @@ This is on the edit-time path: it reads at most `.git/config`, with no git proce
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import sys
 from pathlib import Path
 
 from automaton_rules.core.config import CONFIG_FILE, PYPROJECT
@@ -158,8 +160,30 @@ def _guard_program(root: Path, target: Path) -> bool:
         return True
     if target.suffix == ".pth" or target.name in STARTUP_FILES:
         return True
+    if target in interpreters():
+        return True
     package = Path(__file__).resolve().parent.parent
     return inside(target, package) and not inside(package, root)
+
+
+@functools.lru_cache(maxsize=1)
+def interpreters() -> frozenset[Path]:
+    """Every file the hooks' interpreter is reached through: each `python*` of this
+    environment, every link on the way from it (or from `sys.executable`) to the program,
+    the program, and `pyvenv.cfg`. A link replaced (`ln -sf /bin/true VENV/bin/python3`)
+    makes every later hook exit 0 having said nothing."""
+    prefix = Path(sys.prefix)
+    found = {prefix / "pyvenv.cfg"}
+    starts = [Path(sys.executable), *(prefix / "bin").glob("python*")]
+    for start in starts:
+        hop, seen = start.absolute(), 0
+        while seen < 40:  # as many links as the kernel follows
+            found.add(hop.parent.resolve() / hop.name)
+            if not hop.is_symlink():
+                break
+            hop, seen = hop.parent / os.readlink(hop), seen + 1
+        found.add(start.resolve())
+    return frozenset(found)
 
 
 def _searched_configuration(root: Path, target: Path) -> bool:

@@ -192,7 +192,7 @@ INERT |= {"git"}
 READ_SUBCOMMANDS = {
     "git": names(
         "status diff log show blame grep ls-files ls-tree rev-parse describe shortlog "
-        "cat-file rev-list reflog whatchanged show-ref merge-base name-rev count-objects "
+        "cat-file rev-list whatchanged show-ref merge-base name-rev count-objects "
         "help version"
     ),
     "cargo": names("check test tree metadata"),
@@ -210,6 +210,15 @@ _WRITING_OPTIONS = Lazy(
     r"|-html.*|-report-log.*|-result-log.*|-cache-dir.*|-.*-report.*|-cov-report.*|-data-file.*"
     r"|-pre|-pre=.*|-hostname-bin.*|-pager.*|-debug.*|-log-file.*|-override-ini.*|-init-hook.*"
     r"|-script-shell.*|-exec-path.*|-upload-pack.*|-open-files-in-pager.*|toolexec.*|vettool.*)$"
+)
+# The long options among those a reader accepts abbreviated (git, GNU getopt_long and
+# argparse take any unique prefix): `--open-files=CMD` is `--open-files-in-pager=CMD`.
+_ABBREVIATED = names(
+    "--output --output-directory --open-files-in-pager --exec --exec-path --ext-diff "
+    "--textconv --upload-pack --receive-pack --extcmd --tool --config-env --pager --pre "
+    "--delete --fprint --fix --basetemp --debug --log-file --cache-dir --override-ini "
+    "--init-hook --script-shell --hostname-bin --junit-xml --html --report-log --result-log "
+    "--cov-report --data-file --rcfile --confcutdir --rootdir"
 )
 _OUTSIDE = Lazy(r"(?:^|[=:])[/~]|(?:^|[=:/])\.\.(?:/|$)")
 _QUOTED = Lazy(r"'([^']*)'|\"([^\"$`\\]*)\"")
@@ -240,6 +249,8 @@ def _reader(words: list[str]) -> bool:
     """One command of the pre-scan: a known reader, with no option that writes."""
     if any(_NOT_PLAIN.search(word) or _WRITING_OPTIONS.match(word) for word in words):
         return False
+    if any(word[:2] == "--" and _abbreviates(word) for word in words[1:]):
+        return False
     program = words[0].rsplit("/", 1)[-1]
     if "/" in words[0] and program not in _PATH_PROGRAMS:
         return False
@@ -250,6 +261,12 @@ def _reader(words: list[str]) -> bool:
     if program in READ_SUBCOMMANDS:
         return len(words) > 1 and words[1] in READ_SUBCOMMANDS[program]
     return program in READERS
+
+
+def _abbreviates(word: str) -> bool:
+    """`--open-files`, `--out=F`: a prefix of an option by which a reader writes or runs."""
+    name = word.partition("=")[0]
+    return len(name) > 2 and any(option.startswith(name) for option in _ABBREVIATED)
 
 
 _STATUS = Lazy(r"^(?:\S*/)?(?:status\.py|automaton-status)$")

@@ -60,6 +60,9 @@ def git(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where
     if rest and not rest[0].known:
         it.programs.append(f"git {rest[0].raw}")
         return
+    if rest and rest[0].value not in (spec.subs or {}):  # an alias, or `git-NAME` on PATH
+        it.unknown.append(f"git {rest[0].raw}"[:80])
+        return
     if rest:
         _skips(it, rest[0].value, rest[1:])
     it.dispatch(spec, rest, words, where, "git")
@@ -125,8 +128,8 @@ def checkout(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: 
     positional = parsed.positional
     if paths:
         targets = paths
-    elif parsed.has("-b", "-B", "--orphan"):
-        targets = [Word(".")] if positional else []
+    elif parsed.has("-b", "-B", "--orphan"):  # a new branch: the refs, and the tree
+        targets = [Word(".")]
     elif positional and _exists(positional[0], where):
         targets = positional
     elif positional or parsed.has("-f", "--force"):  # `checkout -f` resets the tree
@@ -147,8 +150,12 @@ def _exists(word: Word, where: Where) -> bool:
 def apply(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """git apply writes the files its patch names, unless it only checks or stages."""
     looks = args.has("--check", "--stat", "--numstat", "--summary") and not args.has("--apply")
-    if looks or args.has("--cached"):
+    if looks:
         return
+    if args.has("--cached", "--index"):  # the index: a write of the repository
+        it.write(Word("."), where, "git apply --cached")
+        if args.has("--cached"):
+            return
     strip = args.value("-p")
     level = int(strip.value) if strip and strip.value.isdigit() else 1
     sources: list[Word | None] = [*args.positional] or [None]  # none: standard input

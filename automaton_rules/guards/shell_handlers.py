@@ -93,7 +93,11 @@ def parallel(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: 
 
 
 def flock(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """`flock FILE -c STRING` or `flock FILE COMMAND`."""
+    """`flock FILE -c STRING` or `flock FILE COMMAND`: it creates FILE when missing (a
+    number alone is a file descriptor already open)."""
+    lock = args.positional[0] if args.positional else None
+    if lock is not None and not lock.value.isdigit():
+        it.write(lock, where, "flock")
     for index, word in enumerate(words[:-1]):
         if word.value in ("-c", "--command"):
             it.read_code(words[index + 1], where, "flock -c", bash=True)

@@ -82,7 +82,14 @@ class Interpreter(Reading):
         """A command read by its row: its mode, its folder, its sub-command or hand-written
         reader, then what the row says it does."""
         args = Args(
-            words[1:], spec.short, spec.long, spec.posix, spec.dash, spec.stop, spec.optional
+            words[1:],
+            spec.short,
+            spec.long,
+            spec.posix,
+            spec.dash,
+            spec.stop,
+            spec.optional,
+            spec.flags,
         )
         moved = where
         for folder in args.every(*spec.chdir):
@@ -109,7 +116,7 @@ class Interpreter(Reading):
         kind = ENVIRONMENT.get(name)
         if kind == "program":
             _command_in(self, value, where, f"{name}={value.raw}")
-        elif kind == "paths" and _outside(value, where, self.origin):
+        elif kind == "chooses" or (kind == "paths" and _outside(value, where, self.origin)):
             self.programs.append(f"{name}={value.raw}"[:80])
 
     def dispatch(
@@ -214,7 +221,7 @@ def _options(
     `cargo check --manifest-path P`): code from outside the project (`make -f
     ../Makefile`, `pytest /tmp/t.py`), a program (`rg --pre CMD`), start-up files."""
     if spec.subs is not None:
-        args = Args(words[1:], spec.short, spec.long)
+        args = Args(words[1:], spec.short, spec.long, flags=spec.flags)
     for token in spec.foreign:
         for word in _values(token, args):
             base = where if token in spec.chdir else moved

@@ -93,6 +93,10 @@ class Spec:
             self.skip or self.runs & {"cmd", "script", "code", "join"}
         )
         self.modes = tuple((tuple(flags.split()), spec) for flags, spec in modes)
+        # Long options taking no value that change what it does: with the valued ones, the
+        # names an abbreviation (`--open-files` for `--open-files-in-pager`) is read against.
+        mode_flags = (flag for flags, _ in self.modes for flag in flags if flag[:2] == "--")
+        self.flags = frozenset(mode_flags) - self.long
         self.subs = None if subs is None else rows(subs)
 
 
@@ -182,30 +186,79 @@ CURL = (
     "--retry-max-time --json"
 )
 HOOKED = "install uninstall init add"  # a hook manager's sub-commands that reroute the hooks
-SWITCH = "-c -C --create --force-create --orphan"
-STASH_READS = "list show create store drop clear"  # the rest change the tree (push: paths)
-GIT = {  # git's sub-commands
+STASH_READS = "list show"  # the rest change the tree or the stash's refs
+# git's sub-commands that only read; any other the table does not name is unknown (an
+# alias, or a `git-NAME` program found on PATH).
+GIT_READS = (
+    "status diff log show blame annotate grep ls-files ls-tree ls-remote rev-parse describe "
+    "shortlog cat-file rev-list whatchanged show-ref for-each-ref show-branch merge-base "
+    "name-rev count-objects fsck verify-pack verify-commit verify-tag check-ignore check-attr "
+    "check-mailmap check-ref-format var cherry range-diff diff-tree diff-files diff-index "
+    "patch-id stripspace interpret-trailers column help version"
+)
+# Listing branches and tags reads; making, moving, copying or deleting one writes the refs.
+BRANCH_VALUES = (
+    "--contains --no-contains --merged --no-merged --points-at --sort --format --color "
+    "--column -u --set-upstream-to"
+)
+BRANCH_WRITES = (
+    "-d -D --delete -m -M --move -c -C --copy -u --set-upstream-to --unset-upstream "
+    "--edit-description"
+)
+TAG_VALUES = f"{BRANCH_VALUES} -m -F --message --file --local-user --cleanup"
+GIT = {  # git's sub-commands; `=.` for one that writes the repository (refs, the index,
+    # the reflog, objects, worktrees): like the work tree, a write of the folder it runs in
+    GIT_READS: READ,
+    "add": Spec("--pathspec-from-file --chmod", writes="=.", modes=(("-n --dry-run", READ),)),
+    "commit": Spec(writes="=.", modes=(("--dry-run", READ),)),
+    "branch": Spec(
+        BRANCH_VALUES,
+        writes="=.",
+        least=1,
+        modes=((BRANCH_WRITES, WHOLE), ("-l --list --show-current", READ)),
+    ),
+    "tag": Spec(
+        TAG_VALUES,
+        writes="=.",
+        least=1,
+        modes=(("-d --delete", WHOLE), ("-l --list -v --verify", READ)),
+    ),
+    "reflog": Spec(subs={"expire delete drop": WHOLE}),
+    "remote": Spec(subs={"add remove rm rename set-url set-head set-branches prune update": WHOLE}),
+    "gc prune repack pack-refs prune-packed maintenance multi-pack-index commit-graph": WHOLE,
+    "rerere": WHOLE,
     "config": Spec("-f --file --blob --type --default --comment --value", handler="config"),
     "checkout": Spec("-b -B --orphan --conflict --pathspec-from-file", handler="checkout"),
-    "switch": Spec(writes="=.", modes=((SWITCH, Spec(SWITCH, "=.", least=1)),)),
+    "switch": WHOLE,
     "restore": Spec(
         "-s --source --pathspec-from-file",
         writes="*",
-        modes=(("-W --worktree", Spec("-s --source", writes="*")), ("-S --staged", READ)),
+        modes=(("-S --staged", WHOLE), ("-W --worktree", Spec("-s --source", writes="*"))),
     ),
-    "reset": Spec(modes=(("--hard --merge --keep", WHOLE),)),
-    "stash": Spec(subs={STASH_READS: READ, "push": Spec("-m --message", "*|."), "*": WHOLE}),
+    "reset": WHOLE,
+    "stash": Spec(subs={STASH_READS: READ, "push": Spec("-m --message", "*|. =."), "*": WHOLE}),
     "clean": Spec("-e --exclude", writes="*|.!", modes=(("-n --dry-run", READ),)),
     "apply": Spec("-p -C --directory --exclude --include --build-fake-ancestor", handler="apply"),
     "mv": Spec(COPY, handler="copy"),
-    "rm": Spec("--pathspec-from-file", writes="*!", modes=(("--cached -n --dry-run", READ),)),
+    "rm": Spec(
+        "--pathspec-from-file",
+        writes="*! =.",
+        modes=(("-n --dry-run", READ), ("--cached", WHOLE)),
+    ),
     "clone": Spec(
         "-b -o -c -j --branch --origin --config --depth --template --reference "
         "--separate-git-dir --filter --jobs",
         program="-u --upload-pack",
         handler="clone",
     ),
-    "worktree": Spec(subs={"add": Spec("-b -B --reason", "1"), "remove prune": Spec(writes="*!")}),
+    "worktree": Spec(
+        subs={
+            "add": Spec("-b -B --reason", "1 =."),
+            "remove prune": Spec(writes="*! =."),
+            "move": Spec(writes="* =."),
+            "lock unlock repair": WHOLE,
+        }
+    ),
     "init": Spec("-b --template --separate-git-dir --initial-branch", handler="init"),
     "am merge cherry-pick revert bisect submodule checkout-index read-tree": WHOLE,
     # Plumbing that writes the repository without the hooks a commit runs: a write of it.
@@ -221,8 +274,9 @@ GIT = {  # git's sub-commands
     # Options naming a program git runs.
     "pull": Spec(writes="=.", program="--upload-pack"),
     "rebase": Spec(writes="=.", program="-x --exec"),
-    "fetch ls-remote": Spec(program="--upload-pack --exec"),
-    "push": Spec(program="--receive-pack --exec"),
+    "fetch": Spec(writes="=.", program="--upload-pack --exec", modes=(("--dry-run", READ),)),
+    "ls-remote": Spec(program="--upload-pack --exec"),
+    "push": Spec(writes="=.", program="--receive-pack --exec", modes=(("-n --dry-run", READ),)),
     "grep": Spec(program="-O --open-files-in-pager", optional="O"),  # `-O[PAGER]`
     "difftool": Spec(program="-x --extcmd"),
     "filter-branch": Spec(
@@ -516,6 +570,10 @@ ENVIRONMENT = {
     "LESSCLOSE PROMPT_COMMAND": "program",
     "PYTHONPATH PYTHONSTARTUP NODE_PATH NODE_OPTIONS PERL5LIB PERL5OPT RUBYLIB RUBYOPT "
     "LD_PRELOAD GIT_EXEC_PATH JAVA_TOOL_OPTIONS": "paths",
+    # Variables that choose which program a name runs, or what a shell runs first: the
+    # line's programs are then unknown, wherever the value points.
+    "PATH BASH_ENV ENV ZDOTDIR SHELLOPTS BASHOPTS LD_LIBRARY_PATH LD_AUDIT GCONV_PATH "
+    "PYTHONHOME PYTHONUSERBASE PYTHONEXECUTABLE PERL5DB NODE_REPL_EXTERNAL_MODULE": "chooses",
 }
 ENVIRONMENT = {name: kind for names, kind in ENVIRONMENT.items() for name in names.split()}
 MANAGERS = "npm yarn pnpm bun uv poetry pdm rye hatch pipenv pixi cargo go conda mamba micromamba"

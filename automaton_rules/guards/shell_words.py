@@ -144,7 +144,8 @@ def name_of(word: Word) -> str:
 class Args:
     """A command's words read as options: anywhere until `--` (GNU), or up to the first
     operand (`posix`, for programs that run the words after them). Options are kept as
-    written: `-o`, `--output`, or with `dash` whole single-dash words (`-check`)."""
+    written: `-o`, `--output`, or with `dash` whole single-dash words (`-check`); a long
+    option abbreviated is read as the one of `long` or `flags` it stands for."""
 
     def __init__(
         self,
@@ -155,7 +156,9 @@ class Args:
         dash: bool = False,
         stop: frozenset[str] = frozenset(),
         optional: str = "",
+        flags: frozenset[str] = frozenset(),
     ) -> None:
+        known = long | flags
         self.flags: set[str] = set()
         self.values: dict[str, list[Word]] = {}
         self.positional: list[Word] = []
@@ -171,6 +174,8 @@ class Args:
                 self.positional.append(word)
             elif value.startswith(("--", "+")) or dash:
                 name, equals, rest = value.partition("=")
+                if not dash and name[:2] == "--":
+                    name = abbreviated(name, known)
                 if equals:
                     self.values.setdefault(name, []).append(Word(rest, word.computed))
                 elif name in long and index + 1 < len(words):
@@ -213,6 +218,15 @@ class Args:
         """The last value given to any of these options."""
         found = self.every(*names)
         return found[-1] if found else None
+
+
+def abbreviated(name: str, known: frozenset[str]) -> str:
+    """The long option a prefix stands for, as git, GNU getopt_long and argparse read
+    `--open-files` as `--open-files-in-pager`; of several, the shortest (they refuse an
+    ambiguous one, so the guess only errs where the command would not run)."""
+    if name in known or len(name) < 3:
+        return name
+    return min((option for option in known if option.startswith(name)), key=len, default=name)
 
 
 def _option(word: Word) -> bool:
