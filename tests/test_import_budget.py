@@ -125,8 +125,10 @@ FORBIDDEN_IN_HOOK = (
 )
 # A plain read (`git status`, `grep`, `pytest`) loads the pre-scan, then goes inside the
 # sandbox like every line: the boundary, the mechanism, the user's permission rules, the
-# configuration's reader and the quoting.
+# configuration's reader, the quoting, and the session's watch on its rewrites.
 SANDBOXED_READ_BUDGET = HOOK_BUDGET | {
+    "automaton_rules.guards.witness",
+    "zlib",
     "automaton_rules.guards.shell",
     "automaton_rules.guards.shell_plan",
     "automaton_rules.guards.moves",

@@ -263,7 +263,9 @@ def test_install_all_harnesses_and_git_hooks(home: Path, user_repo: Path) -> Non
     claude = json.loads((user_repo / ".claude" / "settings.json").read_text())
     assert claude["permissions"] == USER_CLAUDE["permissions"]
     assert claude["model"] == "opus"
-    assert claude["hooks"]["PostToolUse"] == USER_CLAUDE["hooks"]["PostToolUse"]
+    post = claude["hooks"]["PostToolUse"]  # the user's own entry kept, the guard's added
+    assert post[0] == USER_CLAUDE["hooks"]["PostToolUse"][0]
+    assert post[1:] == harnesses.get("claude").hooks()["hooks"]["PostToolUse"]
     pre = claude["hooks"]["PreToolUse"]
     assert pre[0] == USER_CLAUDE["hooks"]["PreToolUse"][0]
     assert pre[1:] == harnesses.get("claude").hooks()["hooks"]["PreToolUse"]
@@ -605,8 +607,8 @@ def test_the_committed_configuration_exits_2_without_the_tool(home: Path, user_r
     proc = run_install(home, "--project", str(user_repo), "--harness", "all", "--git-hooks")
     assert proc.returncode == 0, proc
     commands = committed_commands(user_repo)
-    # 6 Claude, 5 Codex, 4 Gemini, 6 Cursor, 5 GitHub Copilot CLI, 3 Kiro CLI
-    assert len(commands) == 29
+    # 7 Claude, 6 Codex, 5 Gemini, 6 Cursor, 6 GitHub Copilot CLI, 3 Kiro CLI
+    assert len(commands) == 33
     for command in commands:
         assert str(Path(sys.executable).parent) not in command
         # A stop hook lets the agent stop instead: there, exit 2 would make it carry on.

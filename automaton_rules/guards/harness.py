@@ -23,12 +23,14 @@ from automaton_rules.core.config import load_config
 from automaton_rules.core.project import find_project
 from automaton_rules.guards import checks as guard
 from automaton_rules.guards import harnesses
-from automaton_rules.guards.harnesses import CONFIG, EVENTS, PROMPT, SESSION, STOP, TOOL
+from automaton_rules.guards.harnesses import AFTER, CONFIG, EVENTS, PROMPT, SESSION, STOP, TOOL
 from automaton_rules.guards.hook_input import (
     DELETE_TOOLS,
     Malformed,
     read_action,
     session_folder,
+    session_id,
+    tool_output,
     where,
 )
 from automaton_rules.guards.hook_input import Action as Action
@@ -147,10 +149,12 @@ def decide(
     harness: str = "claude",
     context: Context = DEFAULT,
     session: Path | None = None,
+    session_id: str | None = None,
 ) -> Verdict:
     """The same answers as `status.py --can-edit`, applied to what the tool is about to do;
     a shell line is judged by the phase of the session's project (`session`: the folder
-    the harness works in), wherever it runs."""
+    the harness works in), wherever it runs; `session_id` names the harness's session,
+    whose rewritten lines are watched (guards/witness.py)."""
     if action.kind == "other":
         return Verdict(True)
     if action.kind == "edit":
@@ -166,7 +170,7 @@ def decide(
             project is not None,
         )
         return Verdict(refusal is None, refusal or "")
-    return _decide_shell(action, project, task, harness, context, session)
+    return _decide_shell(action, project, task, harness, context, session, session_id)
 
 
 def _decide_shell(
@@ -176,12 +180,19 @@ def _decide_shell(
     harness: str,
     context: Context,
     session: Path | None = None,
+    session_id: str | None = None,
 ) -> Verdict:
     """A shell line: refused when the reader sees it do what no phase allows, its status.py
     moves carried out here, anything else run inside the session project's sandbox where
     one works (guards/shell_plan.py), else as the reader judges it."""
-    from automaton_rules.guards import moves, shell_plan
+    from automaton_rules.guards import moves, shell_plan, witness
 
+    record = harnesses.get(harness)
+    mark = None
+    if session_id is not None and record.rewrites:
+        if witness.unwrapped(harness, session_id):
+            return Verdict(False, witness.REFUSED.format(harness=record.title))
+        mark = witness.mark(harness, session_id, action.command)
     found: list[Project | None] = []
 
     def finder() -> Project | None:  # the session's project, asked for once, lazily
@@ -189,7 +200,9 @@ def _decide_shell(
             found.append(guard.find_event_project(project, session or action.cwd, context))
         return found[0]
 
-    plan = shell_plan.plan(action.command, action.cwd, finder, task, project is not None, harness)
+    plan = shell_plan.plan(
+        action.command, action.cwd, finder, task, project is not None, harness, mark
+    )
     if plan.refusal is not None:
         return Verdict(False, plan.refusal)
     if plan.moves is not None:
@@ -199,6 +212,8 @@ def _decide_shell(
         return Verdict(True, moves.CARRIED, None, plan.permission, (where, plan.moves))
     if plan.command is None:
         return Verdict(True)
+    if mark is not None and str(mark) in plan.command:
+        witness.expect(mark)
     return Verdict(True, "", _updated(action, plan.command), plan.permission)
 
 
@@ -341,6 +356,36 @@ def requests_context(
         return ""
 
 
+def after_answer(
+    payload: dict[str, Any], record: Harness, options: dict[str, str], context: Context = DEFAULT
+) -> Answer:
+    """A tool ran: was a shell line the adapter rewrote run as rewritten, and did a
+    sandboxed one meet the boundary (guards/witness.py). It cannot stop what ran, so it
+    fails quiet."""
+    from automaton_rules.guards import witness
+
+    try:
+        action = read_action(payload, record.name)
+        session = session_id(payload)
+        if action.kind != "shell" or session is None or not record.rewrites:
+            return record.after(None)
+        ran = witness.ran(record.name, session, action.command)
+        if ran is False:
+            return record.after(witness.DROPPED.format(harness=record.title), alarm=True)
+        if not ran or not witness.met_boundary(tool_output(payload)):
+            return record.after(None)
+        proj = guard.find_event_project(
+            options.get("project"), session_folder(payload, record), context
+        )
+        if proj is None:
+            return record.after(None)
+        editing = guard.can_edit(proj, options.get("task"), None, first=True).allowed
+        states = ", ".join(f"{t.name}: {t.state}" for t in guard.task_states(proj)[:4])
+        return record.after(witness.kept_out(editing, states))
+    except Exception:
+        return record.after(None)
+
+
 def stop_answer(
     payload: dict[str, Any], record: Harness, options: dict[str, str], context: Context = DEFAULT
 ) -> Answer:
@@ -374,6 +419,8 @@ def answer(
         return prompt_answer(payload, record, event, options, context)
     if kind == STOP:
         return stop_answer(payload, record, options, context)
+    if kind == AFTER:
+        return after_answer(payload, record, options, context)
     if kind == SESSION:
         try:
             text = session_context(payload, options.get("project"), harness, context)
@@ -399,6 +446,7 @@ def answer(
         harness=harness,
         context=context,
         session=session_folder(payload, record),
+        session_id=session_id(payload),
     )
     return render(harness, carry_out(verdict, action))
 

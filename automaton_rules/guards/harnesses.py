@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 # What an event asks of the adapter, whatever the harness calls it.
 TOOL, SESSION, PROMPT, CONFIG, STOP = "tool", "session", "prompt", "config", "stop"
+AFTER = "after"  # a tool ran: whether it ran as rewritten (guards/witness.py)
 
 HOOK = "automaton-hook"
 HOOK_TIMEOUT = 10  # seconds: above the adapter's own deadline (guards/harness.py, DEADLINE)
@@ -171,6 +172,17 @@ class Harness:
             return self.quiet, "", 0
         return _json({"decision": "block", "reason": text})
 
+    def after(self, text: str | None, alarm: bool = False) -> Answer:
+        """A tool ran: nothing to say (None), or `text` for the agent; `alarm` when the
+        agent must read it before anything else (a dropped rewrite)."""
+        if not text:
+            return self.quiet, "", 0
+        if alarm:
+            return _json({"decision": "block", "reason": text})
+        return _json(
+            {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": text}}
+        )
+
     def block(self, reason: str | None) -> Answer:
         """A settings change during a session: taken up (None), or refused."""
         if reason is None:
@@ -197,6 +209,7 @@ class ClaudeCode(Harness):
     project_env = ("CLAUDE_PROJECT_DIR",)
     events: ClassVar[Mapping[str, str]] = {
         "PreToolUse": TOOL,
+        "PostToolUse": AFTER,
         "SessionStart": SESSION,
         "SubagentStart": SESSION,
         "UserPromptSubmit": PROMPT,
@@ -215,6 +228,8 @@ class ClaudeCode(Harness):
         return {
             "hooks": {
                 "PreToolUse": [{"matcher": CLAUDE_TOOLS, "hooks": [self.blocking()]}],
+                # Whether Bash ran the rewritten line, and why one met the sandbox.
+                "PostToolUse": [{"matcher": "Bash", "hooks": [self.blocking()]}],
                 "SessionStart": [{"hooks": [self.blocking()]}],
                 "SubagentStart": [{"hooks": [self.blocking()]}],
                 # A settings file changed mid-session: refused if it would stop the hooks.
@@ -265,6 +280,7 @@ class Codex(Harness):
     name, title, settings_file = "codex", "Codex", ".codex/hooks.json"
     events: ClassVar[Mapping[str, str]] = {
         "PreToolUse": TOOL,
+        "PostToolUse": AFTER,
         "SessionStart": SESSION,
         "SubagentStart": SESSION,
         "UserPromptSubmit": PROMPT,
@@ -277,6 +293,7 @@ class Codex(Harness):
         return {
             "hooks": {
                 "PreToolUse": [{"matcher": "*", "hooks": [self.entry(HOOK_TIMEOUT)]}],
+                "PostToolUse": [{"matcher": "Bash", "hooks": [self.entry(HOOK_TIMEOUT)]}],
                 "SessionStart": [{"hooks": [self.entry(HOOK_TIMEOUT)]}],
                 "SubagentStart": [{"hooks": [self.entry(HOOK_TIMEOUT)]}],
                 "UserPromptSubmit": [{"hooks": [self.entry(PROMPT_TIMEOUT)]}],
@@ -313,6 +330,7 @@ class GeminiCli(Harness):
     project_env = ("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
     events: ClassVar[Mapping[str, str]] = {
         "BeforeTool": TOOL,
+        "AfterTool": AFTER,
         "SessionStart": SESSION,
         "BeforeAgent": PROMPT,
         "AfterAgent": STOP,
@@ -330,6 +348,12 @@ class GeminiCli(Harness):
                     {
                         "matcher": "write_file|replace|run_shell_command|mcp_.*",
                         "hooks": [self.entry(HOOK_TIMEOUT * seconds, name="automaton-guard")],
+                    }
+                ],
+                "AfterTool": [
+                    {
+                        "matcher": "run_shell_command",
+                        "hooks": [self.entry(HOOK_TIMEOUT * seconds, name="automaton-witness")],
                     }
                 ],
                 # Gemini matches lifecycle events by exact name: no matcher, every start.
@@ -364,6 +388,13 @@ class GeminiCli(Harness):
         if permission == "ask":
             body["decision"] = "ask"
         return _json(body)
+
+    def after(self, text: str | None, alarm: bool = False) -> Answer:
+        if not text:
+            return self.quiet, "", 0
+        return _json(
+            {"hookSpecificOutput": {"hookEventName": "AfterTool", "additionalContext": text}}
+        )
 
     def stop(self, text: str | None) -> Answer:
         if text is None:  # AfterAgent: deny the response, `reason` is the next prompt
@@ -488,6 +519,7 @@ class CopilotCli(Harness):
     settings_file = ".github/hooks/automaton-rules.json"
     events: ClassVar[Mapping[str, str]] = {
         "preToolUse": TOOL,
+        "postToolUse": AFTER,
         "sessionStart": SESSION,
         "subagentStart": SESSION,
         "userPromptSubmitted": PROMPT,
@@ -509,6 +541,7 @@ class CopilotCli(Harness):
             "version": 1,
             "hooks": {
                 "preToolUse": [self.copilot_entry("preToolUse", HOOK_TIMEOUT)],
+                "postToolUse": [self.copilot_entry("postToolUse", HOOK_TIMEOUT)],
                 "sessionStart": [self.copilot_entry("sessionStart", HOOK_TIMEOUT)],
                 "subagentStart": [self.copilot_entry("subagentStart", HOOK_TIMEOUT)],
                 "userPromptSubmitted": [self.copilot_entry("userPromptSubmitted", PROMPT_TIMEOUT)],
@@ -530,6 +563,9 @@ class CopilotCli(Harness):
 
     def prompt(self, event: str, text: str | None) -> Answer:
         return self.quiet, "", 0  # a command hook's answer to this event is dropped
+
+    def after(self, text: str | None, alarm: bool = False) -> Answer:
+        return _json({"additionalContext": text}) if text else (self.quiet, "", 0)
 
 
 class KiroCli(Harness):

@@ -162,6 +162,26 @@ def where(payload: dict[str, Any]) -> Path | None:
     return Path(cwd) if isinstance(cwd, str) and cwd else None
 
 
+def session_id(payload: dict[str, Any]) -> str | None:
+    """The harness's name for the session, where its events carry one."""
+    for key in ("session_id", "sessionId", "conversation_id"):
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def tool_output(payload: dict[str, Any]) -> str:
+    """What a tool that ran printed or answered, as text to search."""
+    import json
+
+    for key in ("tool_response", "toolResult", "tool_output"):
+        value = payload.get(key)
+        if value is not None:
+            return value if isinstance(value, str) else json.dumps(value)
+    return ""
+
+
 def session_folder(payload: dict[str, Any], record: harnesses.Harness) -> Path | None:
     """The folder the harness's session works in: the project folder it tells its hooks
     (`CLAUDE_PROJECT_DIR` and the like), else the event's own folder. Never a shell

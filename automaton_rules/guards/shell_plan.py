@@ -89,8 +89,10 @@ def plan(
     task: str | None,
     explicit: bool,
     harness: str,
+    mark: Path | None = None,
 ) -> ShellPlan:
-    """The answer to one shell line run in `cwd`; `finder` gives the session's project."""
+    """The answer to one shell line run in `cwd`; `finder` gives the session's project;
+    a rewritten line first makes `mark`, outside the sandbox (guards/witness.py)."""
     from automaton_rules.core.config import load_config
     from automaton_rules.guards import harnesses, moves, shell
 
@@ -115,7 +117,7 @@ def plan(
     if refusal is not None:
         return ShellPlan(refusal)
     assert mechanism is not None
-    return _sandboxed(line, where, project, settings, task, kind, mechanism)
+    return _sandboxed(line, where, project, settings, task, kind, mechanism, mark)
 
 
 def _refusal(
@@ -207,6 +209,7 @@ def _sandboxed(
     task: str | None,
     kind: Harness,
     mechanism: Mechanism,
+    mark: Path | None = None,
 ) -> ShellPlan:
     from automaton_rules.guards import permissions, shell
     from automaton_rules.guards.sandbox import boundary
@@ -220,7 +223,7 @@ def _sandboxed(
     if said is None and shell.inert(line):
         said = permissions.ALLOW  # a plain read the harness would have let run unasked
     limits = boundary.compute(project, settings, task, cwd=cwd)
-    return ShellPlan(None, wrap(line, mechanism, limits, kind.keeps_cwd), said)
+    return ShellPlan(None, wrap(line, mechanism, limits, kind.keeps_cwd, mark), said)
 
 
 def describe(settings: Config, harness: str, root: Path) -> str:
