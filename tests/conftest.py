@@ -677,6 +677,9 @@ def hook_command(
 
     command = install_files.hook_command("automaton-hook", "--harness", harness, *args)
     env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home or ""), **(extra_env or {})}
+    pinned = os.environ.get("AUTOMATON_SANDBOX_MECHANISM")  # the suite run under one
+    if pinned is not None:
+        env.setdefault("AUTOMATON_SANDBOX_MECHANISM", pinned)
     return subprocess.run(
         ["sh", "-c", command],
         input=payload,

@@ -99,6 +99,8 @@ def confine(options: Options) -> None:
         os.environ.pop(name, None)
     if options.temp:
         os.environ["TMPDIR"] = options.temp
+    if options.fs:  # Landlock holds the files: status.py run inside then says so
+        os.environ["AUTOMATON_SANDBOX"] = "landlock"
     if os.geteuid() == 0:
         drop_capabilities()
     writable = options.lists["--write"] if options.fs else None
