@@ -79,7 +79,7 @@ def spec_report(root: Path, sha: str, when: int) -> list[str]:
         "=== Category 3: Unauthorized Modifications ===",
         "[PASS] add-user-auth: no code modifications outside implement phase",
         "[FAIL] fix-login-bug: src/auth.py was modified during research phase "
-        f"(state: research, commit: {sha[:7]}, date: {stamp(when)})",
+        f"(state: research, file mtime: {stamp(when)[:10]}, commit: {sha[:7]})",
         "[PASS] add-payment-api: no code modifications outside implement phase",
         "",
         "=== Category 4: Manually Created Task Folders ===",
