@@ -374,6 +374,7 @@ BUILTIN_CODES = (
     "AR207",
     "AR208",
     "AR209",
+    "AR212",  # builtin/inconsistency.py's last rule, before builtin/approvals.py's
     "AR210",
     "AR301",
     "AR302",

@@ -7,12 +7,22 @@ lines forged or edited, approved artifacts changed afterwards, and deleted histo
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import assert_clean, history, now, rewrite_history, stamp, with_code
+from conftest import (
+    assert_clean,
+    history,
+    now,
+    rewrite_history,
+    stamp,
+    with_code,
+    write_config,
+)
 
+from automaton_rules.core import machine
 from automaton_rules.testing import AutomatonProject
 
 # ------------------------------------------- AR201, AR202: the state and its artifacts
@@ -432,3 +442,113 @@ def test_ar208_task_from_an_older_version_is_a_note(automaton_project: Automaton
     assert audit.findings[0]["severity"] == "note"
     assert ".state.history was deleted" not in audit.findings[0]["message"]
     assert audit.exit_code == 0
+
+
+# --------------------------------------- AR212: long in implement, no IMPLEMENTATION.md
+
+# The specification's example: "If .state says "implement" but only SPEC.md exists (no
+# IMPLEMENTATION.md), the state may be wrong".
+SPEC_ONLY = (
+    '.state says "implement" but only SPEC.md exists (no IMPLEMENTATION.md after 24 hours '
+    "in implement), the state may be wrong"
+)
+
+
+def _spec_only(project: AutomatonProject, name: str = "login") -> Path:
+    """A task that went from research straight to implement: only SPEC.md exists."""
+    return project.task(name, "implement", via=["research:approved"])
+
+
+def test_ar212_task_in_implement_with_only_spec_md_warns_after_the_threshold(
+    automaton_project: AutomatonProject,
+) -> None:
+    _spec_only(automaton_project)
+    assert with_code(automaton_project.audit(), "AR212") == []
+    automaton_project.clock.advance(hours=24)  # exactly the threshold: not yet longer
+    assert with_code(automaton_project.audit(), "AR212") == []
+    automaton_project.clock.advance(seconds=1)
+    audit = automaton_project.audit()
+    (finding,) = with_code(audit, "AR212")
+    assert finding["task"] == "login"
+    assert finding["severity"] == "warning"
+    assert finding["message"] == SPEC_ONLY
+    assert finding["correction"] == "research"
+    assert f"[WARN] login: {SPEC_ONLY} — suggested correction: research" in (
+        audit.text.splitlines()
+    )
+    assert audit.exit_code == 0  # a warning: the task may simply be slow
+
+
+def test_ar212_threshold_is_implementation_due_hours(
+    automaton_project: AutomatonProject,
+) -> None:
+    write_config(automaton_project, "implementation-due-hours = 1.5\n")
+    _spec_only(automaton_project)
+    automaton_project.clock.advance(minutes=90)
+    assert with_code(automaton_project.audit(), "AR212") == []
+    automaton_project.clock.advance(minutes=5)
+    (finding,) = with_code(automaton_project.audit(), "AR212")
+    assert "(no IMPLEMENTATION.md after 95 minutes in implement)" in finding["message"]
+    automaton_project.clock.advance(hours=72)
+    (finding,) = with_code(automaton_project.audit(), "AR212")
+    assert "(no IMPLEMENTATION.md after 3 days in implement)" in finding["message"]
+
+
+def test_ar212_names_the_artifacts_present_and_an_empty_implementation(
+    automaton_project: AutomatonProject,
+) -> None:
+    folder = automaton_project.task("full-route", "implement")
+    (folder / "IMPLEMENTATION.md").write_text(" \n")
+    automaton_project.clock.advance(hours=30)
+    (finding,) = with_code(automaton_project.audit(), "AR212")
+    assert finding["message"] == (
+        '.state says "implement" but only SPEC.md, DESIGN.md and TEST_PLAN.md exist '
+        "(IMPLEMENTATION.md is empty after 30 hours in implement), the state may be wrong"
+    )
+    assert finding["correction"] == "test_design"
+
+
+def test_ar212_quiet_once_implementation_md_is_written_or_the_task_moved_on(
+    automaton_project: AutomatonProject,
+) -> None:
+    folder = _spec_only(automaton_project, "written")
+    (folder / "IMPLEMENTATION.md").write_text("# Done\n")
+    automaton_project.task("reviewed", "bug_find", via=["research:approved"])
+    automaton_project.clock.advance(hours=48)
+    assert with_code(automaton_project.audit(), "AR212") == []
+
+
+def test_ar212_counts_from_the_last_time_the_task_entered_implement(
+    automaton_project: AutomatonProject,
+) -> None:
+    folder = automaton_project.task("again", "human_intervention", via=["research:approved"])
+    for artifact in machine.ARTIFACTS.values():  # archived for the new round
+        if artifact != "SPEC.md" and (folder / artifact).exists():
+            (folder / artifact).rename(folder / artifact.replace(".md", ".v1.md"))
+    automaton_project.clock.advance(hours=47)
+    moved = automaton_project.run("--task", "again", "--transition", "implement")
+    assert moved.exit_code == 0, moved
+    automaton_project.clock.advance(hours=2)
+    assert with_code(automaton_project.audit(), "AR212") == []
+    automaton_project.clock.advance(hours=23)
+    (finding,) = with_code(automaton_project.audit(), "AR212")
+    assert "after 25 hours in implement" in finding["message"]
+
+
+def test_ar212_without_history_counts_from_when_state_was_written(
+    automaton_project: AutomatonProject,
+) -> None:
+    """A task from before the history, or a `.state` written by hand: `.state`'s mtime."""
+    folder = _spec_only(automaton_project)
+    (folder / ".state.history").unlink()
+    (folder / ".state.mutex").unlink()
+    written = automaton_project.clock.time() - 26 * 3600
+    os.utime(folder / ".state", (written, written))
+    (finding,) = with_code(automaton_project.audit(), "AR212")
+    assert "after 26 hours in implement" in finding["message"]
+    hand = automaton_project.task("by-hand", "test_design:approved")
+    (hand / ".state").write_text("implement\n")
+    os.utime(hand / ".state", (written, written))
+    audit = automaton_project.audit()
+    assert {f["task"] for f in with_code(audit, "AR212")} == {"login", "by-hand"}
+    assert [f["task"] for f in with_code(audit, "AR204")] == ["by-hand"]

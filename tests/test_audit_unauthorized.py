@@ -106,8 +106,9 @@ def test_ar301_commit_with_trailer_during_research(automaton_project: AutomatonP
     )
     assert finding["message"] == (
         "src/app.py was modified during research phase "
-        f"(state: research, commit: {sha[:7]}, date: {stamp(when)})"
+        f"(state: research, file mtime: {stamp(when)[:10]}, commit: {sha[:7]})"
     )
+    assert finding["data"]["date"] == stamp(when)  # the line has the day, the data the second
     assert audit.exit_code == 1
 
 
@@ -150,7 +151,8 @@ def test_ar301_commit_before_the_task_left_implement_is_fine(
     sha = automaton_project.commit({"src/app.py": "x = 3\n"}, "in bug_find", when=moment - 600)
     (finding,) = automaton_project.audit(*AR301_ONLY).findings
     assert finding["code"] == "AR301"
-    assert f"(state: bug_find, commit: {sha[:7]}" in finding["message"]
+    assert "(state: bug_find, file mtime: " in finding["message"]
+    assert finding["message"].endswith(f", commit: {sha[:7]})")
 
 
 def test_ar301_attributed_commit_is_judged_against_its_task_only(
@@ -307,7 +309,8 @@ def test_commit_authored_in_implement_but_committed_later_is_not_reported(
     audit = automaton_project.audit()
     (finding,) = with_code(audit, "AR301")
     assert finding["task"] == "moving"
-    assert f"(state: bug_find, commit: {sha[:7]}" in finding["message"]
+    assert "(state: bug_find, file mtime: " in finding["message"]
+    assert finding["message"].endswith(f", commit: {sha[:7]})")
     assert audit.exit_code == 1
 
 
@@ -323,7 +326,8 @@ def test_trailer_naming_a_complete_task_is_reported(automaton_project: Automaton
     (finding,) = with_code(audit, "AR301")
     assert finding["task"] == "finished"
     assert finding["path"] == "src/app.py"
-    assert f"(state: complete, commit: {sha[:7]}" in finding["message"]
+    assert "(state: complete, file mtime: " in finding["message"]
+    assert finding["message"].endswith(f", commit: {sha[:7]})")
     assert audit.exit_code == 1
 
 
@@ -372,7 +376,8 @@ def test_ar301_task_without_history_falls_back_to_state_mtime(
     audit = automaton_project.audit()
     (finding,) = with_code(audit, "AR301")
     assert finding["path"] == "src/late.py"
-    assert f"(state: research, commit: {sha[:7]}" in finding["message"]
+    assert "(state: research, file mtime: " in finding["message"]
+    assert finding["message"].endswith(f", commit: {sha[:7]})")
 
 
 def test_ar301_commit_in_the_second_of_a_transition_gets_the_benefit(
@@ -479,9 +484,25 @@ def test_ar301_uncommitted_change_while_no_task_may_edit(
         "researching",
         "src/app.py",
     )
-    assert "uncommitted" in finding["message"]
-    assert "(state: research, uncommitted" in finding["message"]
+    mtime = int((automaton_project.root / "src" / "app.py").stat().st_mtime)
+    assert finding["message"] == (
+        "src/app.py was modified during research phase "
+        f"(state: research, file mtime: {stamp(mtime)[:10]}, uncommitted)"
+    )
+    assert finding["data"]["date"] == stamp(mtime)
     assert audit.exit_code == 1
+
+
+def test_ar301_uncommitted_deletion_has_no_file_mtime(automaton_project: AutomatonProject) -> None:
+    git_project(automaton_project)
+    automaton_project.task("researching", "research", files=["SPEC.md"])
+    backdate(automaton_project)
+    (automaton_project.root / "src" / "app.py").unlink()
+    (finding,) = automaton_project.audit().findings
+    assert finding["message"] == (
+        "src/app.py was modified during research phase (state: research, uncommitted)"
+    )
+    assert "date" not in finding["data"]
 
 
 def test_ar301_uncommitted_change_while_a_task_implements(
@@ -583,9 +604,10 @@ def test_ar302_future_artifact_committed_then_deleted_before_the_transition(
     (finding,) = with_code(audit, "AR302")
     assert (finding["task"], finding["path"]) == ("sneaky", f"{rel}/IMPLEMENTATION.md")
     assert finding["message"] == (
-        f"IMPLEMENTATION.md was committed during research phase (state: research, commit: "
-        f"{sha[:7]}, date: {stamp(ahead)}); it belongs to the implement phase"
+        "IMPLEMENTATION.md was committed during research phase (state: research, file mtime: "
+        f"{stamp(ahead)[:10]}, commit: {sha[:7]}); it belongs to the implement phase"
     )
+    assert finding["data"]["date"] == stamp(ahead)
     assert "AR101" not in audit.codes
     assert audit.exit_code == 1
 

@@ -47,6 +47,8 @@ def test_pyproject_without_the_table_is_skipped(tmp_path: Path) -> None:
         ('plugins = "x"\n', ["Key 'plugins'", "must be a list"]),
         ("plugins = [1]\n", ["Key 'plugins'", "must be a list"]),
         ("plugins = [\n", ["is not valid TOML"]),
+        ("implementation-due-hours = 0\n", ["Key 'implementation-due-hours'", "positive"]),
+        ('implementation-due-hours = "24"\n', ["Key 'implementation-due-hours'", "hours"]),
     ],
 )
 def test_bad_configuration_is_an_error_naming_key_and_file(

@@ -6,7 +6,7 @@ import inspect
 import re
 
 import pytest
-from conftest import README, WRITING_RULES
+from conftest import README, ROOT, WRITING_RULES
 
 from automaton_rules.cli import parser
 from automaton_rules.engine import hookspecs
@@ -80,3 +80,34 @@ def test_the_rule_writing_guide_works_as_written(tmp_path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 passed" in proc.stdout
+
+
+# The files the v2.0 notes name by path, and where the project keeps each (issue 32).
+V2_PATHS = {
+    "plugins/automaton-guard/plugin.ts": (
+        "automaton_rules/guards/opencode_plugin.js",
+        "integrations/opencode/automaton-guard.js",
+    ),
+    "scripts/git-hooks/pre-commit": ("githooks/pre-commit",),
+    "contracts/harness-integration.md": ("docs/harness-integration.md",),
+}
+
+
+@pytest.mark.parametrize("named", sorted(V2_PATHS))
+def test_every_path_the_v2_notes_name_is_a_recorded_move(named: str) -> None:
+    """No pointer file at the named path; decisions.md's row names it and the real files,
+    which exist."""
+    decisions = (ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
+    assert not (ROOT / named).exists()
+    row = _one_row(decisions, f"| `{named}`")
+    for real in V2_PATHS[named]:
+        assert (ROOT / real).is_file(), real
+        assert real.rsplit("/", 1)[-1] in row, real
+    assert "| why |" in decisions
+
+
+def _one_row(text: str, start: str) -> str:
+    """The one table row of `text` that begins with `start`."""
+    rows = [line for line in text.splitlines() if line.startswith(start)]
+    assert len(rows) == 1, rows
+    return rows[0]

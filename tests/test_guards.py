@@ -210,15 +210,15 @@ def test_can_edit_other_files_in_a_task_folder_are_the_workflows(
     ), result
 
 
-def test_can_edit_relative_file_resolves_against_cwd(
+def test_can_edit_relative_file_resolves_against_the_project_given(
     project: Project, source: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """`project.run` passes --project: a relative path is the project's, wherever the
+    command runs (without --project, the current folder's: tests/test_status_paths.py)."""
     put(project, "implement", "alpha")
     monkeypatch.chdir(project.root / "src")
-    assert project.run("--can-edit", "--task", "alpha", "--file", "app.py").out == "ALLOWED\n"
-    result = project.run(
-        "--can-edit", "--task", "alpha", "--file", "../.automaton/tasks/alpha/.state"
-    )
+    assert project.run("--can-edit", "--task", "alpha", "--file", "src/app.py").out == ("ALLOWED\n")
+    result = project.run("--can-edit", "--task", "alpha", "--file", ".automaton/tasks/alpha/.state")
     assert result.rc == 1
     assert "is workflow state" in result.out
 
@@ -290,9 +290,11 @@ def test_scope_check_relative_and_tilde_paths(
 ) -> None:
     put(project, "implement", "alpha")
     monkeypatch.chdir(project.root / "src")
-    assert project.run("--scope-check", "--file", "app.py").out == "IN_SCOPE\n"
-    result = project.run("--scope-check", "--file", "../../x.py")
-    assert (result.rc, result.out) == (1, out_of_scope("../../x.py", project))
+    # With --project (which `project.run` passes), a relative path is the project's: the
+    # current folder has no say, and the refusal names the path as read.
+    assert project.run("--scope-check", "--file", "src/app.py").out == "IN_SCOPE\n"
+    result = project.run("--scope-check", "--file", "../x.py")
+    assert (result.rc, result.out) == (1, out_of_scope(f"{project.root}/../x.py", project))
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))

@@ -115,7 +115,8 @@ def test_list_and_validating_the_project_report_rather_than_refuse(tampered, tas
     assert listed.rc == 2
     rows = listed.out.splitlines()
     assert rows[1].split()[:2] == ["other", "design"]
-    assert rows[2].split()[:2] == ["q", "implement"]
+    assert rows[2].split()[:2] == ["q", "research:approved"]  # the history's, not the edit
+    assert "to 'implement'" in rows[2]
     assert CHANGED_BY_HAND in rows[2] and "'research:approved' (--upgrade restores it)" in rows[2]
     assert listed.err.startswith("ERROR: q: .state was changed outside status.py")
 

@@ -35,6 +35,7 @@ from automaton_rules.testing import AutomatonProject
 BUILTIN_PLUGIN = {
     "AR101": "automaton_rules.builtin.out_of_order",
     **{f"AR20{n}": "automaton_rules.builtin.inconsistency" for n in range(1, 10)},
+    "AR212": "automaton_rules.builtin.inconsistency",
     "AR210": "automaton_rules.builtin.approvals",
     "AR211": "automaton_rules.builtin.work_done",
     "AR301": "automaton_rules.builtin.unauthorized",

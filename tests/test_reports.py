@@ -79,7 +79,7 @@ def spec_report(root: Path, sha: str, when: int) -> list[str]:
         "=== Category 3: Unauthorized Modifications ===",
         "[PASS] add-user-auth: no code modifications outside implement phase",
         "[FAIL] fix-login-bug: src/auth.py was modified during research phase "
-        f"(state: research, commit: {sha[:7]}, date: {stamp(when)})",
+        f"(state: research, file mtime: {stamp(when)[:10]}, commit: {sha[:7]})",
         "[PASS] add-payment-api: no code modifications outside implement phase",
         "",
         "=== Category 4: Manually Created Task Folders ===",
@@ -405,7 +405,7 @@ def test_sarif_report(warned: AutomatonProject) -> None:
 def test_sarif_rules_are_the_enabled_rules(warned: AutomatonProject) -> None:
     _, log = _sarif(warned, "--select", "AR2", "--ignore", "AR208")
     ids = [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
-    assert ids == [*(f"AR20{n}" for n in range(1, 8)), "AR209", "AR210", "AR211"]
+    assert ids == [*(f"AR20{n}" for n in range(1, 8)), "AR209", "AR212", "AR210", "AR211"]
     (result,) = log["runs"][0]["results"]
     assert ids[result["ruleIndex"]] == result["ruleId"] == "AR202"
 

@@ -27,6 +27,7 @@ specification, so they must not import the tables from the code.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -577,6 +578,56 @@ def test_list_flag_shows_all_tasks_with_their_current_phase_and_approval_status(
         "big-feature",
         "zz-last",
     }
+
+
+def test_list_flag_shows_all_tasks_with_their_current_phase_even_after_a_hand_edit(
+    project, task_in
+):
+    """Criterion: "--list flag shows all tasks with their current phase and approval
+    status" -- the current phase is the one the history records: a `.state` edited to
+    `research:approved` (an approval nobody gave) is listed and counted as the
+    `research:awaiting_approval` it is, and only its Next Step names the edited value."""
+    task_in("research:awaiting_approval", name="forged")
+    task_in("research:awaiting_approval", name="waiting")
+    (project.task_dir("forged") / ".state").write_text("research:approved\n")
+
+    for command in (("--list",), ("--list", "--project", str(project.root))):
+        result = project.script(*command, cwd=project.root)
+        assert result.rc == 2, result
+        table, summary = result.out.split("\n\n")
+        rows = {line.split()[0]: line for line in table.splitlines()[1:]}
+        assert rows["forged"].split()[1] == "research:awaiting_approval"
+        assert rows["forged"].split(maxsplit=2)[2] == (
+            "forged: .state was changed outside status.py to 'research:approved'; "
+            ".state.history says 'research:awaiting_approval' (--upgrade restores it)"
+        )
+        assert rows["waiting"].split()[1] == "research:awaiting_approval"
+        assert summary.splitlines()[0] == "2 tasks: research:awaiting_approval 2"
+        assert "research:approved" not in summary
+        assert result.err.startswith("ERROR: forged: .state was changed outside status.py")
+
+    listed = project.script("--list", "--json", cwd=project.root)
+    data = json.loads(listed.out)
+    forged = next(task for task in data["tasks"] if task["name"] == "forged")
+    assert (forged["state"], forged["edited_state"]) == (
+        "research:awaiting_approval",
+        "research:approved",
+    )
+    assert forged["next_states"] == [] and forged["tracked"] is True
+    assert data["counts"] == {"research:awaiting_approval": 2}
+
+
+def test_list_flag_shows_a_hand_edit_over_an_unreadable_history_as_unknown(project, task_in):
+    """A history whose last line names no state vouches for nothing: `unknown`."""
+    task_in("design", name="garbled")
+    history = project.task_dir("garbled") / ".state.history"
+    history.write_text(history.read_text() + "not json\n")
+    (project.task_dir("garbled") / ".state").write_text("implement\n")
+    result = project.script("--list", cwd=project.root)
+    assert result.rc == 2, result
+    table, summary = result.out.split("\n\n")
+    assert table.splitlines()[1].split()[:2] == ["garbled", "unknown"]
+    assert summary.splitlines()[0] == "1 task: unknown 1"
 
 
 # --------------------------------------------------------------------------------------

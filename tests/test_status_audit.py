@@ -125,3 +125,26 @@ def test_audit_category_2_reports_each_inconsistency_with_a_suggested_correction
         '[FAIL] waiting: .state says "research:awaiting_approval" but SPEC.md is missing or '
         "empty — suggested correction: research" in audit.text.splitlines()
     )
+
+
+def test_audit_category_2_implement_with_only_spec_md_may_be_a_wrong_state(
+    automaton_project,
+) -> None:
+    """Spec section 11, Category 2: "If .state says "implement" but only SPEC.md exists (no
+    IMPLEMENTATION.md), the state may be wrong" -- a `[WARN]` once the task has been in
+    implement longer than `implementation-due-hours` (24 by default): before that, it has
+    not written IMPLEMENTATION.md yet."""
+    automaton_project.task("fix-login-bug", "implement", via=["research:approved"])
+    heading = "=== Category 2: State-Artifact Inconsistency ==="
+    fresh = automaton_project.audit()
+    assert section(fresh.text, heading) == [
+        '[PASS] fix-login-bug: .state ("implement") matches artifacts (SPEC.md exists)'
+    ], fresh.text
+    automaton_project.clock.advance(hours=25)
+    audit = automaton_project.audit()
+    assert section(audit.text, heading) == [
+        '[WARN] fix-login-bug: .state says "implement" but only SPEC.md exists (no '
+        "IMPLEMENTATION.md after 25 hours in implement), the state may be wrong — suggested "
+        "correction: research"
+    ], audit.text
+    assert audit.exit_code == 0

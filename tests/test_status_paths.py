@@ -122,3 +122,45 @@ def test_project_path_resolution_handles_home_automaton(project, tmp_path, monke
     result = project.script("--list", cwd=scripts)
     assert result.rc == 0, result
     assert "framework-task" in result.out
+
+
+def test_relative_file_is_read_from_project_when_project_is_given(project, task_in, tmp_path):
+    """Issue 32: a harness that passes `--project` and a project-relative `--file` from
+    another folder gets the answer for the project's file, as for its absolute path."""
+    task_in("implement")
+    (project.root / "src").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "src").mkdir()  # a folder of the same name here must not be the one read
+    absolute = str(project.root / "src" / "a.py")
+    for file in ("src/a.py", absolute):
+        for hook, answer in (("--can-edit", "ALLOWED"), ("--scope-check", "IN_SCOPE")):
+            result = project.script(hook, "--file", file, "--project", "../proj", cwd=elsewhere)
+            assert (result.rc, result.out) == (0, f"{answer}\n"), (hook, file, result)
+    escaping = project.script(
+        "--scope-check", "--file", "../elsewhere/src/a.py", "--project", "../proj", cwd=elsewhere
+    )
+    assert escaping.rc == 1
+    assert escaping.out.startswith("OUT_OF_SCOPE: File '../proj/../elsewhere/src/a.py' is ")
+    state = project.script(
+        "--can-edit",
+        "--file",
+        ".automaton/tasks/demo-task/.state",
+        "--project",
+        "../proj",
+        cwd=elsewhere,
+    )
+    assert state.rc == 1
+    assert "is workflow state: only status.py writes .state files." in state.out
+
+
+def test_relative_file_without_project_is_read_from_the_current_folder(project, task_in):
+    """Without `--project` the project is found from the current folder, and so is the
+    file: from `src/`, `a.py` is `src/a.py`, and `../..` leaves the project."""
+    task_in("implement")
+    (project.root / "src").mkdir()
+    inside = project.script("--can-edit", "--file", "a.py", cwd=project.root / "src")
+    assert (inside.rc, inside.out) == (0, "ALLOWED\n"), inside
+    outside = project.script("--scope-check", "--file", "../../a.py", cwd=project.root / "src")
+    assert outside.rc == 1
+    assert outside.out.startswith("OUT_OF_SCOPE: File '../../a.py' is outside project ")

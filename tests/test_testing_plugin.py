@@ -507,7 +507,8 @@ def test_the_clock_sets_the_times_of_history_and_approvals(
     )
     audit = automaton_project.audit()  # src/ committed while the task was not in implement
     assert audit.codes == ["AR301"]
-    assert "date: 2030-01-02T04:06:35Z" in audit.findings[0]["message"]
+    assert audit.findings[0]["data"]["date"] == "2030-01-02T04:06:35Z"
+    assert "file mtime: 2030-01-02, commit: " in audit.findings[0]["message"]
 
 
 def test_the_fixture_clock_stands_still_and_a_hand_made_one_is_live(tmp_path: Path) -> None:

@@ -1,8 +1,10 @@
 """Category 2: `.state` against the artifacts, the approval log and the history.
 
 The first two rules compare the state with the files present, as the specification
-asks. The others check the records `status.py` keeps, so that a hand-edited `.state`,
-a forged approval or an artifact rewritten after sign-off does not pass unnoticed.
+asks, and AR212 its example of a task in implement without IMPLEMENTATION.md, once the
+task has been there long enough to have written it. The others check the records
+`status.py` keeps, so that a hand-edited `.state`, a forged approval or an artifact
+rewritten after sign-off does not pass unnoticed.
 Those that hold the state to the files and records in place (AR201, AR203, AR204,
 AR207) also run in --validate-folder; AR202 does not, since AR101 reports the same
 artifacts there.
@@ -11,9 +13,11 @@ artifacts there.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from typing import Any
 
 from automaton_rules.core import integrity, machine, store
+from automaton_rules.core.config import Config
 from automaton_rules.core.project import Task, presumed_artifacts
 from automaton_rules.engine.findings import INCONSISTENCY, Finding
 from automaton_rules.engine.rule import Rule, rule
@@ -282,6 +286,66 @@ def _move_problem(previous: Any, entry: dict[str, Any], subtask: bool) -> str | 
     return f"command {command!r} does not change a task's state"
 
 
+IMPLEMENTATION = machine.ARTIFACTS["implement"]
+
+
+@rule(
+    "AR212",
+    summary="A task long in implement has written IMPLEMENTATION.md",
+    category=INCONSISTENCY,
+    severity="warning",
+)
+def implement_without_implementation(
+    task: Task, config: Config, now: datetime
+) -> Iterator[Finding]:
+    """The specification's example: `.state` says implement but only SPEC.md exists, so
+    the state may be wrong. A task that entered implement a moment ago has not written
+    IMPLEMENTATION.md yet: only one in implement longer than `implementation-due-hours`
+    is reported."""
+    if task.state != "implement" or task.has_content(IMPLEMENTATION):
+        return
+    since = _in_state_since(task)
+    if since is None:
+        return
+    waited = now.timestamp() - since
+    if waited <= config.implementation_due_hours * 3600:
+        return
+    present = [name for name in task.artifacts if name != IMPLEMENTATION]
+    if present:
+        names = ", ".join(present[:-1]) + (" and " if len(present) > 1 else "") + present[-1]
+        found = f"only {names} {'exists' if len(present) == 1 else 'exist'}"
+    else:
+        found = "no artifact exists"
+    what = f"{IMPLEMENTATION} is empty" if IMPLEMENTATION in task.files else f"no {IMPLEMENTATION}"
+    yield _mismatch(
+        task,
+        f'.state says "implement" but {found} ({what} after {_span(waited)} in implement), '
+        "the state may be wrong",
+        f"implement for {_span(waited)} without {IMPLEMENTATION}",
+        machine.infer_phase(present),
+        hours=round(waited / 3600, 1),
+    )
+
+
+def _in_state_since(task: Task) -> float | None:
+    """When the task entered the state `.state` holds: the history's last move, where it
+    ends there; else (no history, or `.state` written by hand) when `.state` was written."""
+    entered = task.entered
+    if entered and entered[-1][1] == task.state:
+        return entered[-1][0]
+    return store.state_mtime(task.path)
+
+
+def _span(seconds: float) -> str:
+    """A duration as a person says it: minutes below two hours, hours below three days."""
+    minutes = int(seconds // 60)
+    if minutes < 120:
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    if minutes < 72 * 60:
+        return f"{minutes // 60} hours"
+    return f"{minutes // (24 * 60)} days"
+
+
 RULES = (
     state_without_artifacts,
     artifacts_ahead_of_state,
@@ -292,6 +356,7 @@ RULES = (
     approved_artifact_changed,
     no_history,
     history_moves,
+    implement_without_implementation,
 )
 
 

@@ -124,9 +124,9 @@ def unauthorized_modifications(
     coverage = EditCoverage(timelines.values(), now)
     # One finding per task and file, for its latest change (commits are oldest first, the
     # working tree last): a baseline that knows an earlier commit still sees a new one.
-    latest: dict[tuple[str, str], tuple[str, str, str | None]] = {}
+    latest: dict[tuple[str, str], tuple[str, When, str | None]] = {}
 
-    def report(name: str, state: str, path: str, how: str, commit: str | None = None) -> None:
+    def report(name: str, state: str, path: str, how: When, commit: str | None = None) -> None:
         latest[(name, path)] = (state, how, commit)
 
     floors = git.floors()
@@ -134,7 +134,7 @@ def unauthorized_modifications(
         files = [path for path in commit.files if source(path)]
         if not files:
             continue
-        how = f"commit: {commit.sha[:7]}, date: {clock.stamp(commit.time)}"
+        how = When(commit.time, f"commit: {commit.sha[:7]}")
         moments = placed(commit.times, floors.get(commit.sha, 0))
         named = [timelines[n] for n in commit.tasks if n in timelines]
         if named:
@@ -165,14 +165,31 @@ def placed(moments: Sequence[float], floor: float) -> tuple[float, ...]:
     return tuple(max(moment, floor) for moment in moments)
 
 
-def _modified(name: str, state: str, path: str, how: str, commit: str | None) -> Finding:
+@dataclass(frozen=True)
+class When:
+    """How a change is dated: the time (the commit's, or the file's mtime; None when the
+    file is gone) and what follows it on the line (the commit, or `uncommitted`)."""
+
+    time: float | None
+    what: str
+
+    def words(self, state: str) -> str:
+        """The specification's `(state: research, file mtime: 2026-06-14`, then the commit:
+        the day, in UTC, is the one the change is dated by; the data keeps the second."""
+        day = f", file mtime: {clock.stamp(self.time)[:10]}" if self.time is not None else ""
+        return f"(state: {state}{day}, {self.what})"
+
+
+def _modified(name: str, state: str, path: str, how: When, commit: str | None) -> Finding:
     """AR301's finding for a task's file changed in a phase that does not edit."""
     phase = machine.base_phase(state)
     data = {"detail": f"{path} during {phase} phase", "file": path, "phase": phase}
+    if how.time is not None:
+        data["date"] = clock.stamp(how.time)
     if commit is not None:  # a baseline's fingerprint names the commit
         data["commit"] = commit
     return Finding(
-        f"{path} was modified during {phase} phase (state: {state}, {how})",
+        f"{path} was modified during {phase} phase {how.words(state)}",
         path=path,
         task=name,
         data=data,
@@ -197,13 +214,13 @@ def _source_test(project: Project, settings: Config, git: GitHistory) -> Callabl
     return source
 
 
-def _uncommitted(project: Project, path: str) -> str:
+def _uncommitted(project: Project, path: str) -> When:
     """How an uncommitted change is dated: by the file's modification time, if it has one."""
     try:
-        mtime = (project.root / path).stat().st_mtime
+        mtime: float | None = (project.root / path).stat().st_mtime
     except OSError:
         mtime = None
-    return f"uncommitted, file mtime: {clock.stamp(mtime)}" if mtime else "uncommitted"
+    return When(mtime or None, "uncommitted")
 
 
 @rule(
@@ -232,16 +249,17 @@ def artifacts_committed_early(
                 continue
             reported.add(place)
             phase = machine.ARTIFACT_PHASE[artifact]
+            how = When(commit.time, f"commit: {commit.sha[:7]}")
             yield Finding(
                 f"{artifact} was committed during {machine.base_phase(state)} phase "
-                f"(state: {state}, commit: {commit.sha[:7]}, date: {clock.stamp(commit.time)}); "
-                f"it belongs to the {phase} phase",
+                f"{how.words(state)}; it belongs to the {phase} phase",
                 path=path,
                 task=name,
                 data={
                     "detail": f"{artifact} committed during {machine.base_phase(state)}",
                     "artifact": artifact,
                     "phase": phase,
+                    "date": clock.stamp(commit.time),
                     "commit": commit.sha,
                 },
             )

@@ -146,7 +146,12 @@ GENERAL = (
 # The options that go with some actions only; a line that gives one to another action is
 # refused by name ("--select goes with --audit."), in this order.
 PARTICULAR = (
-    Option("file", "--file", "The file an edit hook asks about.", "PATH"),
+    Option(
+        "file",
+        "--file",
+        "The file an edit hook asks about; a relative path is read from --project, if given.",
+        "PATH",
+    ),
     Option(
         "approver",
         "--approver",

@@ -230,7 +230,12 @@ def list_tasks(*, run: Run, project: Path | None, config: Path | None) -> Listin
             refuse_hand_edit(proj, loaded)
             claim = store.read_claim(loaded.path) if holders else None
         except AutomatonError as exc:
-            rows.append(ListRow(name, loaded.state, problem=_problem(name, exc)))
+            if exc.code == HAND_EDITED:  # shown as the history has it, never as edited
+                recorded = exc.next_steps.get("recorded")
+                row = ListRow(name, recorded, _problem(name, exc), edited=loaded.state)
+            else:
+                row = ListRow(name, loaded.state, problem=_problem(name, exc))
+            rows.append(row)
             continue
         rows.append(ListRow(name, loaded.state, holder=holder_text(claim, now)))
     return Listing(proj, rows, holders=holders, approval=settings.approval)
@@ -244,8 +249,9 @@ def _problem(name: str, error: AutomatonError) -> str:
     recorded = error.next_steps.get("recorded") if error.code == HAND_EDITED else None
     if recorded is None:
         return f"{name}: {error.message}"
+    edited = printable(str(error.next_steps.get("state")))
     return (
-        f"{name}: .state was changed outside status.py; .state.history says "
+        f"{name}: .state was changed outside status.py to '{edited}'; .state.history says "
         f"'{recorded}' (--upgrade restores it)"
     )
 

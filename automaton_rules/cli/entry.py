@@ -119,12 +119,21 @@ def _execute(values: dict[str, Any], context: Context) -> int:
             action.flag,
             task=values["task"],
             project=values["project"],
-            file=values["file"],
+            file=in_project(values["file"], values["project"]),
             config=values["config"],
             as_json=values["as_json"],
             context=context,
         )
     return _finish(_dispatch(action, values, context), action.command, values["as_json"])
+
+
+def in_project(file: str | None, project: Path | None) -> str | None:
+    """`--file` as the hook reads it: a relative path is the project's, when `--project`
+    names the project (a harness calls from anywhere with project-relative paths), else
+    the current folder's; `~` and absolute paths stand as they are."""
+    if not file or project is None or os.path.isabs(os.path.expanduser(file)):
+        return file
+    return os.path.join(os.path.expanduser(project), file)
 
 
 def _chosen(values: dict[str, Any]) -> Action:

@@ -56,12 +56,14 @@ def next_states(state: str, *, subtask: bool = False) -> list[str]:
 
 @dataclass(frozen=True)
 class ListRow:
-    """One line of --list."""
+    """One line of --list. `state` is the workflow's: for a `.state` changed by hand, the
+    history's last state (None when its line names none), and `edited` what `.state` says."""
 
     name: str
     state: str | None
     problem: str | None = None
     holder: str | None = None
+    edited: str | None = None
 
 
 def holder_text(claim: dict[str, str] | None, now: float) -> str | None:
@@ -171,12 +173,13 @@ def _list_entry(row: ListRow, step: str) -> dict[str, Any]:
         "name": row.name,
         "parent": row.name.split("/")[0] if "/" in row.name else None,
         "state": row.state,
-        "tracked": row.state is not None,
+        "edited_state": row.edited,
+        "tracked": row.state is not None or row.edited is not None,
         "awaiting_approval": bool(row.state and machine.is_awaiting(row.state)),
         "next_step": None if step == DASH else step,
         "next_states": (
             next_states(row.state, subtask="/" in row.name)
-            if row.state and machine.is_state(row.state)
+            if row.state and machine.is_state(row.state) and row.edited is None
             else []
         ),
         "problem": row.problem,

@@ -39,6 +39,9 @@ SANDBOX_PORTS = (22, 80, 443, 9418)
 # person's decision, before it lets the agent stop (guards/stop.py).
 STOP_WAIT_SECONDS = 600.0
 MAX_STOP_WAIT_SECONDS = 3000
+# How long a task may stay in implement without IMPLEMENTATION.md before the audit warns
+# that its state may be wrong (AR212, the specification's category-2 example).
+IMPLEMENTATION_DUE_HOURS = 24.0
 
 
 class Config(Record):
@@ -68,6 +71,7 @@ class Config(Record):
         "sandbox_ports",
         "sandbox_hidden",
         "stop_wait_seconds",
+        "implementation_due_hours",
         "given",
     )
     path: Path | None
@@ -93,6 +97,7 @@ class Config(Record):
     sandbox_ports: tuple[int, ...]
     sandbox_hidden: tuple[str, ...]
     stop_wait_seconds: float
+    implementation_due_hours: float
     given: frozenset[str]  # the settings the file itself sets, named with `_`
 
     def __init__(
@@ -120,6 +125,7 @@ class Config(Record):
         sandbox_ports: tuple[int, ...] = SANDBOX_PORTS,
         sandbox_hidden: tuple[str, ...] = (),
         stop_wait_seconds: float = STOP_WAIT_SECONDS,
+        implementation_due_hours: float = IMPLEMENTATION_DUE_HOURS,
         given: frozenset[str] = frozenset(),
     ) -> None:
         self._init(
@@ -146,6 +152,7 @@ class Config(Record):
             tuple(sandbox_ports),
             sandbox_hidden,
             stop_wait_seconds,
+            implementation_due_hours,
             given,
         )
 
@@ -226,6 +233,10 @@ _KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
             and 0 <= v <= MAX_STOP_WAIT_SECONDS
         ),
         f"a number of seconds from 0 (do not wait) to {MAX_STOP_WAIT_SECONDS}",
+    ),
+    "implementation-due-hours": (
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
+        "a positive number of hours",
     ),
     "jobs": (
         lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 64,

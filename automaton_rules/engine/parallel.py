@@ -132,6 +132,7 @@ def run_task_rules(
     # With helpers, the command takes a smaller slice: `while_waiting` is its work too.
     parts = slices(tasks, count, first=0.8 if count > 1 else 1.0)
     shared = plan.shared
+    caller.fixtures.get("now", None)  # the run's one reading of the clock, before any fork
     helpers = [Helper(partial(_helper_work, caller, shared, part)) for part in parts[1:]]
     caller.on_tasks(parts[0], plan.per_task, result)
     while_waiting()
