@@ -255,6 +255,20 @@ def test_the_macos_profile_denies_writes_but_inside_the_boundary(
     assert '(allow file-write* (subpath "/tmp/a \\"b\\""))' in seatbelt.profile(quoted)
     argv = seatbelt.argv(found, ["bash", "-c", "true"])
     assert argv[:2] == ["/usr/bin/sandbox-exec", "-p"] and argv[-3:] == ["bash", "-c", "true"]
+    # research: no network, no Unix socket, no other process; the secrets unread
+    assert "(deny network-outbound)" in lines and "(remote ip" not in text
+    assert "(deny network-outbound (remote unix-socket))" in lines
+    assert "(deny signal (target others))" in lines
+    (startup_home / ".aws").mkdir()
+    hidden = seatbelt.profile(limits(repo)).splitlines()
+    assert f'(deny file-read* (subpath "{(startup_home / ".aws").resolve()}"))' in hidden
+    repo.advance("t1", ["research:awaiting_approval", "research:approved", "implement"])
+    editing = seatbelt.profile(limits(repo)).splitlines()
+    assert '(allow network-outbound (remote ip "*:443"))' in editing
+    assert '(allow network-outbound (remote ip "*:8765"))' not in editing
+    assert editing.index("(deny network-outbound)") < editing.index(
+        '(allow network-outbound (remote ip "*:443"))'
+    )
 
 
 # ------------------------------------------------------------------ the mechanisms
@@ -1119,3 +1133,17 @@ def test_ordinary_work_in_research_still_runs_with_the_project_under_tmpdir(
     ):
         done = run_line(bypass_repo, startup_home, line)
         assert done.returncode == 0 and printed in done.stdout, (line, done)
+
+
+def test_the_kernels_landlock_abi_is_asked_once_per_kernel(tmp_path: Path) -> None:
+    """Asking loads ctypes, 3 ms of every hook's time: the answer is kept per kernel."""
+    assert mechanisms.NET_ABI == landlock.NET_ABI
+    home = tmp_path / "home"
+    first = mechanisms.landlock_abi(home)
+    assert first == landlock.abi()
+    kept = home / ".automaton" / "cache" / "landlock-abi"
+    assert kept.read_text() == f"linux-{os.uname().release} {first}\n"
+    kept.write_text(f"linux-{os.uname().release} 3\n")
+    assert mechanisms.landlock_abi(home) == 3  # the kept answer, not asked again
+    kept.write_text("linux-another-kernel 3\n")
+    assert mechanisms.landlock_abi(home) == first  # a new kernel is asked

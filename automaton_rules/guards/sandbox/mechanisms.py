@@ -21,15 +21,17 @@ import sys
 from pathlib import Path
 
 from automaton_rules.core.project import framework_home
-from automaton_rules.guards.sandbox import bubblewrap, seatbelt
+from automaton_rules.guards.sandbox import bubblewrap
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from automaton_rules.guards.sandbox.boundary import Boundary
 
 PROBE_FILE = ("cache", "sandbox-probe")
+ABI_FILE = ("cache", "landlock-abi")
+NET_ABI = 4  # landlock.NET_ABI: TCP held to ports (the hook need not load ctypes to know)
 PINNED = "AUTOMATON_SANDBOX_MECHANISM"
 HOW_TO_ENABLE = (
     "install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
@@ -65,9 +67,7 @@ class Mechanism:
     def ports_kept(self) -> bool:
         """Whether, with the network on, TCP is held to the boundary's ports (Landlock
         ABI 4, in the shim); where not, the whole network is open."""
-        from automaton_rules.guards.sandbox import landlock
-
-        return landlock.abi() >= landlock.NET_ABI
+        return landlock_abi() >= NET_ABI
 
 
 class Bubblewrap(Mechanism):
@@ -91,9 +91,7 @@ class Landlock(Mechanism):
     nests = True
 
     def found(self, home: Path | None) -> Mechanism | None:
-        from automaton_rules.guards.sandbox import landlock  # ctypes: only where asked
-
-        return Landlock(sys.executable) if landlock.abi() >= 1 else None
+        return Landlock(sys.executable) if landlock_abi(home) >= 1 else None
 
     def argv(self, boundary: Boundary, command: Sequence[str]) -> list[str]:
         return shim(boundary, command, fs=True, ports=self.ports_kept())
@@ -105,11 +103,15 @@ class Seatbelt(Mechanism):
     name = "seatbelt"
 
     def found(self, home: Path | None) -> Mechanism | None:
-        if sys.platform != "darwin" or not Path(seatbelt.PROGRAM).exists():
+        if sys.platform != "darwin":
             return None
-        return Seatbelt(seatbelt.PROGRAM)
+        from automaton_rules.guards.sandbox import seatbelt
+
+        return Seatbelt(seatbelt.PROGRAM) if Path(seatbelt.PROGRAM).exists() else None
 
     def argv(self, boundary: Boundary, command: Sequence[str]) -> list[str]:
+        from automaton_rules.guards.sandbox import seatbelt
+
         return ["env", f"AUTOMATON_SANDBOX={self.name}", *seatbelt.argv(boundary, command)]
 
     def ports_kept(self) -> bool:
@@ -155,25 +157,48 @@ def shim(boundary: Boundary, command: Sequence[str], fs: bool, ports: bool) -> l
 
 
 def _probe_once(bwrap: str, home: Path | None) -> bool:
-    """Whether bwrap works here, asked once per bwrap and kernel: the answer is kept in
-    `~/.automaton/cache/sandbox-probe`, which no sandbox lets an agent write."""
-    cache = framework_home(home).joinpath(*PROBE_FILE)
-    key = bubblewrap.version_key(bwrap)
+    """Whether bwrap works here, asked once per bwrap and kernel."""
+    answer = _kept(PROBE_FILE, bubblewrap.version_key(bwrap), home, bubblewrap.probe, bwrap)
+    return answer == "yes"
+
+
+def landlock_abi(home: Path | None = None) -> int:
+    """The kernel's Landlock ABI, asked once per kernel: asking loads ctypes, 3 ms of every
+    hook's time."""
+
+    def ask() -> str:
+        from automaton_rules.guards.sandbox import landlock
+
+        return str(landlock.abi())
+
+    if not sys.platform.startswith("linux"):
+        return 0
+    answer = _kept(ABI_FILE, f"linux-{os.uname().release}", home, lambda _: ask(), "")
+    return int(answer) if answer.isdigit() else 0
+
+
+def _kept(
+    where: tuple[str, ...], key: str, home: Path | None, compute: Callable[[str], object], arg: str
+) -> str:
+    """An answer about this machine kept under `~/.automaton/cache` (which no sandbox lets
+    an agent write) for as long as `key` (a program's version, the kernel) is the same."""
+    cache = framework_home(home).joinpath(*where)
     try:
         kept, _, answer = cache.read_text(encoding="utf-8").strip().rpartition(" ")
     except OSError:
         kept, answer = "", ""
-    if kept == key and answer in ("yes", "no"):
-        return answer == "yes"
-    works = bubblewrap.probe(bwrap)
+    if kept == key and answer:
+        return answer
+    found = compute(arg)
+    answer = ("yes" if found else "no") if isinstance(found, bool) else str(found)
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_name(f"{cache.name}.{os.getpid()}")
-        tmp.write_text(f"{key} {'yes' if works else 'no'}\n", encoding="utf-8")
+        tmp.write_text(f"{key} {answer}\n", encoding="utf-8")
         os.replace(tmp, cache)
     except OSError:
         pass  # asked again next time
-    return works
+    return answer
 
 
 def shell() -> str:
