@@ -1135,6 +1135,31 @@ def test_ordinary_work_in_research_still_runs_with_the_project_under_tmpdir(
         assert done.returncode == 0 and printed in done.stdout, (line, done)
 
 
+PIP_INSTALL = """set -e
+d=$(mktemp -d); mkdir -p $d/pkg/tinypkg
+printf '[build-system]\\nrequires=["setuptools"]\\nbuild-backend="setuptools.build_meta"\\n\
+[project]\\nname="tinypkg"\\nversion="0.1"\\n' > $d/pkg/pyproject.toml
+echo 'X = 41' > $d/pkg/tinypkg/__init__.py
+python3 -m pip install -q --no-index --no-deps --no-build-isolation --target $d/t $d/pkg
+PYTHONPATH=$d/t python3 -c 'import tinypkg; print(tinypkg.X + 1)'
+"""
+
+
+def test_a_pip_install_into_the_temporary_folder_works_in_research(
+    bypass_repo: Project, startup_home: Path
+) -> None:
+    """Issue 27: ordinary work still works in research, a package installed into /tmp
+    included (built from a local folder: the sandbox has no network in research)."""
+    import importlib.util
+
+    if importlib.util.find_spec("setuptools") is None:
+        pytest.skip("setuptools is not installed in this environment: nothing builds offline")
+    script = startup_home / ".cache" / "pip-line.sh"
+    script.write_text(PIP_INSTALL)
+    done = run_line(bypass_repo, startup_home, f"bash {script}")
+    assert done.returncode == 0 and done.stdout.strip().endswith("42"), done
+
+
 def test_the_kernels_landlock_abi_is_asked_once_per_kernel(tmp_path: Path) -> None:
     """Asking loads ctypes, 3 ms of every hook's time: the answer is kept per kernel."""
     assert mechanisms.NET_ABI == landlock.NET_ABI
@@ -1147,3 +1172,41 @@ def test_the_kernels_landlock_abi_is_asked_once_per_kernel(tmp_path: Path) -> No
     assert mechanisms.landlock_abi(home) == 3  # the kept answer, not asked again
     kept.write_text("linux-another-kernel 3\n")
     assert mechanisms.landlock_abi(home) == first  # a new kernel is asked
+
+
+def cursor_line(project: Project, home: Path, line: str, cwd: Path | None = None) -> str | None:
+    """Cursor's beforeShellExecution for `line`: the deny reason, None when allowed."""
+    payload = {
+        "hook_event_name": "beforeShellExecution",
+        "command": line,
+        "cwd": str(cwd or project.root),
+        "workspace_roots": [str(project.root)],
+    }
+    return denied("cursor", hook_command("cursor", json.dumps(payload), home=home))
+
+
+def test_on_cursor_status_py_never_runs_on_another_project_or_configuration(
+    repo: Project, startup_home: Path, tmp_path: Path
+) -> None:
+    """Issue 27: on Cursor (the reader alone), `--config /tmp/c.toml` and `--project
+    /tmp/fp` loaded the agent's plugins unconfined; so did a status.py run from a folder
+    outside the project. status.py there may only work on the session's own project."""
+    foreign = tmp_path / "fp"
+    foreign.mkdir()
+    for line, cwd in (
+        (f"python3 {STATUS_PY} --project {foreign} --audit", None),
+        (f"python3 {STATUS_PY} --config {foreign}/c.toml --audit", None),
+        (f"python3 {STATUS_PY} --audit", foreign),
+    ):
+        reason = cursor_line(repo, startup_home, line, cwd) or ""
+        assert reason.startswith("DENIED: status.py runs outside any sandbox here"), (line, reason)
+    assert cursor_line(repo, startup_home, f"python3 {STATUS_PY} --task t1") is None
+
+
+def test_on_cursor_a_line_run_outside_the_project_is_judged_by_its_phase(
+    repo: Project, startup_home: Path, tmp_path: Path
+) -> None:
+    """Issue 27: `python3 e.py` from /tmp ran unconfined; on Cursor the reader cannot see
+    what e.py does, so outside an edit phase a line run outside the project is refused."""
+    reason = cursor_line(repo, startup_home, "python3 e.py", tmp_path) or ""
+    assert "outside the project" in reason, reason

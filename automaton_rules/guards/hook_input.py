@@ -184,7 +184,8 @@ def tool_output(payload: dict[str, Any]) -> str:
 
 def session_folder(payload: dict[str, Any], record: harnesses.Harness) -> Path | None:
     """The folder the harness's session works in: the project folder it tells its hooks
-    (`CLAUDE_PROJECT_DIR` and the like), else the event's own folder. Never a shell
+    (`CLAUDE_PROJECT_DIR` and the like, Cursor's first workspace root), else the event's
+    own folder. Never a shell
     tool's `workdir`: a folder the agent chooses does not choose the project."""
     import os
 
@@ -192,6 +193,9 @@ def session_folder(payload: dict[str, Any], record: harnesses.Harness) -> Path |
         value = os.environ.get(name)
         if value and os.path.isabs(value):
             return Path(value)
+    roots = payload.get("workspace_roots")  # Cursor: the workspace, whatever `cwd` says
+    if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
+        return Path(roots[0])
     return where(payload)
 
 
