@@ -526,6 +526,19 @@ def test_every_harness_prompt_hook_approves(
     assert history(prompted.task_dir(name))[-1]["harness"] == harness
 
 
+@pytest.mark.parametrize("quoted", ['"approve {name}"', "'approve {name}'"])
+def test_a_prompt_wrapped_in_quotes_approves_as_typed(prompted: Project, quoted: str) -> None:
+    """Issue 28: `opencode run "approve t1"` hands the plugin's chat.message the prompt with
+    its quotes (`"prompt":"\\"approve t1\\""`), and nothing was approved."""
+    name = awaiting(prompted)
+    event = {"session_id": "ses_1", "hook_event_name": "UserPromptSubmit"}
+    prompt = quoted.format(name=name)
+    proc = run_hook("opencode", {**event, "cwd": str(prompted.root), "prompt": prompt})
+    assert proc.returncode == 0, proc.stderr
+    assert name in json.loads(proc.stdout)["additionalContext"]
+    assert prompted.state(name) == "design:approved\n"
+
+
 def test_a_codex_subagents_prompt_approves_nothing(prompted: Project) -> None:
     """A subagent's "prompt" was written by its parent agent, not typed by the user."""
     name = awaiting(prompted)

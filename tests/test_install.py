@@ -601,7 +601,9 @@ def _tool_on_bare_path() -> bool:
 
 def test_the_committed_configuration_exits_2_without_the_tool(home: Path, user_repo: Path) -> None:
     """Done when: run by `sh` with the tool missing from PATH and from HOME, it exits 2
-    and says how to install it, without reading stdin."""
+    and says how to install it, without reading stdin; GitHub Copilot CLI's (which says
+    only "hook exited with code 2" to the model) refuses with a JSON deny on exit 0 whose
+    reason is the same line (issue 28)."""
     if _tool_on_bare_path():
         pytest.skip(f"automaton-hook is installed in {BARE_PATH}")
     proc = run_install(home, "--project", str(user_repo), "--harness", "all", "--git-hooks")
@@ -613,16 +615,49 @@ def test_the_committed_configuration_exits_2_without_the_tool(home: Path, user_r
         assert str(Path(sys.executable).parent) not in command
         # A stop hook lets the agent stop instead: there, exit 2 would make it carry on.
         stops = command.endswith(" || true")
+        copilot = "--harness copilot" in command
+        said = (
+            f"ERROR: automaton-hook {MISSING} (not on PATH, not in "
+            "~/.automaton/bin). Install it: pip install automaton-rules, then "
+            "automaton-install --project . in this project (automaton-rules: "
+            "docs/adopting.md)"
+        )
         for empty_home in ({"HOME": ""}, {}):
             done = run_detached(["sh", "-c", command], {"PATH": BARE_PATH, **empty_home}, user_repo)
-            assert done.returncode == (0 if stops else 2), (command, done)
-            assert done.stdout == ""
-            assert done.stderr == (
-                f"ERROR: automaton-hook {MISSING} (not on PATH, not in "
-                "~/.automaton/bin). Install it: pip install automaton-rules, then "
-                "automaton-install --project . in this project (automaton-rules: "
-                "docs/adopting.md)\n"
-            )
+            assert done.returncode == (0 if stops or copilot else 2), (command, done)
+            assert done.stderr == said + "\n"
+            if copilot:
+                answer = {"permissionDecision": "deny", "permissionDecisionReason": said}
+                assert json.loads(done.stdout) == answer
+            else:
+                assert done.stdout == ""
+
+
+def test_a_crashing_hook_tells_copilot_the_reason(tmp_path: Path) -> None:
+    """Issue 28: on a crash Copilot showed the model only "Denied by preToolUse hook: hook
+    exited with code 2". The committed command now gives the reason as a JSON deny, which
+    stays well formed whatever the crash printed."""
+    from automaton_rules.guards import harnesses
+
+    fake = tmp_path / "bin" / "automaton-hook"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'Traceback: \"quoted\" \\\\ \tand' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    command = harnesses.get("copilot").copilot_entry("preToolUse", 10)["bash"]
+    done = subprocess.run(
+        ["sh", "-c", command],
+        env={"PATH": f"{fake.parent}:/usr/bin:/bin", "HOME": str(tmp_path)},
+        input="{}",
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0
+    answer = json.loads(done.stdout)
+    assert answer["permissionDecision"] == "deny"
+    reason = answer["permissionDecisionReason"]
+    assert reason.startswith("ERROR: automaton-hook failed (exit status 1): Traceback: quoted")
+    assert reason.endswith("refused, since a hook that fails must not let the action through.")
 
 
 def test_the_committed_command_runs_the_tool_from_path_else_the_launcher(

@@ -18,6 +18,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -970,7 +971,8 @@ def test_a_tmux_server_the_user_started_cannot_be_driven_from_inside(
     No Unix socket can be made inside (the seccomp filter), so neither reaches it."""
     tmux = program("tmux")
     proj = bypass_repo.root.resolve()
-    sock = tmp_path / "tmux.sock"
+    short = Path(tempfile.mkdtemp(prefix="ar-tmux-", dir="/tmp"))  # a socket path: < 108 bytes
+    sock = short / "s"
     env = {**shell_env(startup_home), "TERM": "xterm"}
     subprocess.run([tmux, "-S", str(sock), "new-session", "-d", "-s", "x"], env=env, check=True)
     try:
@@ -1008,6 +1010,7 @@ def test_a_tmux_server_the_user_started_cannot_be_driven_from_inside(
         assert (proj / "src" / "app.py").read_text() == "x = 1\n"
     finally:
         subprocess.run([tmux, "-S", str(sock), "kill-server"], env=env, check=False)
+        shutil.rmtree(short, ignore_errors=True)
 
 
 def test_another_processs_proc_window_is_closed(bypass_repo: Project, startup_home: Path) -> None:

@@ -530,6 +530,13 @@ class CopilotCli(Harness):
     asks_rewritten = False  # whether its prompt shows the rewritten line is not documented
     timeout_key = "timeoutSec"
 
+    def command(self, *args: str) -> str:
+        """The lookup that refuses with a JSON deny on exit 0, whose reason Copilot shows
+        the model (on any other status it says only "hook exited with code 2")."""
+        from automaton_rules.guards.lookup import DENY_LOOKUP, hook_command
+
+        return hook_command(HOOK, "--harness", self.name, *args, script=DENY_LOOKUP)
+
     def copilot_entry(self, event: str, timeout: int, tail: str = "") -> dict[str, Any]:
         """A command hook for `event`, which the command names: the input does not."""
         command = self.command("--event", event) + tail

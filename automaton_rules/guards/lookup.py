@@ -35,16 +35,36 @@ LOOKUP = (
 # stderr is kept to name the cause (a traceback's last line) and given back when it
 # answered; its stdout goes straight through. automaton-hook keeps its own deadline, below
 # the timeout the installer gives the harness (guards/harness.py, DEADLINE).
-HOOK_LOOKUP = (
-    f'{_FIND}; if [ ! -x "$h" ]; then {_MISSING}; fi; '
+_CAUSE = (
     'exec 3>&1; e="$("$h" "$@" 2>&1 >&3 3>&-)" 2>/dev/null; s="$?"; exec 3>&-; '
     'case "$s" in 0|2) [ -z "$e" ] || printf "%s\\n" "$e" >&2; exit "$s";; esac; '
     'if [ "$s" -gt 128 ]; then c="was stopped by signal $((s - 128))"; '
     'elif [ "$s" -ge 126 ]; then c="could not run (exit status $s)"; '
     'else c="failed (exit status $s)"; fi; '
     'l="$(printf "%s\\n" "$e" | grep . | tail -n 1)"; '
+)
+_FAILED = (
     'printf "ERROR: %s %s%s; refused, since a hook that fails must not let the action '
     'through.\\n" "$0" "$c" "${l:+: $l}" >&2; exit 2'
+)
+HOOK_LOOKUP = f'{_FIND}; if [ ! -x "$h" ]; then {_MISSING}; fi; {_CAUSE}{_FAILED}'
+# GitHub Copilot CLI denies on every status but 0, and then tells the model only "hook
+# exited with code 2" (issue 28): the same refusals as a JSON deny on exit 0, whose reason
+# the model reads. The message loses its double quotes and backslashes and every byte
+# that is not printable, so the JSON is always well formed (one that is not would let the
+# action through).
+_AS_DENY = (
+    'printf "%s\\n" "$m" >&2; '
+    'm="$(printf "%s" "$m" | tr -d "\\"\\\\\\\\" | tr -c "[:print:]" " ")"; '
+    'printf "{\\"permissionDecision\\": \\"deny\\", \\"permissionDecisionReason\\": \\"%s\\"}\\n" '
+    '"$m"; exit 0'
+)
+DENY_LOOKUP = (
+    f'{_FIND}; if [ ! -x "$h" ]; then m="$(printf "ERROR: %s is not installed on this machine '
+    f'(not on PATH, not in ~/.automaton/bin). Install it: {INSTALL_HINT}" "$0")"; {_AS_DENY}; '
+    f"fi; {_CAUSE}"
+    'm="$(printf "ERROR: %s %s%s; refused, since a hook that fails must not let the action '
+    f'through." "$0" "$c" "${{l:+: $l}}")"; {_AS_DENY}'
 )
 
 

@@ -34,7 +34,9 @@ SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "sessionID")
 
 def asked(prompt: str) -> tuple[bool, str | None]:
     """(an approval was asked for, the task it names or None for a bare `APPROVED`)."""
-    prompt = _HOOK_CONTEXT.sub("", prompt)
+    prompt = _HOOK_CONTEXT.sub("", prompt).strip()
+    if len(prompt) > 1 and prompt[0] == prompt[-1] and prompt[0] in "\"'":
+        prompt = prompt[1:-1]  # `opencode run "approve t1"` hands its plugin the quotes too
     found = _APPROVE.fullmatch(prompt)
     if found:
         return True, found.group(1)
