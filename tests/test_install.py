@@ -609,8 +609,8 @@ def test_the_committed_configuration_exits_2_without_the_tool(home: Path, user_r
     proc = run_install(home, "--project", str(user_repo), "--harness", "all", "--git-hooks")
     assert proc.returncode == 0, proc
     commands = committed_commands(user_repo)
-    # 7 Claude, 6 Codex, 5 Gemini, 6 Cursor, 6 GitHub Copilot CLI, 3 Kiro CLI
-    assert len(commands) == 33
+    # 8 Claude, 6 Codex, 5 Gemini, 6 Cursor, 7 GitHub Copilot CLI, 3 Kiro CLI
+    assert len(commands) == 35
     for command in commands:
         assert str(Path(sys.executable).parent) not in command
         # A stop hook lets the agent stop instead: there, exit 2 would make it carry on.

@@ -159,3 +159,23 @@ def test_a_session_without_an_id_is_rewritten_but_not_watched(repo: Project, hom
     command = rewritten("claude", hook_command("claude", json.dumps(payload), home=home))
     assert command is not None
     assert str(home / ".automaton" / witness.RUN) not in command
+
+
+def test_a_failed_line_is_explained_from_claudes_failure_event(repo: Project, home: Path) -> None:
+    """Issue 28's lab: Claude Code 2.1.332 sends a shell line that exited non-zero to
+    PostToolUseFailure, with `error`, not to PostToolUse."""
+    line = "python3 -c \"open('src/app.py', 'a').write('y = 2')\""
+    command = ask("claude", repo, home, line, "s1")
+    assert command is not None
+    done = run_rewritten(command, repo, home)
+    assert done.returncode != 0
+    payload = json.loads(event("claude", 1, repo, command, "s1", error=done.stderr))
+    payload["hook_event_name"] = "PostToolUseFailure"
+    proc = hook_command("claude", json.dumps(payload), home=home)
+    assert proc.returncode == 0, proc
+    specific = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert specific["hookEventName"] == "PostToolUseFailure"
+    assert (
+        "ran inside the sandbox of this project's phase (t1: research)"
+        in (specific["additionalContext"])
+    )

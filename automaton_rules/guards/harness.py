@@ -357,7 +357,11 @@ def requests_context(
 
 
 def after_answer(
-    payload: dict[str, Any], record: Harness, options: dict[str, str], context: Context = DEFAULT
+    payload: dict[str, Any],
+    record: Harness,
+    event: str,
+    options: dict[str, str],
+    context: Context = DEFAULT,
 ) -> Answer:
     """A tool ran: was a shell line the adapter rewrote run as rewritten, and did a
     sandboxed one meet the boundary (guards/witness.py). It cannot stop what ran, so it
@@ -368,22 +372,22 @@ def after_answer(
         action = read_action(payload, record.name)
         session = session_id(payload)
         if action.kind != "shell" or session is None or not record.rewrites:
-            return record.after(None)
+            return record.after(event, None)
         ran = witness.ran(record.name, session, action.command)
         if ran is False:
-            return record.after(witness.DROPPED.format(harness=record.title), alarm=True)
+            return record.after(event, witness.DROPPED.format(harness=record.title), alarm=True)
         if not ran or not witness.met_boundary(tool_output(payload)):
-            return record.after(None)
+            return record.after(event, None)
         proj = guard.find_event_project(
             options.get("project"), session_folder(payload, record), context
         )
         if proj is None:
-            return record.after(None)
+            return record.after(event, None)
         editing = guard.can_edit(proj, options.get("task"), None, first=True).allowed
         states = ", ".join(f"{t.name}: {t.state}" for t in guard.task_states(proj)[:4])
-        return record.after(witness.kept_out(editing, states))
+        return record.after(event, witness.kept_out(editing, states))
     except Exception:
-        return record.after(None)
+        return record.after(event, None)
 
 
 def stop_answer(
@@ -420,7 +424,7 @@ def answer(
     if kind == STOP:
         return stop_answer(payload, record, options, context)
     if kind == AFTER:
-        return after_answer(payload, record, options, context)
+        return after_answer(payload, record, event, options, context)
     if kind == SESSION:
         try:
             text = session_context(payload, options.get("project"), harness, context)

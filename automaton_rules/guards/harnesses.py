@@ -172,16 +172,15 @@ class Harness:
             return self.quiet, "", 0
         return _json({"decision": "block", "reason": text})
 
-    def after(self, text: str | None, alarm: bool = False) -> Answer:
-        """A tool ran: nothing to say (None), or `text` for the agent; `alarm` when the
-        agent must read it before anything else (a dropped rewrite)."""
+    def after(self, event: str, text: str | None, alarm: bool = False) -> Answer:
+        """A tool ran (`event`: it succeeded, or failed): nothing to say (None), or `text`
+        for the agent; `alarm` when the agent must read it before anything else (a dropped
+        rewrite)."""
         if not text:
             return self.quiet, "", 0
-        if alarm:
+        if alarm and event == "PostToolUse":
             return _json({"decision": "block", "reason": text})
-        return _json(
-            {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": text}}
-        )
+        return _json({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
 
     def block(self, reason: str | None) -> Answer:
         """A settings change during a session: taken up (None), or refused."""
@@ -210,6 +209,7 @@ class ClaudeCode(Harness):
     events: ClassVar[Mapping[str, str]] = {
         "PreToolUse": TOOL,
         "PostToolUse": AFTER,
+        "PostToolUseFailure": AFTER,  # a line that exited non-zero (seen on 2.1.332)
         "SessionStart": SESSION,
         "SubagentStart": SESSION,
         "UserPromptSubmit": PROMPT,
@@ -230,6 +230,7 @@ class ClaudeCode(Harness):
                 "PreToolUse": [{"matcher": CLAUDE_TOOLS, "hooks": [self.blocking()]}],
                 # Whether Bash ran the rewritten line, and why one met the sandbox.
                 "PostToolUse": [{"matcher": "Bash", "hooks": [self.blocking()]}],
+                "PostToolUseFailure": [{"matcher": "Bash", "hooks": [self.blocking()]}],
                 "SessionStart": [{"hooks": [self.blocking()]}],
                 "SubagentStart": [{"hooks": [self.blocking()]}],
                 # A settings file changed mid-session: refused if it would stop the hooks.
@@ -389,12 +390,10 @@ class GeminiCli(Harness):
             body["decision"] = "ask"
         return _json(body)
 
-    def after(self, text: str | None, alarm: bool = False) -> Answer:
+    def after(self, event: str, text: str | None, alarm: bool = False) -> Answer:
         if not text:
             return self.quiet, "", 0
-        return _json(
-            {"hookSpecificOutput": {"hookEventName": "AfterTool", "additionalContext": text}}
-        )
+        return _json({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
 
     def stop(self, text: str | None) -> Answer:
         if text is None:  # AfterAgent: deny the response, `reason` is the next prompt
@@ -520,6 +519,7 @@ class CopilotCli(Harness):
     events: ClassVar[Mapping[str, str]] = {
         "preToolUse": TOOL,
         "postToolUse": AFTER,
+        "postToolUseFailure": AFTER,
         "sessionStart": SESSION,
         "subagentStart": SESSION,
         "userPromptSubmitted": PROMPT,
@@ -549,6 +549,7 @@ class CopilotCli(Harness):
             "hooks": {
                 "preToolUse": [self.copilot_entry("preToolUse", HOOK_TIMEOUT)],
                 "postToolUse": [self.copilot_entry("postToolUse", HOOK_TIMEOUT)],
+                "postToolUseFailure": [self.copilot_entry("postToolUseFailure", HOOK_TIMEOUT)],
                 "sessionStart": [self.copilot_entry("sessionStart", HOOK_TIMEOUT)],
                 "subagentStart": [self.copilot_entry("subagentStart", HOOK_TIMEOUT)],
                 "userPromptSubmitted": [self.copilot_entry("userPromptSubmitted", PROMPT_TIMEOUT)],
@@ -571,7 +572,7 @@ class CopilotCli(Harness):
     def prompt(self, event: str, text: str | None) -> Answer:
         return self.quiet, "", 0  # a command hook's answer to this event is dropped
 
-    def after(self, text: str | None, alarm: bool = False) -> Answer:
+    def after(self, event: str, text: str | None, alarm: bool = False) -> Answer:
         return _json({"additionalContext": text}) if text else (self.quiet, "", 0)
 
 

@@ -175,7 +175,7 @@ def tool_output(payload: dict[str, Any]) -> str:
     """What a tool that ran printed or answered, as text to search."""
     import json
 
-    for key in ("tool_response", "toolResult", "tool_output"):
+    for key in ("tool_response", "toolResult", "tool_output", "error"):
         value = payload.get(key)
         if value is not None:
             return value if isinstance(value, str) else json.dumps(value)
