@@ -205,12 +205,10 @@ class RuleCaller:
             )
             return
         except Skip as skip:
-            result.skipped.setdefault(rule.category, str(skip))
+            result.skip(rule.code, str(skip), name)
             return
         except _AlreadyReported:  # git failed for an earlier rule: no verdict here either
-            result.skipped.setdefault(
-                rule.category, "the git history could not be read (see Errors)"
-            )
+            result.skip(rule.code, "the git history could not be read (see Errors)", name)
             return
         except AutomatonError as exc:
             result.errors.append(

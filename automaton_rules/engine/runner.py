@@ -29,7 +29,7 @@ from automaton_rules.engine.plugins import (
     merge_rule_errors,
     time_limit,
 )
-from automaton_rules.engine.result import RunResult
+from automaton_rules.engine.result import Planned, RunResult
 from automaton_rules.engine.rule import Edit, Rule, Transition, not_a_rule
 
 TYPE_CHECKING = False
@@ -177,6 +177,11 @@ class Engine:
         _project_rules(plan, caller, result, early)
         result.findings.sort(key=_sort_key)
         result.errors = merge_rule_errors(result.errors)
+        scheduled = (*plan.per_task, *plan.per_project)
+        result.settle(
+            (Planned(s.rule.code, s.rule.category, s.per_task) for s in scheduled),
+            len(fixtures.tasks),
+        )
         return result
 
 

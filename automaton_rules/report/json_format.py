@@ -24,6 +24,10 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
             "by_severity": {s: severities.get(s, 0) for s in SEVERITIES},
             "by_category": {c: categories.get(c, 0) for c in report.categories},
             "skipped": dict(report.result.skipped),
+            "skipped_rules": {
+                code: {"reason": skip.reason, "tasks": list(skip.tasks)}
+                for code, skip in report.result.skips.items()
+            },
             "fail_on": report.fail_on,
             "exit_code": report.exit_code,
         },

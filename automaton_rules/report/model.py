@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from automaton_rules.core.config import CONFIG_FILE, PYPROJECT
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import BUILTIN_CATEGORIES, SEVERITIES, Finding
 from automaton_rules.engine.result import RunResult
@@ -40,6 +41,7 @@ class AuditReport:
     _known: set[int] = field(init=False, repr=False)
     _files: dict[str, str | None] = field(default_factory=dict, repr=False)
     _violations: list[Finding] | None = field(default=None, init=False, repr=False)
+    _folders: dict[str, str] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._known = {id(finding) for finding in self.known}
@@ -83,6 +85,28 @@ class AuditReport:
             self._files[path] = _real_file(self.project, path)
         return self._files[path]
 
+    def anchor(self, finding: Finding) -> str:
+        """A file a dashboard can point a finding at, always: the finding's own, else one
+        in its task's folder (the `.state` first), else the project's configuration; the
+        path as given when none of them is there."""
+        folder = self._task_folders().get(finding.task or "")
+        located = self.real_file(finding.path) or self.real_file(folder)
+        if located:
+            return located
+        for name in (CONFIG_FILE, PYPROJECT):
+            if (self.project.root / name).is_file():
+                return name
+        return finding.path or folder or CONFIG_FILE
+
+    def _task_folders(self) -> dict[str, str]:
+        """Each task's folder relative to the project root (none when the tasks folder lies
+        outside it, as `~/.automaton`'s does)."""
+        if self._folders is None:
+            root = self.project.root
+            inside = [task for task in self.tasks if root in task.path.parents]
+            self._folders = {t.name: t.path.relative_to(root).as_posix() for t in inside}
+        return self._folders
+
     @property
     def exit_code(self) -> int:
         """2 on any error, 1 on any violation, else 0."""
@@ -99,6 +123,57 @@ class AuditReport:
             *BUILTIN_CATEGORIES,
             *dict.fromkeys(c for c in extra if c not in BUILTIN_CATEGORIES),
         ]
+
+
+@dataclass(frozen=True)
+class Unjudged:
+    """Where one rule of a category gave no verdict: its skips and failures, the project
+    wide ones (`everywhere`: a project rule's, or a task rule's on every task) apart from
+    those on some tasks only, by task."""
+
+    everywhere: list[tuple[str, str]]  # (code, "skipped: why" or "failed")
+    on_task: dict[str, list[tuple[str, str]]]
+
+
+def unjudged(report: AuditReport, category: str) -> Unjudged:
+    """The rules of `category` that skipped or failed, and where: one rule's skip or
+    failure is its own, and leaves the verdicts of the category's other rules."""
+    result = report.result
+    everywhere: list[tuple[str, str]] = []
+    on_task: dict[str, list[tuple[str, str]]] = {}
+    count = len(report.tasks)
+    for planned in result.planned:
+        if planned.category != category:
+            continue
+        skipped = result.skips.get(planned.code)
+        if skipped is not None:
+            said = f"skipped: {skipped.reason}"
+            if not planned.per_task or len(skipped.tasks) >= count:
+                everywhere.append((planned.code, said))
+            else:
+                for task in skipped.tasks:
+                    on_task.setdefault(task, []).append((planned.code, said))
+        failed, tasks = result.failed_on(planned.code)
+        if failed and not tasks:
+            everywhere.append((planned.code, "failed"))
+        for task in tasks:
+            on_task.setdefault(task, []).append((planned.code, "failed"))
+    return Unjudged(everywhere, on_task)
+
+
+def notes(report: AuditReport, category: str) -> list[str]:
+    """`ACME202 skipped: why`, `ACME303 failed on 2 tasks (see Errors)`: the rules of a
+    category that gave no verdict somewhere."""
+    missing = unjudged(report, category)
+    said = [f"{code} {how}" for code, how in missing.everywhere if how != "failed"]
+    failed = [code for code, how in missing.everywhere if how == "failed"]
+    on_task: dict[str, list[str]] = {}
+    for task, rules in missing.on_task.items():
+        for code, how in rules:
+            on_task.setdefault(f"{code} {how.partition(':')[0]}", []).append(task)
+    said += [f"{what} on {plural(len(tasks), 'task')}" for what, tasks in on_task.items()]
+    said += [f"{code} failed (see Errors)" for code in failed]
+    return said
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
