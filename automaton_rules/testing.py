@@ -256,6 +256,14 @@ class ProjectSetup:
         lines = [f"{key} = {_toml(value)}\n" for key, value in {**table, **self.settings}.items()]
         (self.root / "automaton.toml").write_text("".join(lines))
 
+    def configure_plugin(self, table: str, **settings: Any) -> None:
+        """Set a plugin's settings in its own table of automaton.toml (`_` for `-`), kept
+        across calls: `configure_plugin("acme", wip_limit=5)` writes `[acme] wip-limit = 5`."""
+        given = dict(self.settings.get(table) or {})
+        given.update({key.replace("_", "-"): value for key, value in settings.items()})
+        self.settings[table] = given
+        self.configure()
+
     @property
     def project(self) -> Project:
         """The project as rules see it (`automaton_rules.Project`), for a rule's unit test."""

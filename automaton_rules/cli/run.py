@@ -108,6 +108,7 @@ class Run:
             packages=self.context.plugins,
         )
         self.warnings.extend(engine.warnings)
+        engine.check_settings(settings)  # the plugins' own tables, checked once they load
         return engine
 
     def finish(self, outcome: Outcome) -> Outcome:

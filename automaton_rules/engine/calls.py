@@ -39,6 +39,7 @@ FIXTURES: tuple[str, ...] = (
     "config",
     "git",
     "now",
+    "settings",
 )
 
 
@@ -108,9 +109,12 @@ class Fixtures:
         self._pending_git = git
         self._git: GitHistory | AutomatonError | None = None  # the history, or why not
         self._git_reported = False
+        # Each plugin's settings for a configuration (`Engine.plugin_settings`).
+        self.settings: Callable[[Any], dict[str, Any]] = lambda config: {}
 
-    def get(self, name: str, task: Task | None) -> Any:
-        """The value of the argument `name` for a rule called on `task` (None: the project)."""
+    def get(self, name: str, task: Task | None, plugin: str | None = None) -> Any:
+        """The value of the argument `name` for a rule of `plugin` called on `task` (None:
+        the project)."""
         if name == "task":
             return task
         if name == "tasks":
@@ -131,6 +135,10 @@ class Fixtures:
 
                 self.values["now"] = now()
             return self.values["now"]
+        if name == "settings":
+            from automaton_rules.engine.settings import NO_SETTINGS
+
+            return self.settings(self.get("config", task)).get(plugin or "", NO_SETTINGS)
         if name == "config" and self.values.get("config") is None:
             # A caller that passed none (the Python API) gets the project's own.
             from automaton_rules.core.config import load_config
@@ -180,7 +188,7 @@ class RuleCaller:
 
     def call(self, scheduled: Scheduled, result: RunResult, task: Task | None) -> None:
         """One rule on `task` (None: on the project); what it raises is its plugin's error."""
-        rule = scheduled.rule
+        rule, plugin = scheduled.rule, scheduled.plugin
         name = task.name if task is not None else None
         try:
             if scheduled.builtin and rule.argnames == ("task",):
@@ -188,11 +196,11 @@ class RuleCaller:
                 found = list(produced) if produced is not None else []
             elif scheduled.builtin:  # built-in rules have no time limit: no timer to set
                 produced = rule.func(
-                    **{name: self.fixtures.get(name, task) for name in rule.argnames}
+                    **{name: self.fixtures.get(name, task, plugin) for name in rule.argnames}
                 )
                 found = list(produced) if produced is not None else []
             else:
-                kwargs = {name: self.fixtures.get(name, task) for name in rule.argnames}
+                kwargs = {name: self.fixtures.get(name, task, plugin) for name in rule.argnames}
                 with time_limit(self.timeout):
                     produced = rule.func(**kwargs)
                     found = _findings(produced)

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import pluggy
 
     from automaton_rules.engine.gitlog import GitHistory
+    from automaton_rules.engine.settings import Declarations
 
     # A plugin's `register_rules`, by the plugin's name.
     Source = tuple[str, Callable[..., Any]]
@@ -58,6 +59,7 @@ class Engine:
         self.timeout = timeout
         self._rules: list[Registered] | None = None
         self._register_errors: list[PluginError] = []
+        self._settings: Declarations | None = None
 
     @classmethod
     def create(
@@ -104,6 +106,18 @@ class Engine:
             self._rules, self._register_errors = collect_rules(sources, self.timeout)
         return self._rules
 
+    def check_settings(self, config: Any) -> None:
+        """Refuse a plugin's table its plugin does not declare so; check nothing for none."""
+        if self._pm is not None or getattr(config, "tables", None):
+            self.settings.resolve(config)
+
+    @property
+    def settings(self) -> Declarations:
+        """The plugins' settings (`register_settings`), declared once."""
+        if self._settings is None:
+            self._settings = _declarations(self._pm, self.timeout, self.load_errors)
+        return self._settings
+
     @property
     def warnings(self) -> list[str]:
         """What loading the plugins found suspicious but not broken: a function named
@@ -114,7 +128,7 @@ class Engine:
     def errors(self) -> list[PluginError]:
         """Plugins that failed to import or to register their rules."""
         self.rules  # noqa: B018 - collecting rules is what records register errors
-        return self.load_errors + self._register_errors
+        return self.load_errors + self._register_errors + self.settings.errors
 
     def wants(self, argument: str, when: str, selection: Selection | None = None) -> bool:
         """Whether any rule that will run asks for `argument`, so it can be prepared early."""
@@ -155,6 +169,7 @@ class Engine:
         fixtures = Fixtures(
             project, list(tasks), git, transition=transition, edit=edit, config=config
         )
+        fixtures.settings = lambda config: self.settings.resolve(config)
         caller = RuleCaller(fixtures, self.timeout)
         early = RunResult()
 
@@ -177,12 +192,14 @@ class Engine:
         _project_rules(plan, caller, result, early)
         result.findings.sort(key=_sort_key)
         result.errors = merge_rule_errors(result.errors)
-        scheduled = (*plan.per_task, *plan.per_project)
-        result.settle(
-            (Planned(s.rule.code, s.rule.category, s.per_task) for s in scheduled),
-            len(fixtures.tasks),
-        )
+        _settle(result, plan, len(fixtures.tasks))
         return result
+
+
+def _settle(result: RunResult, plan: Plan, tasks: int) -> None:
+    """Tell the result what ran, so it can say which categories no rule judged."""
+    scheduled = (*plan.per_task, *plan.per_project)
+    result.settle((Planned(s.rule.code, s.rule.category, s.per_task) for s in scheduled), tasks)
 
 
 def _project_rules(plan: Plan, caller: RuleCaller, result: RunResult, early: RunResult) -> None:
@@ -212,6 +229,17 @@ def _builtin_sources() -> list[Source]:
 def _sources(pm: pluggy.PluginManager) -> list[Source]:
     """Every registered plugin's `register_rules`, in registration order."""
     return [(impl.plugin_name, impl.function) for impl in pm.hook.register_rules.get_hookimpls()]
+
+
+def _declarations(
+    pm: pluggy.PluginManager | None, timeout: float | None, load_errors: Sequence[PluginError]
+) -> Declarations:
+    """Every registered plugin's `register_settings` called, in registration order."""
+    from automaton_rules.engine.settings import Declarations
+
+    impls = [] if pm is None else pm.hook.register_settings.get_hookimpls()
+    sources = [(impl.plugin_name, impl.function) for impl in impls]
+    return Declarations(sources, timeout, load_errors)
 
 
 def collect_rules(
