@@ -216,6 +216,8 @@ def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
             _print("\n".join(message_lines(error)), sys.stderr)
     for warning in outcome.warnings:  # in every format: stdout stays the answer
         _print("\n".join(message_lines(warning, "WARNING: ")), sys.stderr)
+    if outcome.notes:
+        _print("\n".join(printable(line, None) for line in outcome.notes), sys.stderr)
     return outcome.exit_code
 
 

@@ -6,6 +6,7 @@ one broken rule never hides the findings of the others.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from automaton_rules.engine.plugins import (
     PluginError,
     describe,
     failure_site,
+    seconds_text,
     time_limit,
 )
 from automaton_rules.engine.result import RunResult
@@ -163,9 +165,11 @@ class Fixtures:
 class RuleCaller:
     """Calls scheduled rules with their arguments; plugins' rules under the time limit."""
 
-    def __init__(self, fixtures: Fixtures, timeout: float | None) -> None:
+    def __init__(self, fixtures: Fixtures, timeout: float | None, timed: bool = False) -> None:
         self.fixtures = fixtures
-        self.timeout = timeout
+        self.timeout = timeout  # each plugin rule's budget for the whole run, in seconds
+        self.timed = timed  # the built-in rules timed too (--durations)
+        self.spent: dict[str, float] = {}
 
     def on_tasks(
         self,
@@ -187,7 +191,38 @@ class RuleCaller:
                 del result.errors[before:]
 
     def call(self, scheduled: Scheduled, result: RunResult, task: Task | None) -> None:
-        """One rule on `task` (None: on the project); what it raises is its plugin's error."""
+        """One rule on `task` (None: on the project), its time counted: a plugin's rule runs
+        within what is left of its budget for the whole run (`timeout`), and once that is
+        spent it is called no more, each task it was not called on its error."""
+        if scheduled.builtin and not self.timed:
+            self._run(scheduled, result, task, None)
+            return
+        code = scheduled.rule.code
+        left = None
+        if not scheduled.builtin and self.timeout:
+            left = self.timeout - self.spent.get(code, 0.0)
+            if left <= 0:
+                said = f"not run: {self._budget()} was spent"
+                result.errors.append(
+                    PluginError.of_rule(scheduled.plugin, code, _on(task), (said,))
+                )
+                return
+        started = time.perf_counter()
+        try:
+            self._run(scheduled, result, task, left)
+        finally:
+            taken = time.perf_counter() - started
+            self.spent[code] = self.spent.get(code, 0.0) + taken
+            result.took(code, taken)
+
+    def _budget(self) -> str:
+        """A rule's budget, as its errors name it."""
+        return f"its budget of {seconds_text(self.timeout or 0)} for the whole run"
+
+    def _run(
+        self, scheduled: Scheduled, result: RunResult, task: Task | None, left: float | None
+    ) -> None:
+        """The call itself; what the rule raises is its plugin's error."""
         rule, plugin = scheduled.rule, scheduled.plugin
         name = task.name if task is not None else None
         try:
@@ -201,7 +236,7 @@ class RuleCaller:
                 found = list(produced) if produced is not None else []
             else:
                 kwargs = {name: self.fixtures.get(name, task, plugin) for name in rule.argnames}
-                with time_limit(self.timeout):
+                with time_limit(left, f"ran out of {self._budget()}"):
                     produced = rule.func(**kwargs)
                     found = _findings(produced)
             for finding in found:

@@ -50,6 +50,9 @@ class RunResult:
     skips: dict[str, RuleSkip] = field(default_factory=dict)
     planned: list[Planned] = field(default_factory=list)
     tasks: int = 0
+    # The time each rule took, by code: seconds and calls (plugins' rules always, for
+    # their budget; the built-in ones when the run was asked to time them).
+    durations: dict[str, tuple[float, int]] = field(default_factory=dict)
 
     @property
     def violations(self) -> list[Finding]:
@@ -72,6 +75,13 @@ class RunResult:
         for code, skipped in other.skips.items():
             for task in skipped.tasks or (None,):
                 self.skip(code, skipped.reason, task)
+        for code, (seconds, calls) in other.durations.items():
+            self.took(code, seconds, calls)
+
+    def took(self, code: str, seconds: float, calls: int = 1) -> None:
+        """Add a rule's time: `seconds` over `calls` calls."""
+        spent, made = self.durations.get(code, (0.0, 0))
+        self.durations[code] = (spent + seconds, made + calls)
 
     def failed_on(self, code: str) -> tuple[bool, tuple[str, ...]]:
         """Whether a rule failed, and the tasks it failed on (none: on the project)."""

@@ -151,6 +151,7 @@ class Engine:
         whole_project: bool | None = None,
         git: Callable[[], GitHistory] | None = None,
         jobs: int | None = None,
+        timed: bool = False,
     ) -> RunResult:
         """Run every selected rule registered for `when`; broken plugins are errors too.
 
@@ -159,7 +160,7 @@ class Engine:
         --validate-folder without --task. Task rules run task by task, so each task's
         records are read once for all of them and then let go; `git` is a history
         already being read. `jobs` caps the processes that share the task rules (None:
-        one per usable CPU, for large projects).
+        one per CPU); `timed` times the built-in rules as well as the plugins' (`durations`).
         """
         if whole_project is None:
             whole_project = when == "audit"
@@ -170,7 +171,7 @@ class Engine:
             project, list(tasks), git, transition=transition, edit=edit, config=config
         )
         fixtures.settings = lambda config: self.settings.resolve(config)
-        caller = RuleCaller(fixtures, self.timeout)
+        caller = RuleCaller(fixtures, self.timeout, timed)
         early = RunResult()
 
         def while_waiting() -> None:
@@ -190,16 +191,17 @@ class Engine:
 
             parallel.run_task_rules(plan, caller, result, jobs, while_waiting)
         _project_rules(plan, caller, result, early)
-        result.findings.sort(key=_sort_key)
-        result.errors = merge_rule_errors(result.errors)
-        _settle(result, plan, len(fixtures.tasks))
-        return result
+        return _finished(result, plan, len(fixtures.tasks))
 
 
-def _settle(result: RunResult, plan: Plan, tasks: int) -> None:
-    """Tell the result what ran, so it can say which categories no rule judged."""
+def _finished(result: RunResult, plan: Plan, tasks: int) -> RunResult:
+    """The result in report order, one error per failing rule, and told what ran, so it
+    can say which categories no rule judged."""
+    result.findings.sort(key=_sort_key)
+    result.errors = merge_rule_errors(result.errors)
     scheduled = (*plan.per_task, *plan.per_project)
     result.settle((Planned(s.rule.code, s.rule.category, s.per_task) for s in scheduled), tasks)
+    return result
 
 
 def _project_rules(plan: Plan, caller: RuleCaller, result: RunResult, early: RunResult) -> None:
@@ -288,10 +290,16 @@ def readable_tasks(project: Project) -> tuple[list[Task], list[str]]:
 
 
 def run_audit(
-    engine: Engine, project: Project, settings: Any, chosen: Selection, since: str | None = None
+    engine: Engine,
+    project: Project,
+    settings: Any,
+    chosen: Selection,
+    since: str | None = None,
+    timed: bool = False,
 ) -> tuple[list[Task], RunResult, list[str]]:
     """Every selected audit rule over every task, as `--audit` and the board run it: git
-    read (after `since`) while the tasks load; the tasks, the result, the unreadable tasks."""
+    read (after `since`) while the tasks load; the tasks, the result, the unreadable tasks.
+    `timed` times every rule (`--durations`)."""
     from automaton_rules.engine.calls import start_git
 
     wants_git = engine.wants("git", "audit", chosen)
@@ -306,6 +314,7 @@ def run_audit(
         whole_project=True,
         git=git,
         jobs=settings.jobs,
+        timed=timed,
     )
     return tasks, result, errors
 

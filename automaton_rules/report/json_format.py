@@ -48,6 +48,10 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
             for plugin, rule in report.rules
         ],
     }
+    if report.durations is not None:
+        from automaton_rules.report.model import slowest
+
+        body["durations"] = [row._asdict() for row in slowest(report)]
     return envelope(
         "audit", report.exit_code, body, version=__version__, project=str(report.project.root)
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
 from automaton_rules.core.config import CONFIG_FILE, PYPROJECT
 from automaton_rules.core.project import Project, Task
@@ -37,6 +38,8 @@ class AuditReport:
     since: tuple[str, str] | None = None
     # The project's `approval` mode, which says how a task awaiting approval is approved.
     approval: str = "open"
+    # With --durations N: how many of the slowest rules to list (0: all).
+    durations: int | None = None
     findings: list[Finding] = field(init=False, repr=False)  # what the report counts
     _known: set[int] = field(init=False, repr=False)
     _files: dict[str, str | None] = field(default_factory=dict, repr=False)
@@ -174,6 +177,41 @@ def notes(report: AuditReport, category: str) -> list[str]:
     said += [f"{what} on {plural(len(tasks), 'task')}" for what, tasks in on_task.items()]
     said += [f"{code} failed (see Errors)" for code in failed]
     return said
+
+
+class RuleTime(NamedTuple):
+    """One rule's time in the run: `--durations`' line, and its entry in the JSON report."""
+
+    code: str
+    plugin: str
+    seconds: float
+    calls: int
+    budget_spent: bool
+
+
+def slowest(report: AuditReport) -> list[RuleTime]:
+    """The rules by the time they took, slowest first, as many as `--durations` asks (0:
+    all); whether a plugin rule's budget for the run ran out."""
+    plugins = {rule.code: plugin for plugin, rule in report.rules}
+    ran_out = {e.code for e in report.result.errors if "budget of" in e.message}
+    timed = sorted(report.result.durations.items(), key=lambda item: (-item[1][0], item[0]))
+    count = report.durations or len(timed)
+    return [
+        RuleTime(code, plugins.get(code, ""), round(seconds, 3), calls, code in ran_out)
+        for code, (seconds, calls) in timed[:count]
+    ]
+
+
+def slowest_lines(report: AuditReport) -> list[str]:
+    """`--durations`' lines on stderr, as pytest's: `2.00s ACME203 (plugin acme, 4 calls)`."""
+    rows = slowest(report)
+    shown = str(report.durations) if report.durations else "0: all"
+    lines = [f"slowest rules (--durations {shown}):"]
+    for row in rows:
+        spent = ", its time budget spent" if row.budget_spent else ""
+        calls = plural(row.calls, "call")
+        lines.append(f"  {row.seconds:.2f}s {row.code} (plugin {row.plugin}, {calls}{spent})")
+    return lines if rows else [*lines, "  (no rule ran)"]
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
