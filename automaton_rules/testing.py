@@ -310,6 +310,7 @@ class ProjectSetup:
     def use_packages(self, *names: str) -> None:
         """Let installed rule packages load, named by entry point, module or distribution
         (`acme`, `acme_rules`, `acme-rules`); the project loads none it was not given."""
+        __tracebackhide__ = True
         from automaton_rules.engine import plugins
 
         installed = plugins.installed_packages()
@@ -352,6 +353,7 @@ class ProjectSetup:
 
     def git(self, *args: str, when: int | None = None) -> str:
         """Run git in the project (initialising it on first use); `when` fixes commit time."""
+        __tracebackhide__ = True
         if not (self.root / ".git").exists():
             _run_git(self.root, "init", "-q")
             _run_git(self.root, "config", "user.email", "rules@example.com")
@@ -368,6 +370,7 @@ class ProjectSetup:
     ) -> str:
         """Write files and commit them; `task` adds the `Task:` trailer the audit reads,
         `when` the time (by default the clock's, once it is set or advanced)."""
+        __tracebackhide__ = True
         _write(self.root, files)  # dated by the system: git compares a file's time to its index
         self.git("add", "--", *files)
         body = f"{message}\n\nTask: {task}\n" if task else message
@@ -647,6 +650,7 @@ def _typed_in_chat(root: Path, folder: Path, name: str, context: Context) -> Run
 
 
 def _run_git(root: Path, *args: str, when: int | None = None) -> str:
+    __tracebackhide__ = True
     env = dict(os.environ)
     if when is not None:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{when} +0000"

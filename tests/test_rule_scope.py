@@ -90,6 +90,19 @@ def test_one_rules_skip_leaves_the_others_violation_in_its_category(
     row = next(line for line in markdown.splitlines() if line.startswith("| Acme Process |"))
     assert row.endswith("| fail; ACME202 skipped: no .automaton/APPROVERS file |"), row
 
+    sarif = json.loads(project.run("--audit", "--format", "sarif").out)
+    (invocation,) = sarif["runs"][0]["invocations"]
+    (note,) = [
+        n for n in invocation["toolExecutionNotifications"] if "ACME202" in n["message"]["text"]
+    ]
+    assert note["level"] == "note"
+    assert note["message"]["text"] == (
+        "ACME202 skipped on login, signup: no .automaton/APPROVERS file"
+    )
+    assert note["associatedRule"]["id"] == "ACME202"
+    codes = [r["ruleId"] for r in sarif["runs"][0]["results"]]
+    assert "ACME201" in codes  # the category's other rule reports
+
     html = project.run("--audit", "--format", "html").out
     assert "ACME202 skipped: no .automaton/APPROVERS file" in html
     assert "Skipped: no .automaton/APPROVERS file" not in html

@@ -23,6 +23,7 @@ def as_dict(report: AuditReport, *, with_results: bool = True) -> dict[str, Any]
     findings = report.findings if with_results else []
     results = [_result(report, finding, index) for finding in findings]
     notifications = [{"level": "error", "message": {"text": error}} for error in report.errors]
+    notifications += _skipped(report, index)
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -49,6 +50,22 @@ def as_dict(report: AuditReport, *, with_results: bool = True) -> dict[str, Any]
             }
         ],
     }
+
+
+def _skipped(report: AuditReport, index: dict[str, int]) -> list[dict[str, Any]]:
+    """Each rule that skipped, as a note on the rule: its verdicts are missing where it
+    skipped, and the other rules' stand."""
+    notes = []
+    for code, skip in report.result.skips.items():
+        where = f" on {', '.join(skip.tasks)}" if skip.tasks else ""
+        note: dict[str, Any] = {
+            "level": "note",
+            "message": {"text": f"{code} skipped{where}: {skip.reason}"},
+        }
+        if code in index:
+            note["associatedRule"] = {"id": code, "index": index[code]}
+        notes.append(note)
+    return notes
 
 
 def _descriptor(plugin: str, rule: Rule) -> dict[str, Any]:
