@@ -50,6 +50,8 @@ _LAZY = {
     "GUARD_CHANGES": "engine.findings",
     # What an `automaton_event` listener is told.
     "Event": "engine.events",
+    # A plugin's own settings, as its rules receive them.
+    "PluginSettings": "engine.settings",
 }
 
 __all__ = [
@@ -70,6 +72,7 @@ __all__ = [
     "GitHistory",
     "HistoryEntry",
     "Phase",
+    "PluginSettings",
     "Project",
     "Refusal",
     "Rule",
@@ -106,6 +109,7 @@ if TYPE_CHECKING:
     from automaton_rules.engine.gitlog import Commit, GitHistory
     from automaton_rules.engine.hookspecs import hookimpl
     from automaton_rules.engine.rule import Edit, Rule, Skip, Transition, rule
+    from automaton_rules.engine.settings import PluginSettings
     from automaton_rules.support.errors import AutomatonError, Refusal
 
 

@@ -43,15 +43,22 @@ Moment = Union[datetime, float]  # a datetime (naive ones read as UTC) or POSIX 
 APPROVAL_WAYS = ("cli", "prompt", "signed")
 
 
-def route(state: str, via: Iterable[str] = (), *, subtask: bool = False) -> tuple[str, ...]:
-    """The states a task passes through from `new` to `state`: the usual route without
-    `via`; with it, the shortest legal route through each state `via` names in turn
-    (entering decomposition only when a named state is one)."""
+def route(
+    state: str, via: Iterable[str] = (), *, subtask: bool = False, test_design: bool = False
+) -> tuple[str, ...]:
+    """The states a task passes through from `new` to `state`: without `via`, the usual
+    route, passing through test_design (which writes a TEST_PLAN.md) only when
+    `test_design` is true or `state` is in it; with `via`, the shortest legal route through
+    each state `via` names in turn (entering decomposition only when a named state is
+    one)."""
     stops = ((via,) if isinstance(via, str) else tuple(via)) + (state,)
     for stop in stops:
         _known(stop)
     if not stops[:-1]:
-        return route_to(state)
+        usual = route_to(state)
+        if test_design or machine.base_phase(state) == "test_design":
+            return usual
+        return tuple(step for step in usual if machine.base_phase(step) != "test_design")
     steps: list[str] = []
     here = "new"
     for stop in stops:
@@ -111,10 +118,13 @@ def _contents(files: Mapping[str, str] | Iterable[str]) -> dict[str, str]:
     return {name: _placeholder(name) for name in files}
 
 
-def _write(folder: Path, files: Mapping[str, str]) -> None:
+def _write(folder: Path, files: Mapping[str, str], when: float | None = None) -> None:
+    """Write files; `when` (POSIX seconds) dates them, as the clock says they were written."""
     for name, text in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text)
+        if when is not None:
+            os.utime(folder / name, (when, when))
 
 
 def _seconds(moment: Moment) -> float:
@@ -154,13 +164,23 @@ class Clock:
         return self.now
 
     def advance(
-        self, seconds: float | timedelta = 0, *, minutes: float = 0, hours: float = 0
+        self,
+        seconds: float | timedelta = 0,
+        *,
+        minutes: float = 0,
+        hours: float = 0,
+        days: float = 0,
     ) -> datetime:
-        """Move the clock on; a live clock stops at the current second first."""
+        """Move the clock on by a `timedelta` or seconds, and `minutes=`, `hours=`,
+        `days=` (`clock.advance(days=3)`); a live clock stops at the current second first."""
         step = seconds.total_seconds() if isinstance(seconds, timedelta) else seconds
         start = self._moment if self._moment is not None else float(int(time.time()))
-        self._moment = start + step + 60 * minutes + 3600 * hours
+        self._moment = start + step + 60 * minutes + 3600 * hours + 86400 * days
         return self.now
+
+    def stamp(self) -> float | None:
+        """The time a file written now is dated by: the clock's, once the test controls it."""
+        return self._moment
 
 
 @dataclass
@@ -176,14 +196,44 @@ class Run:
         return json.loads(self.out)
 
 
+class AuditError(str):
+    """One error the audit met, as the report words it (it is that string) and as data:
+    `plugin` and `code` (the rule) for a plugin's failure, `task` the first task it failed
+    on and `tasks` all of them, `exception` what it raised (`RuntimeError: kaput`), `where`
+    the `file:line` it failed at; a task that could not be read has `task` alone."""
+
+    plugin: str | None
+    code: str | None
+    task: str | None
+    tasks: tuple[str, ...]
+    exception: str | None
+    where: str | None
+
+    @classmethod
+    def of(cls, text: str, **fields: Any) -> AuditError:
+        """The error `text` with what is known of it (every field else None)."""
+        error = cls(text)
+        error.plugin = fields.get("plugin")
+        error.code = fields.get("code")
+        error.task = fields.get("task")
+        error.tasks = tuple(fields.get("tasks", ()))
+        error.exception = fields.get("exception")
+        error.where = fields.get("where")
+        return error
+
+
 @dataclass
 class Audit:
-    """An audit's JSON report, with the text report beside it for eyes and assertions."""
+    """One audit: its JSON report, the text report beside it for eyes and assertions, and
+    the report in the format asked for (`output`), all from the same run."""
 
     exit_code: int
     report: dict[str, Any]
     text: str
     findings: list[dict[str, Any]] = field(default_factory=list)
+    format: str = "text"
+    output: str = ""
+    failures: list[AuditError] = field(default_factory=list)
 
     @property
     def codes(self) -> list[str]:
@@ -191,13 +241,37 @@ class Audit:
         return [f["code"] for f in self.findings]
 
     @property
-    def errors(self) -> list[str]:
-        """Broken plugins and broken tasks, by name."""
-        return list(self.report.get("errors", []))
+    def errors(self) -> list[AuditError]:
+        """Broken plugins and broken tasks: each as the report words it, with its
+        plugin, code, task and exception (`AuditError`)."""
+        if self.failures:
+            return list(self.failures)
+        return [AuditError.of(str(error)) for error in self.report.get("errors", [])]
 
     def for_task(self, name: str) -> list[dict[str, Any]]:
         """The findings of one task."""
         return [f for f in self.findings if f["task"] == name]
+
+
+def _audit_errors(report: Any) -> list[AuditError]:
+    """The errors of an `AuditReport`, typed: the broken tasks, then the plugins' failures."""
+    found = []
+    for text in report.task_errors:
+        named = text[len("task ") :].partition(": ")[0] if text.startswith("task ") else None
+        found.append(AuditError.of(text, task=named))
+    for error in report.result.errors:
+        found.append(
+            AuditError.of(
+                str(error),
+                plugin=error.plugin,
+                code=error.code,
+                task=error.task,
+                tasks=error.tasks,
+                exception=error.details[0] if error.details else None,
+                where=error.where,
+            )
+        )
+    return found
 
 
 class ProjectSetup:
@@ -214,6 +288,7 @@ class ProjectSetup:
         self.settings: dict[str, Any] = {}
         self.clock = clock if clock is not None else Clock()
         self.signer: tuple[str, Path] | None = None
+        self.routes: dict[str, list[str]] = {}  # the states each task was walked through
 
     def sign_with(self, approver: str, key: Path) -> None:
         """The approver (as the allowed signers file names them) and private key that sign
@@ -235,6 +310,7 @@ class ProjectSetup:
     def use_packages(self, *names: str) -> None:
         """Let installed rule packages load, named by entry point, module or distribution
         (`acme`, `acme_rules`, `acme-rules`); the project loads none it was not given."""
+        __tracebackhide__ = True
         from automaton_rules.engine import plugins
 
         installed = plugins.installed_packages()
@@ -256,6 +332,14 @@ class ProjectSetup:
         lines = [f"{key} = {_toml(value)}\n" for key, value in {**table, **self.settings}.items()]
         (self.root / "automaton.toml").write_text("".join(lines))
 
+    def configure_plugin(self, table: str, **settings: Any) -> None:
+        """Set a plugin's settings in its own table of automaton.toml (`_` for `-`), kept
+        across calls: `configure_plugin("acme", wip_limit=5)` writes `[acme] wip-limit = 5`."""
+        given = dict(self.settings.get(table) or {})
+        given.update({key.replace("_", "-"): value for key, value in settings.items()})
+        self.settings[table] = given
+        self.configure()
+
     @property
     def project(self) -> Project:
         """The project as rules see it (`automaton_rules.Project`), for a rule's unit test."""
@@ -269,6 +353,7 @@ class ProjectSetup:
 
     def git(self, *args: str, when: int | None = None) -> str:
         """Run git in the project (initialising it on first use); `when` fixes commit time."""
+        __tracebackhide__ = True
         if not (self.root / ".git").exists():
             _run_git(self.root, "init", "-q")
             _run_git(self.root, "config", "user.email", "rules@example.com")
@@ -285,7 +370,8 @@ class ProjectSetup:
     ) -> str:
         """Write files and commit them; `task` adds the `Task:` trailer the audit reads,
         `when` the time (by default the clock's, once it is set or advanced)."""
-        _write(self.root, files)
+        __tracebackhide__ = True
+        _write(self.root, files)  # dated by the system: git compares a file's time to its index
         self.git("add", "--", *files)
         body = f"{message}\n\nTask: {task}\n" if task else message
         if when is None and self.clock.frozen:
@@ -294,7 +380,116 @@ class ProjectSetup:
         return self.git("rev-parse", "HEAD").strip()
 
 
-class AutomatonProject(ProjectSetup):
+class _Walks(ProjectSetup):
+    """Walking tasks through the workflow with status.py's own commands (the part of
+    `AutomatonProject` that makes the states a test asks for)."""
+
+    if TYPE_CHECKING:
+
+        def run(self, *args: str) -> Run: ...
+        def approve(
+            self, name: str, *, via: str | None = None, approver: str | None = None
+        ) -> Run: ...
+        def task_dir(self, name: str) -> Path: ...
+        def _ok(self, *args: str) -> None: ...
+
+    def task(
+        self,
+        name: str,
+        state: str = "new",
+        files: Mapping[str, str] | Iterable[str] = (),
+        *,
+        via: Iterable[str] = (),
+        approver: str | None = None,
+        approval_delay: float | timedelta = 0,
+    ) -> Path:
+        """Create a task and walk it to `state` with real transitions and approvals.
+
+        The walk takes the usual route, through test_design only when `files` holds a
+        TEST_PLAN.md or `state` is in it, or the shortest through the states `via` names;
+        `route_of(name)` says which it took. `files` (name to text, or names for
+        placeholder text) are written at the phase they belong to: an artifact when the
+        walk enters its phase (so it is the one approved, and the one transition rules
+        read), an artifact of a phase the walk skips once `state` is reached, any other
+        file at creation. Each approval is given by `approver` (None: as `approve` gives
+        it), `approval_delay` (seconds or a timedelta) after it was requested.
+        """
+        __tracebackhide__ = True
+        contents = _contents(files)
+        planned = machine.ARTIFACTS["test_design"] in contents
+        steps = route(state, via, subtask="/" in name, test_design=planned)
+        self._ok("--create-task", name)
+        self.routes[name] = []
+        folder = self.task_dir(name)
+        phases = {machine.base_phase(step) for step in steps}
+        walked = {f: t for f, t in contents.items() if machine.ARTIFACT_PHASE.get(f) in phases}
+        others = {f: t for f, t in contents.items() if not machine.is_artifact(f)}
+        _write(folder, others, self.clock.stamp())
+        self._walk(name, steps, walked, approver, approval_delay)
+        skipped = {f: t for f, t in contents.items() if machine.is_artifact(f) and f not in walked}
+        _write(folder, skipped, self.clock.stamp())
+        return folder
+
+    def advance(
+        self,
+        name: str,
+        states: Iterable[str],
+        *,
+        approver: str | None = None,
+        approval_delay: float | timedelta = 0,
+    ) -> None:
+        """Walk an existing task through `states` with real transitions and approvals,
+        writing a placeholder for each phase's artifact the walk needs; `approver` and
+        `approval_delay` as for `task`."""
+        __tracebackhide__ = True
+        self._walk(name, tuple(states), {}, approver, approval_delay)
+
+    def route_of(self, name: str) -> tuple[str, ...]:
+        """The states `task` and `advance` walked this task through, in order."""
+        return tuple(self.routes.get(name, ()))
+
+    def write(self, name: str, filename: str, text: str) -> Path:
+        """Write a file into a task's folder, dated by the clock (what `Task.changed_at`
+        reads without git), as an agent would write it now."""
+        _write(self.task_dir(name), {filename: text}, self.clock.stamp())
+        return self.task_dir(name) / filename
+
+    def _walk(
+        self,
+        name: str,
+        states: Iterable[str],
+        given: dict[str, str],
+        approver: str | None,
+        delay: float | timedelta,
+    ) -> None:
+        __tracebackhide__ = True
+        folder = self.task_dir(name)
+        states = tuple(states)
+        taken = self.routes.setdefault(name, [])
+        for target in states:
+            current = (folder / ".state").read_text().strip()
+            artifact = machine.required_artifact(current)
+            if artifact and not (folder / artifact).exists():
+                _write(folder, {artifact: _placeholder(artifact)}, self.clock.stamp())
+            if machine.is_approved(target):
+                if delay:
+                    self.clock.advance(delay)
+                done = self.approve(name, approver=approver)
+            else:
+                done = self.run("--task", name, "--transition", target)
+            if done.exit_code != 0:
+                walk = " -> ".join(("new", *states)) if states else "(no states)"
+                raise AssertionError(
+                    f"walking task {name!r} ({walk}) failed moving from {current!r} to "
+                    f"{target!r}: status.py said: {done.err or done.out}"
+                )
+            taken.append(target)
+            entered = machine.required_artifact(target)
+            if entered in given:
+                _write(folder, {entered: given.pop(entered)}, self.clock.stamp())
+
+
+class AutomatonProject(_Walks):
     """A throwaway project driven through status.py's own commands, in-process: isolated
     from installed rule packages unless `use_packages` names them, on its own `clock`."""
 
@@ -318,72 +513,36 @@ class AutomatonProject(ProjectSetup):
         folder = self.tasks_dir / parent
         return folder / machine.SUBTASKS_DIR / sub if sub else folder
 
-    def task(
-        self,
-        name: str,
-        state: str = "new",
-        files: Mapping[str, str] | Iterable[str] = (),
-        *,
-        via: Iterable[str] = (),
-    ) -> Path:
-        """Create a task and walk it to `state` with real transitions and approvals.
-
-        The walk takes the usual route, or the shortest through the states `via` names.
-        `files` (name to text, or names for placeholder text) are written at the phase
-        they belong to: an artifact when the walk enters its phase (so it is the one
-        approved, and the one transition rules read), an artifact of a phase the walk
-        skips once `state` is reached, any other file at creation.
-        """
-        contents = _contents(files)
-        steps = route(state, via, subtask="/" in name)
-        self._ok("--create-task", name)
-        folder = self.task_dir(name)
-        phases = {machine.base_phase(step) for step in steps}
-        walked = {f: t for f, t in contents.items() if machine.ARTIFACT_PHASE.get(f) in phases}
-        _write(folder, {f: t for f, t in contents.items() if not machine.is_artifact(f)})
-        self._walk(name, steps, walked)
-        skipped = {f: t for f, t in contents.items() if machine.is_artifact(f) and f not in walked}
-        _write(folder, skipped)
-        return folder
-
-    def advance(self, name: str, states: Iterable[str]) -> None:
-        """Walk an existing task through `states` with real transitions and approvals,
-        writing a placeholder for each phase's artifact the walk needs."""
-        self._walk(name, states, {})
-
-    def _walk(self, name: str, states: Iterable[str], given: dict[str, str]) -> None:
-        folder = self.task_dir(name)
-        for target in states:
-            current = (folder / ".state").read_text().strip()
-            artifact = machine.required_artifact(current)
-            if artifact and not (folder / artifact).exists():
-                (folder / artifact).write_text(_placeholder(artifact))
-            if machine.is_approved(target):
-                self._check(self.approve(name), f"--task {name} --approve")
-            else:
-                self._ok("--task", name, "--transition", target)
-            entered = machine.required_artifact(target)
-            if entered in given:
-                (folder / entered).write_text(given.pop(entered))
-
-    def approve(self, name: str, *, via: str | None = None) -> Run:
+    def approve(self, name: str, *, via: str | None = None, approver: str | None = None) -> Run:
         """Approve a task awaiting approval as the project's `approval` setting accepts, or
-        as `via` says: `cli` (`--approve`), `prompt` (the user types `approve NAME` in the
-        agent's chat, through automaton-hook) or `signed` (with the key of `sign_with`)."""
+        as `via` says: `cli` (`--approve`, by `approver` when given), `prompt` (the user
+        types `approve NAME` in the agent's chat, through automaton-hook: the approver is
+        the person git names) or `signed` (with the key of `sign_with`, its approver)."""
+        __tracebackhide__ = True
         way = via or _approval_way(self.root)
         if way == "cli":
-            return self.run("--task", name, "--approve")
-        if way == "prompt":
-            return _typed_in_chat(self.root, self.task_dir(name), name, self.context())
-        if way != "signed":
+            named = ("--approver", approver) if approver is not None else ()
+            return self.run("--task", name, "--approve", *named)
+        if way not in APPROVAL_WAYS:
             raise ValueError(f"via takes {', '.join(APPROVAL_WAYS)}, not {way!r}")
+        if way == "prompt":
+            if approver is not None:
+                raise ValueError(
+                    "an approval typed in the chat is the person's git names "
+                    "(automaton.person): approver= applies to via='cli'"
+                )
+            return _typed_in_chat(self.root, self.task_dir(name), name, self.context())
         if self.signer is None:
             raise ValueError(
                 'approval = "signed": name the approver and key with '
                 "automaton_project.sign_with(approver, key) first"
             )
-        approver, key = self.signer
-        return self.run("--task", name, "--approve", "--approver", approver, "--key", str(key))
+        signer, key = self.signer
+        if approver is not None and approver != signer:
+            raise ValueError(
+                f"a signed approval is {signer!r}'s, who holds the key: not {approver!r}"
+            )
+        return self.run("--task", name, "--approve", "--approver", signer, "--key", str(key))
 
     def folder(self, name: str, files: Mapping[str, str] | Iterable[str] = ()) -> Path:
         """A task folder made by hand, without status.py (what category 4 catches)."""
@@ -392,8 +551,14 @@ class AutomatonProject(ProjectSetup):
         _write(folder, files if isinstance(files, Mapping) else {f: f"# {f}\n" for f in files})
         return folder
 
-    def audit(self, *args: str, expect_errors: bool = False) -> Audit:
-        """Run `--audit` as CI does, returning the JSON report and the text report.
+    def audit(
+        self,
+        *args: str,
+        expect_errors: bool = False,
+        format: str = "text",
+    ) -> Audit:
+        """Run `--audit` as CI does, once: the JSON report, the text report, and the report
+        in `format` (`sarif`, `junit`, ...: `Audit.output`), all of that one run.
 
         An audit that meets an error (a plugin that fails to load, a rule that raises, a
         task that cannot be read) fails the test with the errors, unless the test expects
@@ -401,10 +566,28 @@ class AutomatonProject(ProjectSetup):
         never pass a test that asks only for its findings.
         """
         __tracebackhide__ = True
-        raw = self.run("--audit", "--format", "json", *args)
-        text = self.run("--audit", *args)
-        report = json.loads(raw.out)
-        errors = report.get("errors", [])
+        formats = list(dict.fromkeys(["json", "text", format]))
+        argv = ["--audit", *args, "--project", str(self.root)]
+        once = cli.audit_once(argv, self.context(), formats)
+        if once is None:  # no audit ran (a usage error, a broken configuration): say why
+            failed = self.run("--audit", *args)
+            said = (failed.err or failed.out).strip()
+            report: dict[str, Any] = {"errors": [said]}
+            audit = Audit(failed.exit_code, report, failed.out, [], format, failed.out)
+        else:
+            result, printed = once
+            runs = {fmt: Run(*answer) for fmt, answer in zip(formats, printed)}
+            report = json.loads(runs["json"].out)
+            audit = Audit(
+                runs["json"].exit_code,
+                report,
+                runs["text"].out,
+                list(report.get("findings", [])),
+                format,
+                runs[format].out,
+                _audit_errors(result),
+            )
+        errors = audit.errors
         if errors and not expect_errors:
             listed = "\n".join(f"  {error}" for error in errors)
             pytest.fail(
@@ -412,12 +595,14 @@ class AutomatonProject(ProjectSetup):
                 f"them:\n{listed}",
                 pytrace=False,
             )
-        return Audit(raw.exit_code, report, text.out, list(report.get("findings", [])))
+        return audit
 
     def _ok(self, *args: str) -> None:
+        __tracebackhide__ = True
         self._check(self.run(*args), " ".join(args))
 
     def _check(self, result: Run, what: str) -> None:
+        __tracebackhide__ = True
         if result.exit_code != 0:
             raise AssertionError(f"status.py {what} failed: {result.err or result.out}")
 
@@ -465,6 +650,7 @@ def _typed_in_chat(root: Path, folder: Path, name: str, context: Context) -> Run
 
 
 def _run_git(root: Path, *args: str, when: int | None = None) -> str:
+    __tracebackhide__ = True
     env = dict(os.environ)
     if when is not None:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{when} +0000"
@@ -491,6 +677,7 @@ def automaton_project(tmp_path: Path) -> Iterator[AutomatonProject]:
 
 __all__: Sequence[str] = (
     "Audit",
+    "AuditError",
     "AutomatonProject",
     "Clock",
     "Run",

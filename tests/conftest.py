@@ -68,6 +68,7 @@ LONG_TESTS = (
     "test_tool_safety.py::test_python_files_in_the_project_and_tasks_are_never_imported",
     "test_cli.py::test_status_py_runs_from_the_checkout",
     "test_docs.py::test_the_rule_writing_guide_works_as_written",
+    "test_docs.py::test_the_guides_shell_blocks_run_as_written",
     "test_fuzz.py::test_fuzzed_task_files",
     "test_fuzz.py::test_fuzzed_command_lines",
     "test_properties.py::test_random_command_sequences_keep_the_invariants",

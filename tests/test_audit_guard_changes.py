@@ -419,11 +419,20 @@ def test_the_fifth_category_prints_after_the_specifications_four(
     assert report["summary"]["by_category"]["Changes to the Guard"] == 1
 
 
-def test_outside_git_the_category_is_skipped(automaton_project: AutomatonProject) -> None:
+def test_outside_git_the_git_rules_skip_and_ar504_still_judges(
+    automaton_project: AutomatonProject,
+) -> None:
     automaton_project.task("t1", "research")
     audit = automaton_project.audit()
-    assert audit.report["summary"]["skipped"]["Changes to the Guard"] == "not a git repository"
-    assert category_5(audit.text) == ["Skipped: not a git repository"]
+    assert "Changes to the Guard" not in audit.report["summary"]["skipped"]
+    skipped = audit.report["summary"]["skipped_rules"]
+    assert [code for code in skipped if code.startswith("AR5")] == ["AR501", "AR502", "AR503"]
+    assert category_5(audit.text) == [
+        "[SKIP] (project): AR501 skipped: not a git repository",
+        "[SKIP] (project): AR502 skipped: not a git repository",
+        "[SKIP] (project): AR503 skipped: not a git repository",
+        "[PASS] (project): no violations (AR504)",
+    ]
 
 
 def test_list_rules_names_ar501_and_ar502(automaton_project: AutomatonProject) -> None:

@@ -258,7 +258,7 @@ def test_an_approval_line_of_no_phase_is_reported_not_a_crash(
 def test_ar209_every_move_status_py_makes_is_one(automaton_project: AutomatonProject) -> None:
     """Approvals, transitions back from human_intervention, sub-tasks, restores: all clean."""
     automaton_project.task("whole", "complete")
-    folder = automaton_project.task("back", "human_intervention")
+    folder = automaton_project.task("back", "human_intervention", files=["TEST_PLAN.md"])
     for artifact in ("DESIGN.md", "TEST_PLAN.md", "IMPLEMENTATION.md", "BUG_REPORT.md"):
         (folder / artifact).rename(folder / artifact.replace(".md", ".v1.md"))
     for artifact in ("ADVERSARIAL_BUG_REPORT.md", "DOC_REVIEW.md", "VERDICT.md"):
@@ -344,7 +344,7 @@ def test_ar207_approved_artifact_removed(automaton_project: AutomatonProject) ->
 def _reopen_at_research(project: AutomatonProject) -> Path:
     """A task taken to human_intervention, its SPEC.md rewritten, resumed at research after
     the later artifacts were archived (as docs/decisions.md asks); SPEC.md rewritten again."""
-    folder = project.task("reopened", "human_intervention")
+    folder = project.task("reopened", "human_intervention", files=["TEST_PLAN.md"])
     (folder / "SPEC.md").write_text("# The spec, rethought\n")
     assert "AR207" in project.audit().codes  # still under the old approval
     for artifact in (

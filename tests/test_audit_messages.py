@@ -135,7 +135,8 @@ def test_github_annotations_name_only_files_that_exist(
     )
     assert by_task["empty-by-hand"] == (
         "::error title=AR401::empty-by-hand: task was created manually (no .state file) "
-        "(.automaton/tasks/empty-by-hand/.state: no such file)"
+        "(.automaton/tasks/empty-by-hand/.state: no such file) — suggested correction: run "
+        "--upgrade (inferred phase: new)"
     )
     assert by_task["Bad Name"].startswith("::error title=AR402::Bad Name: folder 'Bad Name'")
     assert by_task["Bad Name"].endswith("(.automaton/tasks/Bad Name: a folder)")

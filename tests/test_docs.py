@@ -111,3 +111,45 @@ def _one_row(text: str, start: str) -> str:
     rows = [line for line in text.splitlines() if line.startswith(start)]
     assert len(rows) == 1, rows
     return rows[0]
+
+
+def _shell_blocks(text: str) -> list[str]:
+    return re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+
+
+def test_the_guides_shell_blocks_run_as_written(tmp_path) -> None:
+    """Every shell block of docs/writing-rules.md, run by bash in a fresh folder holding a
+    copy of the template, with `AUTOMATON_RULES` the checkout, as the guide says to set
+    it: pip installs automaton-rules from there. The template's README gives the guide's
+    block for the template, run from its own folder."""
+    import os
+    import shutil
+    import subprocess
+
+    from conftest import ROOT
+
+    template = ROOT / "examples" / "acme-rules"
+    readme = (template / "README.md").read_text(encoding="utf-8")
+    junk = shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", ".pytest_cache")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    env.update(AUTOMATON_RULES=str(ROOT), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.pop("VIRTUAL_ENV", None)
+    guide = _shell_blocks(WRITING_RULES)
+    assert len(guide) == 3, guide  # the tutorial's venv, the listener's command, the template
+    (in_readme,) = _shell_blocks(readme)
+    first, _, rest = guide[2].partition("\n")
+    assert (first.split("#")[0].strip(), rest) == ("cd examples/acme-rules", in_readme)
+    for number, block in enumerate(guide):
+        where = tmp_path / f"block{number}"
+        shutil.copytree(template, where / "examples" / "acme-rules", ignore=junk)
+        proc = subprocess.run(
+            ["bash", "-euc", block],
+            cwd=where,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, f"{block}\n{proc.stdout}\n{proc.stderr}"
+        if "--list-rules" in block:
+            assert "plugin acme" in proc.stdout, proc.stdout

@@ -156,7 +156,7 @@ def test_the_sample_plugin_runs_through_status_py(automaton_project: AutomatonPr
     listed = automaton_project.run("--list-rules", "--json")
     assert listed.exit_code == 0, listed.err
     codes = [row["code"] for row in listed.json()["rules"]]
-    assert [code for code in codes if code.startswith("TY")] == [f"TY10{n}" for n in range(1, 10)]
+    assert [code for code in codes if code.startswith("TY")] == [f"TY1{n:02}" for n in range(1, 11)]
     audit = automaton_project.audit()
     assert audit.errors == []
     (rollback,) = [f for f in audit.findings if f["code"] == "TY102"]

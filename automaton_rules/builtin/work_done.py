@@ -20,7 +20,7 @@ from automaton_rules.core.config import Config
 from automaton_rules.core.phases import reached
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import INCONSISTENCY, UNAUTHORIZED, Finding
-from automaton_rules.engine.rule import Rule, rule
+from automaton_rules.engine.rule import Rule, Skip, rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # git is read only by the audit: its reader loads with it
@@ -67,7 +67,9 @@ def code_behind_implement(
 ) -> Iterator[Finding]:
     """A task past implement with neither a commit naming it nor a source change while it
     could edit: its implementation was never committed, whatever IMPLEMENTATION.md says."""
-    if not git.is_repo or not git.commits:
+    if not git.is_repo:  # no history to judge by, as the category's other rules say
+        raise Skip("not a git repository")
+    if not git.commits:
         return
     first_read = min(commit.time for commit in git.commits)
     named = _work_by_task(git.commits)

@@ -197,6 +197,12 @@ PARTICULAR = (
         "REV",
     ),
     Option(
+        "durations",
+        "--durations",
+        "With --audit: list the N slowest rules (0: all) on stderr, as pytest does.",
+        "N",
+    ),
+    Option(
         "output_format",
         "--format",
         "With --audit: text (default), json, sarif, github, markdown, junit, gitlab or "
@@ -215,6 +221,7 @@ _AUDIT_OPTIONS = (
     "baseline",
     "write_baseline",
     "since",
+    "durations",
     "output_format",
 )
 

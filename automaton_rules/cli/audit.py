@@ -48,19 +48,23 @@ def audit(
     baseline: Path | None,
     write_baseline: Path | None,
     since: str | None,
+    durations: str | None,
 ) -> Audited:
     """`--audit [--select CODES] [--ignore CODES] [--fail-on SEVERITY] [--format FORMAT]
-    [--baseline FILE | --write-baseline FILE] [--since REV]`."""
+    [--baseline FILE | --write-baseline FILE] [--since REV] [--durations N]`."""
     from automaton_rules.engine import gitlog
     from automaton_rules.report import AuditReport
     from automaton_rules.report import baseline as baselines
 
+    slowest = _durations(durations)
     proj, settings = run.open(project, config)
     accepted = baselines.read(baseline) if baseline is not None else None
     commit = gitlog.resolve_since(proj.root, since) if since is not None else None
     engine = run.engine(settings)
     chosen = selection(engine, settings, select, ignore)
-    tasks, result, errors = run_audit(engine, proj, settings, chosen, commit)
+    tasks, result, errors = run_audit(
+        engine, proj, settings, chosen, commit, timed=slowest is not None
+    )
     compared = None
     if accepted is not None:
         looked_at = gitlog.read_commits_after(proj.root, commit) if commit is not None else None
@@ -77,12 +81,24 @@ def audit(
         gone=compared.gone if compared else [],
         since=(since, commit) if since is not None and commit is not None else None,
         approval=settings.approval,
+        durations=slowest,
     )
     fmt = "json" if as_json and output_format in (None, "text") else output_format or "text"
     failed = _announce_audited(report, engine, settings)
     run.failed.extend(failed)
     written = None if write_baseline is None else _write_baseline(report, write_baseline)
     return Audited(report, fmt, failed, written, write_baseline)
+
+
+def _durations(value: str | None) -> int | None:
+    """`--durations N`: how many of the slowest rules to list (0: all); None: not asked."""
+    if value is None:
+        return None
+    if not (value.isascii() and value.isdigit()):
+        raise AutomatonError(
+            "usage", f"--durations takes a number of rules (0: all), not '{printable(value)}'."
+        )
+    return int(value)
 
 
 def audit_view(audited: Audited) -> Outcome:
@@ -95,9 +111,14 @@ def audit_view(audited: Audited) -> Outcome:
         said = written(fmt, report, str(audited.baseline), audited.written)
         return Outcome(0, said, raw=True)
     errors = logged([*report.task_errors, *report.result.errors])
-    return Outcome(
+    outcome = Outcome(
         report.exit_code, _rendered(report, fmt, audited.failed), raw=True, errors=errors
     )
+    if report.durations is not None:
+        from automaton_rules.report.model import slowest_lines
+
+        outcome.notes.extend(slowest_lines(report))
+    return outcome
 
 
 def _announce_audited(report: AuditReport, engine: Engine, settings: Config) -> list[EventError]:

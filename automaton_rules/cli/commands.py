@@ -303,7 +303,17 @@ def list_rules(*, run: Run, project: Path | None, config: Path | None) -> RuleLi
         }
         for plugin, rule in engine.rules
     ]
-    return RuleListing(rows, logged(engine.errors))
+    values = engine.settings.resolve(settings)
+    declared = [
+        {**setting.as_dict(), "value": _shown(values[setting.plugin][setting.name])}
+        for setting in engine.settings.declared
+    ]
+    return RuleListing(rows, logged(engine.errors), declared)
+
+
+def _shown(value: object) -> object:
+    """A setting's value as JSON writes it: a list for a tuple."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def upgrade(*, run: Run, project: Path | None, config: Path | None) -> Upgraded:

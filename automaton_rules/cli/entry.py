@@ -225,6 +225,8 @@ def _finish(outcome: Outcome, command: str, as_json: bool) -> int:
             _print("\n".join(message_lines(error)), sys.stderr)
     for warning in outcome.warnings:  # in every format: stdout stays the answer
         _print("\n".join(message_lines(warning, "WARNING: ")), sys.stderr)
+    if outcome.notes:
+        _print("\n".join(printable(line, None) for line in outcome.notes), sys.stderr)
     return outcome.exit_code
 
 
@@ -348,3 +350,43 @@ def _main(argv: Sequence[str] | None, context: Context) -> int:
         if error is None:
             raise
         return _fail(error, command, as_json)
+
+
+def audit_once(
+    argv: Sequence[str], context: Context, formats: Sequence[str]
+) -> tuple[Any, list[tuple[int, str, str]]] | None:
+    """`--audit` run once, its report printed in each of `formats` as status.py prints it
+    (exit code, stdout, stderr), and the report itself: the test fixture's one audit seen
+    every way. None when the line runs no audit (a usage error, a configuration that
+    fails, no `--audit`): running it as a command says why."""
+    import dataclasses
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from automaton_rules.cli.run import Run
+
+    with running(context), redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        try:
+            values = read_line(list(argv), PROG)
+            if isinstance(values, int):
+                return None
+            action = _chosen(values)
+            if action.command != "audit":
+                return None
+            check(action, values)
+            handler: Any = resolve(action.handler or "")
+            view: Any = resolve(action.view or "")
+            run = Run(context)
+            code = handler.__code__
+            asked = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
+            audited = handler(**{name: run if name == "run" else values[name] for name in asked})
+        except AutomatonError:
+            return None
+    printed = []
+    for fmt in formats:
+        out, err = io.StringIO(), io.StringIO()
+        with running(context), redirect_stdout(out), redirect_stderr(err):
+            outcome = run.finish(view(dataclasses.replace(audited, fmt=fmt)))
+            exit_code = _finish(outcome, action.command, values["as_json"] and fmt == "json")
+        printed.append((exit_code, out.getvalue(), err.getvalue()))
+    return audited.report, printed

@@ -77,6 +77,7 @@ def status(
     baseline: Annotated[Optional[Path], declared("baseline")] = None,
     write_baseline: Annotated[Optional[Path], declared("write_baseline")] = None,
     since: Annotated[Optional[str], declared("since")] = None,
+    durations: Annotated[Optional[str], declared("durations")] = None,
     output_format: Annotated[Optional[str], declared("output_format")] = None,
     agent: Annotated[Optional[str], declared("agent")] = None,
     config: Annotated[Optional[Path], declared("config")] = None,

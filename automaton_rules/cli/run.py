@@ -47,6 +47,7 @@ class Outcome:
         raw: bool = False,
         warnings: list[str] | None = None,
         painter: Callable[[Style], str] | None = None,
+        notes: list[str] | None = None,
     ) -> None:
         self.exit_code = exit_code
         self.text = text
@@ -55,6 +56,7 @@ class Outcome:
         self.raw = raw
         self.warnings: list[str] = [] if warnings is None else warnings
         self.painter = painter
+        self.notes: list[str] = [] if notes is None else notes  # stderr, as they are
 
     def __repr__(self) -> str:
         return f"Outcome({self.exit_code}, {self.text!r})"
@@ -108,6 +110,7 @@ class Run:
             packages=self.context.plugins,
         )
         self.warnings.extend(engine.warnings)
+        engine.check_settings(settings)  # the plugins' own tables, checked once they load
         return engine
 
     def finish(self, outcome: Outcome) -> Outcome:

@@ -462,20 +462,33 @@ class RuleListing:
 
     rows: Sequence[dict[str, Any]]
     errors: list[str]
+    settings: Sequence[dict[str, Any]] = ()
 
 
 def rules_view(listing: RuleListing) -> Outcome:
     """--list-rules: a rule per two lines, its code, severity, category and summary, then
-    when it runs and its plugin; exit 2 when a plugin failed."""
+    when it runs and its plugin; then the plugins' settings; exit 2 when a plugin failed."""
     lines = [
         f"{row['code']:<8}{row['severity']:<9}{row['category']}: {row['summary']}\n"
         f"{'':<17}runs at {', '.join(row['when'])}; plugin {row['plugin']}"
         for row in listing.rows
     ]
+    import json
+
+    tables: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for setting in listing.settings:
+        tables.setdefault((setting["plugin"], setting["table"]), []).append(setting)
+    for (plugin, table), declared in tables.items():
+        lines += ["", f"[{table}]  settings of plugin {plugin}"]
+        for setting in declared:
+            value, default = json.dumps(setting["value"]), json.dumps(setting["default"])
+            said = f" (default {default})" if value != default else ""
+            lines.append(
+                f"  {setting['name']} = {value}{said}  {setting['type']}: {setting['help']}"
+            )
     errors = listing.errors
-    return Outcome(
-        2 if errors else 0, "\n".join(lines), {"rules": list(listing.rows)}, errors=errors
-    )
+    payload = {"rules": list(listing.rows), "settings": list(listing.settings)}
+    return Outcome(2 if errors else 0, "\n".join(lines), payload, errors=errors)
 
 
 @dataclass(frozen=True)

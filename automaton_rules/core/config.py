@@ -72,6 +72,7 @@ class Config(Record):
         "sandbox_hidden",
         "stop_wait_seconds",
         "implementation_due_hours",
+        "tables",
         "given",
     )
     path: Path | None
@@ -98,6 +99,7 @@ class Config(Record):
     sandbox_hidden: tuple[str, ...]
     stop_wait_seconds: float
     implementation_due_hours: float
+    tables: Mapping[str, Mapping[str, Any]]  # plugins' own tables, checked by the engine
     given: frozenset[str]  # the settings the file itself sets, named with `_`
 
     def __init__(
@@ -126,6 +128,7 @@ class Config(Record):
         sandbox_hidden: tuple[str, ...] = (),
         stop_wait_seconds: float = STOP_WAIT_SECONDS,
         implementation_due_hours: float = IMPLEMENTATION_DUE_HOURS,
+        tables: Mapping[str, Mapping[str, Any]] | None = None,
         given: frozenset[str] = frozenset(),
     ) -> None:
         self._init(
@@ -153,6 +156,7 @@ class Config(Record):
             sandbox_hidden,
             stop_wait_seconds,
             implementation_due_hours,
+            {} if tables is None else tables,
             given,
         )
 
@@ -321,9 +325,15 @@ def _shared(folder: Path) -> bool:
 
 
 def parse(settings: Mapping[str, Any], path: Path) -> Config:
-    """Check every key and type; the error names the key and the file."""
+    """Check every key and type; the error names the key and the file. A table no key
+    names is kept for the plugin that declares it (`tables`): the engine, which knows
+    the plugins' settings, checks it, and refuses one that no plugin declares."""
     values: dict[str, Any] = {}
+    tables: dict[str, Mapping[str, Any]] = {}
     for key, value in settings.items():
+        if key not in _KEYS and isinstance(value, dict) and not _near_key(key):
+            tables[key] = value
+            continue
         if key not in _KEYS:
             known = ", ".join(sorted(_KEYS))
             raise AutomatonError(
@@ -336,7 +346,27 @@ def parse(settings: Mapping[str, Any], path: Path) -> Config:
                 "config-wrong-type", f"Key '{key}' in {path} must be {description}"
             )
         values[key.replace("-", "_")] = tuple(value) if isinstance(value, list) else value
-    return Config(path=path, given=frozenset(values), **values)
+    return Config(path=path, tables=tables, given=frozenset(values), **values)
+
+
+def _near_key(key: str) -> bool:
+    """A table named almost like a setting (`[severty]`): a typo refused at once, never
+    left for a plugin to claim."""
+    import difflib
+
+    return bool(difflib.get_close_matches(key, list(_KEYS), n=1, cutoff=0.8))
+
+
+def known_keys() -> tuple[str, ...]:
+    """The settings the configuration takes besides the plugins' tables, sorted."""
+    return tuple(sorted(_KEYS))
+
+
+def table_label(path: Path | None, table: str) -> str:
+    """A plugin's table as its file writes it: `[acme]`, or `[tool.automaton.acme]`."""
+    if path is not None and path.name == PYPROJECT:
+        return f"[tool.automaton.{table}]"
+    return f"[{table}]"
 
 
 AGENT_FILES = (".agent.md", ".automaton/.agent.md")
@@ -421,7 +451,9 @@ __all__ = [
     "Config",
     "claim_timeout",
     "find_config",
+    "known_keys",
     "load_config",
     "multi_agent",
+    "table_label",
     "toml_module",
 ]

@@ -18,11 +18,28 @@ from automaton_rules.support.record import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
-    from datetime import datetime
-    from typing import Any
+    from datetime import datetime, timedelta
+    from typing import Any, Protocol
 
     from automaton_rules.core.history import Claim, HistoryEntry
     from automaton_rules.core.phases import Phase, Verdict
+
+    class _Commit(Protocol):
+        @property
+        def files(self) -> tuple[str, ...]: ...
+        @property
+        def at(self) -> datetime: ...
+
+    class _History(Protocol):
+        """What `changed_at` reads of `automaton_rules.GitHistory` (the rule argument)."""
+
+        @property
+        def is_repo(self) -> bool: ...
+        @property
+        def commits(self) -> Sequence[_Commit]: ...
+        @property
+        def uncommitted(self) -> Sequence[str]: ...
+
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME_LENGTH = 64
@@ -124,7 +141,93 @@ class TaskFiles(Record):
         return cache[filename]
 
 
-class Task(TaskFiles):
+def _known(name: str, *, phases: bool) -> None:
+    """Refuse a state (or phase) the workflow has not: a typo must never read as never."""
+    if machine.is_state(name) or (phases and name in machine.PHASES):
+        return
+    hint = machine.closest_state(name)
+    raise ValueError(f"unknown state {name!r}" + (f"; did you mean {hint!r}?" if hint else ""))
+
+
+class TaskTimes:
+    """What rules ask of a task's history in time, answered once here rather than rebuilt
+    by every rule: when it entered a state, when it last asked for approval, how long it
+    spent in a phase, when one of its files last changed. Every time is one the task
+    files record (UTC, whole seconds): under the test fixture's clock, the clock's."""
+
+    if TYPE_CHECKING:
+        files: frozenset[str]
+        path: Path
+
+        @property
+        def entries(self) -> tuple[HistoryEntry, ...]: ...
+
+        def relpath(self, filename: str) -> str: ...
+
+    def entered_at(self, state: str, *, first: bool = False) -> datetime | None:
+        """When the task last moved into `state` (the first time, with `first=True`), as
+        its history dates it: `task.entered_at("bug_find")`; None if it never did."""
+        _known(state, phases=False)
+        times = [entry.time for entry in self.entries if entry.target == state]
+        if not times:
+            return None
+        return times[0] if first else times[-1]
+
+    def approval_requested(self, phase: str | None = None) -> datetime | None:
+        """When the task last asked for approval: moved into `PHASE:awaiting_approval`,
+        of `phase` or of any phase; None if it never did."""
+        if phase is not None and phase not in machine.APPROVAL_PHASES:
+            gated = ", ".join(machine.APPROVAL_PHASES)
+            raise ValueError(f"{phase!r} has no approval gate (the phases with one: {gated})")
+        times = [
+            entry.time
+            for entry in self.entries
+            if machine.is_awaiting(entry.target)
+            and (phase is None or machine.base_phase(entry.target) == phase)
+        ]
+        return times[-1] if times else None
+
+    def time_in(self, phase: str, now: datetime) -> timedelta:
+        """How long the task has been in `phase` (every state of it: `research` counts its
+        gate too) or in one state (`design:awaiting_approval`), over all its stays; the
+        stay under way counts up to `now` (the rule argument)."""
+        from datetime import timedelta
+
+        _known(phase, phases=True)
+        whole = phase in machine.PHASES
+        spent = timedelta(0)
+        entries = self.entries
+        for index, entry in enumerate(entries):
+            target = entry.target
+            if (machine.base_phase(target) if whole else target) != phase:
+                continue
+            end = entries[index + 1].time if index + 1 < len(entries) else now
+            spent += max(end - entry.time, timedelta(0))
+        return spent
+
+    def changed_at(self, filename: str, git: _History | None = None) -> datetime | None:
+        """When one of the task's files last changed, to the second: with `git`, the time of
+        the last commit that touched it while the work tree holds what was committed; else
+        the file's modification time (the fixture writes files at its clock's time). None
+        for a file the folder does not hold."""
+        if filename not in self.files:
+            return None
+        if git is not None and git.is_repo:
+            path = self.relpath(filename)
+            if path not in git.uncommitted:
+                for commit in reversed(git.commits):
+                    if path in commit.files:
+                        return commit.at
+        try:
+            modified = os.stat(self.path / filename, follow_symlinks=False).st_mtime
+        except OSError:
+            return None
+        from datetime import datetime, timezone
+
+        return datetime.fromtimestamp(int(modified), timezone.utc)
+
+
+class Task(TaskFiles, TaskTimes):
     """A read-only view of one task folder, handed to rules as the `task` argument.
 
     `state` is what `.state` holds (`design:approved`), `phase` the workflow step it

@@ -6,6 +6,7 @@ one broken rule never hides the findings of the others.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from automaton_rules.engine.plugins import (
     PluginError,
     describe,
     failure_site,
+    seconds_text,
     time_limit,
 )
 from automaton_rules.engine.result import RunResult
@@ -39,6 +41,7 @@ FIXTURES: tuple[str, ...] = (
     "config",
     "git",
     "now",
+    "settings",
 )
 
 
@@ -108,9 +111,12 @@ class Fixtures:
         self._pending_git = git
         self._git: GitHistory | AutomatonError | None = None  # the history, or why not
         self._git_reported = False
+        # Each plugin's settings for a configuration (`Engine.plugin_settings`).
+        self.settings: Callable[[Any], dict[str, Any]] = lambda config: {}
 
-    def get(self, name: str, task: Task | None) -> Any:
-        """The value of the argument `name` for a rule called on `task` (None: the project)."""
+    def get(self, name: str, task: Task | None, plugin: str | None = None) -> Any:
+        """The value of the argument `name` for a rule of `plugin` called on `task` (None:
+        the project)."""
         if name == "task":
             return task
         if name == "tasks":
@@ -131,6 +137,10 @@ class Fixtures:
 
                 self.values["now"] = now()
             return self.values["now"]
+        if name == "settings":
+            from automaton_rules.engine.settings import NO_SETTINGS
+
+            return self.settings(self.get("config", task)).get(plugin or "", NO_SETTINGS)
         if name == "config" and self.values.get("config") is None:
             # A caller that passed none (the Python API) gets the project's own.
             from automaton_rules.core.config import load_config
@@ -155,9 +165,11 @@ class Fixtures:
 class RuleCaller:
     """Calls scheduled rules with their arguments; plugins' rules under the time limit."""
 
-    def __init__(self, fixtures: Fixtures, timeout: float | None) -> None:
+    def __init__(self, fixtures: Fixtures, timeout: float | None, timed: bool = False) -> None:
         self.fixtures = fixtures
-        self.timeout = timeout
+        self.timeout = timeout  # each plugin rule's budget for the whole run, in seconds
+        self.timed = timed  # the built-in rules timed too (--durations)
+        self.spent: dict[str, float] = {}
 
     def on_tasks(
         self,
@@ -179,8 +191,39 @@ class RuleCaller:
                 del result.errors[before:]
 
     def call(self, scheduled: Scheduled, result: RunResult, task: Task | None) -> None:
-        """One rule on `task` (None: on the project); what it raises is its plugin's error."""
-        rule = scheduled.rule
+        """One rule on `task` (None: on the project), its time counted: a plugin's rule runs
+        within what is left of its budget for the whole run (`timeout`), and once that is
+        spent it is called no more, each task it was not called on its error."""
+        if scheduled.builtin and not self.timed:
+            self._run(scheduled, result, task, None)
+            return
+        code = scheduled.rule.code
+        left = None
+        if not scheduled.builtin and self.timeout:
+            left = self.timeout - self.spent.get(code, 0.0)
+            if left <= 0:
+                said = f"not run: {self._budget()} was spent"
+                result.errors.append(
+                    PluginError.of_rule(scheduled.plugin, code, _on(task), (said,))
+                )
+                return
+        started = time.perf_counter()
+        try:
+            self._run(scheduled, result, task, left)
+        finally:
+            taken = time.perf_counter() - started
+            self.spent[code] = self.spent.get(code, 0.0) + taken
+            result.took(code, taken)
+
+    def _budget(self) -> str:
+        """A rule's budget, as its errors name it."""
+        return f"its budget of {seconds_text(self.timeout or 0)} for the whole run"
+
+    def _run(
+        self, scheduled: Scheduled, result: RunResult, task: Task | None, left: float | None
+    ) -> None:
+        """The call itself; what the rule raises is its plugin's error."""
+        rule, plugin = scheduled.rule, scheduled.plugin
         name = task.name if task is not None else None
         try:
             if scheduled.builtin and rule.argnames == ("task",):
@@ -188,12 +231,12 @@ class RuleCaller:
                 found = list(produced) if produced is not None else []
             elif scheduled.builtin:  # built-in rules have no time limit: no timer to set
                 produced = rule.func(
-                    **{name: self.fixtures.get(name, task) for name in rule.argnames}
+                    **{name: self.fixtures.get(name, task, plugin) for name in rule.argnames}
                 )
                 found = list(produced) if produced is not None else []
             else:
-                kwargs = {name: self.fixtures.get(name, task) for name in rule.argnames}
-                with time_limit(self.timeout):
+                kwargs = {name: self.fixtures.get(name, task, plugin) for name in rule.argnames}
+                with time_limit(left, f"ran out of {self._budget()}"):
                     produced = rule.func(**kwargs)
                     found = _findings(produced)
             for finding in found:
@@ -205,12 +248,10 @@ class RuleCaller:
             )
             return
         except Skip as skip:
-            result.skipped.setdefault(rule.category, str(skip))
+            result.skip(rule.code, str(skip), name)
             return
         except _AlreadyReported:  # git failed for an earlier rule: no verdict here either
-            result.skipped.setdefault(
-                rule.category, "the git history could not be read (see Errors)"
-            )
+            result.skip(rule.code, "the git history could not be read (see Errors)", name)
             return
         except AutomatonError as exc:
             result.errors.append(

@@ -29,16 +29,19 @@ from automaton_rules.support.output import printable
 # The header holds no NUL, and its author name (git ends an identity at `<` or a newline)
 # and unfolded trailers hold no newline: read in order, no file name can pass for a header.
 _RECORD = "\x1e"
+# The message comes last, whole: git prints it up to a NUL, so it cannot end the header.
 _LOG_FORMAT = (
     f"{_RECORD}%H %ct %at %P%n%an%n%(trailers:key={TASK_TRAILER},valueonly,unfold,separator=%x2C)"
+    "%n%B"
 )
 
 
 @dataclass(frozen=True)
 class Commit:
     """One commit: when and by whom it was made, the files it touched (and of them those it
-    deleted), the tasks its trailers name, the commits it builds on. `files` are relative
-    to the project, not to the repository."""
+    deleted), the tasks its trailers name, the commits it builds on, and its `message`
+    (`subject` its first line). `files` are relative to the project, not to the
+    repository."""
 
     sha: str
     time: int
@@ -48,6 +51,12 @@ class Commit:
     author: str = ""
     deleted: tuple[str, ...] = ()
     parents: tuple[str, ...] = ()
+    message: str = ""
+
+    @property
+    def subject(self) -> str:
+        """The message's first line, as `git log --oneline` shows it."""
+        return self.message.partition("\n")[0]
 
     @property
     def times(self) -> tuple[int, ...]:
@@ -146,7 +155,8 @@ def parse_log(output: str, prefix: str = "") -> list[Commit]:
 def _commit(header: str, files: list[str], deleted: list[str]) -> Commit | None:
     """The commit a header names, with its files; None for what is no header."""
     sha_and_times, _, rest = header[1:].partition("\n")
-    author, _, trailers = rest.partition("\n")
+    author, _, rest = rest.partition("\n")
+    trailers, _, message = rest.partition("\n")
     author = sys.intern(author)  # a history has few authors and many commits
     sha, _, stamps = sha_and_times.partition(" ")
     if header[:1] != _RECORD or not sha:
@@ -162,6 +172,7 @@ def _commit(header: str, files: list[str], deleted: list[str]) -> Commit | None:
         author,
         tuple(deleted),
         tuple(p for p in parents if p),
+        message.rstrip("\n"),
     )
 
 

@@ -24,6 +24,12 @@ def register_rules(register: Callable[[Rule], None]) -> None:
 
 
 @hookspec
+def register_settings(add: Callable[..., None]) -> None:
+    """Declare the plugin's settings, each with `add(table, name, type, default, help)`:
+    read from the plugin's own `[table]` of automaton.toml, checked, given to its rules."""
+
+
+@hookspec
 def automaton_event(event: Event) -> None:
     """Told what just happened (a task created, moved, approved, claimed, released, followed
     up or upgraded; an audit finished), once it is durable; what it raises is a warning."""

@@ -50,10 +50,16 @@ class PluginTimeout(BaseException):
 PLUGIN_FAILURES = (Exception, SystemExit, PluginTimeout)
 
 
+def seconds_text(seconds: float) -> str:
+    """`1 second`, `2 seconds`, `0.5 seconds`."""
+    return f"{seconds:g} second" + ("" if seconds == 1 else "s")
+
+
 @contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
+def time_limit(seconds: float | None, said: str | None = None) -> Iterator[None]:
     """Stop the plugin code run inside after `seconds`, so a hung plugin cannot hang the
-    command (and hold the task's lock); where no timer signal exists it runs unbounded."""
+    command (and hold the task's lock); where no timer signal exists it runs unbounded.
+    `said` is what the timeout says (by default: not finished within the time)."""
     if not seconds:
         yield  # no limit asked for: nothing to set, nothing to load
         return
@@ -67,7 +73,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         return
 
     def expire(signum: int, frame: FrameType | None) -> None:
-        raise PluginTimeout(f"did not finish within {seconds:g} seconds")
+        raise PluginTimeout(said or f"did not finish within {seconds_text(seconds)}")
 
     previous = signal.signal(signal.SIGALRM, expire) or signal.SIG_DFL
     started = time.monotonic()

@@ -63,6 +63,7 @@ class Rule:
     when: frozenset[str]
     name: str
     argnames: tuple[str, ...]
+    url: str | None
 
     def __init__(
         self,
@@ -74,6 +75,7 @@ class Rule:
         when: str | Iterable[str] = ("audit",),
         name: str = "",
         argnames: tuple[str, ...] = (),
+        url: str | None = None,
     ) -> None:
         if not CODE_PATTERN.fullmatch(code):
             raise ValueError(f"rule code {code!r} must look like ABC123")
@@ -85,9 +87,17 @@ class Rule:
 
             argnames = tuple(inspect.signature(func).parameters)
         name = name or getattr(func, "__name__", code)
-        values = (code, func, summary, category, severity, moments, name, argnames)
+        values = (code, func, summary, category, severity, moments, name, argnames, url)
         for one, value in zip(self.__dataclass_fields__, values):
             object.__setattr__(self, one, value)
+
+    @property
+    def description(self) -> str:
+        """The rule's docstring, dedented: the long description reports show beside the
+        summary (SARIF's `fullDescription`); empty when it has none."""
+        import inspect
+
+        return inspect.cleandoc(getattr(self.func, "__doc__", None) or "")
 
     def __call__(self, *args: object, **kwargs: object) -> Iterable[Finding] | None:
         """Call the wrapped function, so a rule stays testable as a plain function."""
@@ -112,9 +122,11 @@ def rule(
     category: str,
     severity: Severity = "error",
     when: str | Iterable[str] = ("audit",),
+    url: str | None = None,
 ) -> Callable[[RuleFunction], Rule]:
     """Turn a function into a Rule; register it from a `register_rules` hook. `when` is
-    one moment (`"audit"`) or several (`("audit", "validate")`), checked here."""
+    one moment (`"audit"`) or several (`("audit", "validate")`), checked here; `url` the
+    page that documents the rule (SARIF's `helpUri`)."""
     moments = moments_of(code, when)
 
     def decorate(func: RuleFunction) -> Rule:
@@ -125,6 +137,7 @@ def rule(
             category=category,
             severity=severity,
             when=moments,
+            url=url,
         )
 
     return decorate

@@ -29,7 +29,7 @@ from automaton_rules.engine.plugins import (
     merge_rule_errors,
     time_limit,
 )
-from automaton_rules.engine.result import RunResult
+from automaton_rules.engine.result import Planned, RunResult
 from automaton_rules.engine.rule import Edit, Rule, Transition, not_a_rule
 
 TYPE_CHECKING = False
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import pluggy
 
     from automaton_rules.engine.gitlog import GitHistory
+    from automaton_rules.engine.settings import Declarations
 
     # A plugin's `register_rules`, by the plugin's name.
     Source = tuple[str, Callable[..., Any]]
@@ -58,6 +59,7 @@ class Engine:
         self.timeout = timeout
         self._rules: list[Registered] | None = None
         self._register_errors: list[PluginError] = []
+        self._settings: Declarations | None = None
 
     @classmethod
     def create(
@@ -104,6 +106,18 @@ class Engine:
             self._rules, self._register_errors = collect_rules(sources, self.timeout)
         return self._rules
 
+    def check_settings(self, config: Any) -> None:
+        """Refuse a plugin's table its plugin does not declare so; check nothing for none."""
+        if self._pm is not None or getattr(config, "tables", None):
+            self.settings.resolve(config)
+
+    @property
+    def settings(self) -> Declarations:
+        """The plugins' settings (`register_settings`), declared once."""
+        if self._settings is None:
+            self._settings = _declarations(self._pm, self.timeout, self.load_errors)
+        return self._settings
+
     @property
     def warnings(self) -> list[str]:
         """What loading the plugins found suspicious but not broken: a function named
@@ -114,7 +128,7 @@ class Engine:
     def errors(self) -> list[PluginError]:
         """Plugins that failed to import or to register their rules."""
         self.rules  # noqa: B018 - collecting rules is what records register errors
-        return self.load_errors + self._register_errors
+        return self.load_errors + self._register_errors + self.settings.errors
 
     def wants(self, argument: str, when: str, selection: Selection | None = None) -> bool:
         """Whether any rule that will run asks for `argument`, so it can be prepared early."""
@@ -137,6 +151,7 @@ class Engine:
         whole_project: bool | None = None,
         git: Callable[[], GitHistory] | None = None,
         jobs: int | None = None,
+        timed: bool = False,
     ) -> RunResult:
         """Run every selected rule registered for `when`; broken plugins are errors too.
 
@@ -145,7 +160,7 @@ class Engine:
         --validate-folder without --task. Task rules run task by task, so each task's
         records are read once for all of them and then let go; `git` is a history
         already being read. `jobs` caps the processes that share the task rules (None:
-        one per usable CPU, for large projects).
+        one per CPU); `timed` times the built-in rules as well as the plugins' (`durations`).
         """
         if whole_project is None:
             whole_project = when == "audit"
@@ -155,7 +170,8 @@ class Engine:
         fixtures = Fixtures(
             project, list(tasks), git, transition=transition, edit=edit, config=config
         )
-        caller = RuleCaller(fixtures, self.timeout)
+        fixtures.settings = lambda config: self.settings.resolve(config)
+        caller = RuleCaller(fixtures, self.timeout, timed)
         early = RunResult()
 
         def while_waiting() -> None:
@@ -175,9 +191,17 @@ class Engine:
 
             parallel.run_task_rules(plan, caller, result, jobs, while_waiting)
         _project_rules(plan, caller, result, early)
-        result.findings.sort(key=_sort_key)
-        result.errors = merge_rule_errors(result.errors)
-        return result
+        return _finished(result, plan, len(fixtures.tasks))
+
+
+def _finished(result: RunResult, plan: Plan, tasks: int) -> RunResult:
+    """The result in report order, one error per failing rule, and told what ran, so it
+    can say which categories no rule judged."""
+    result.findings.sort(key=_sort_key)
+    result.errors = merge_rule_errors(result.errors)
+    scheduled = (*plan.per_task, *plan.per_project)
+    result.settle((Planned(s.rule.code, s.rule.category, s.per_task) for s in scheduled), tasks)
+    return result
 
 
 def _project_rules(plan: Plan, caller: RuleCaller, result: RunResult, early: RunResult) -> None:
@@ -207,6 +231,17 @@ def _builtin_sources() -> list[Source]:
 def _sources(pm: pluggy.PluginManager) -> list[Source]:
     """Every registered plugin's `register_rules`, in registration order."""
     return [(impl.plugin_name, impl.function) for impl in pm.hook.register_rules.get_hookimpls()]
+
+
+def _declarations(
+    pm: pluggy.PluginManager | None, timeout: float | None, load_errors: Sequence[PluginError]
+) -> Declarations:
+    """Every registered plugin's `register_settings` called, in registration order."""
+    from automaton_rules.engine.settings import Declarations
+
+    impls = [] if pm is None else pm.hook.register_settings.get_hookimpls()
+    sources = [(impl.plugin_name, impl.function) for impl in impls]
+    return Declarations(sources, timeout, load_errors)
 
 
 def collect_rules(
@@ -255,10 +290,16 @@ def readable_tasks(project: Project) -> tuple[list[Task], list[str]]:
 
 
 def run_audit(
-    engine: Engine, project: Project, settings: Any, chosen: Selection, since: str | None = None
+    engine: Engine,
+    project: Project,
+    settings: Any,
+    chosen: Selection,
+    since: str | None = None,
+    timed: bool = False,
 ) -> tuple[list[Task], RunResult, list[str]]:
     """Every selected audit rule over every task, as `--audit` and the board run it: git
-    read (after `since`) while the tasks load; the tasks, the result, the unreadable tasks."""
+    read (after `since`) while the tasks load; the tasks, the result, the unreadable tasks.
+    `timed` times every rule (`--durations`)."""
     from automaton_rules.engine.calls import start_git
 
     wants_git = engine.wants("git", "audit", chosen)
@@ -273,6 +314,7 @@ def run_audit(
         whole_project=True,
         git=git,
         jobs=settings.jobs,
+        timed=timed,
     )
     return tasks, result, errors
 

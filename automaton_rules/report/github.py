@@ -30,6 +30,8 @@ def annotation(report: AuditReport, finding: Finding) -> str:
     if located:
         props.insert(0, f"file={_property(located)}")
     message += named(report, finding.path, located)
+    if finding.correction:
+        message += f" — suggested correction: {finding.correction}"
     return f"::{command} {','.join(props)}::{_data(message)}"
 
 

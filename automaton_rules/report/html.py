@@ -16,9 +16,8 @@ from automaton_rules.core.project import Task, presumed_artifacts
 from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.engine.findings import Finding
 from automaton_rules.report.graph import Edge, Graph, workflow_graph
-from automaton_rules.report.model import AuditReport, plural
+from automaton_rules.report.model import AuditReport, notes, plural
 from automaton_rules.report.stats import duration
-from automaton_rules.report.text import failed_rules
 from automaton_rules.support import clock
 from automaton_rules.support.errors import AutomatonError
 from automaton_rules.support.output import printable
@@ -347,17 +346,20 @@ def _findings(report: AuditReport, anchors: dict[str, str]) -> str:
 def _category(report: AuditReport, number: int, category: str, anchors: dict[str, str]) -> str:
     """One category: why it has no verdict, that it is clean, or its findings."""
     found = [f for f in report.result.findings if f.category == category]
-    if category in report.result.skipped:
-        status = f"Skipped: {_text(report.result.skipped[category])}"
-    elif category not in report.result.categories:
+    missing = report.result.no_verdict(category)
+    if category not in report.result.categories:
         status = "Skipped: no rule of this category selected"
-    elif failed := failed_rules(report, category):
-        codes = ", ".join(failed)
+    elif missing is not None and not missing.failed:
+        status = f"Skipped: {_text(missing.reason)}"
+    elif missing is not None:
+        codes = ", ".join(missing.failed)
         status = f'<span class="badge error">error</span> rule {_text(codes)} failed; no verdict'
     elif not found:
         status = '<span class="badge ok">pass</span> no findings'
     else:
         status = plural(len(found), "finding")
+    if missing is None:
+        status += "".join(f"; {_text(note)}" for note in notes(report, category))
     table = _finding_table(report, found, anchors) if found else ""
     return (
         f'<div class="category"><h3>{number}. {_text(category)}</h3>'

@@ -24,6 +24,10 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
             "by_severity": {s: severities.get(s, 0) for s in SEVERITIES},
             "by_category": {c: categories.get(c, 0) for c in report.categories},
             "skipped": dict(report.result.skipped),
+            "skipped_rules": {
+                code: {"reason": skip.reason, "tasks": list(skip.tasks)}
+                for code, skip in report.result.skips.items()
+            },
             "fail_on": report.fail_on,
             "exit_code": report.exit_code,
         },
@@ -44,6 +48,10 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
             for plugin, rule in report.rules
         ],
     }
+    if report.durations is not None:
+        from automaton_rules.report.model import slowest
+
+        body["durations"] = [row._asdict() for row in slowest(report)]
     return envelope(
         "audit", report.exit_code, body, version=__version__, project=str(report.project.root)
     )

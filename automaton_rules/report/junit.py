@@ -53,8 +53,11 @@ class Cases:
             names[None] = None
         names.update(dict.fromkeys(task for code, task in self.found if code == rule.code))
         names.update(dict.fromkeys(task for code, task in self.crashed if code == rule.code))
-        skipped = self.report.result.skipped.get(rule.category)
+        skip = self.report.result.skips.get(rule.code)  # this rule's own, not its category's
         for name in names:
+            skipped = None
+            if skip is not None and (not skip.tasks or name in skip.tasks):
+                skipped = skip.reason
             case = ET.Element("testcase", classname=rule.code, name=_text(name or self.project))
             found = self.found.get((rule.code, name), [])
             crashed = self.crashed.get((rule.code, name))

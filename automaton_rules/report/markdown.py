@@ -16,8 +16,7 @@ from automaton_rules.core import machine
 from automaton_rules.core.project import Task
 from automaton_rules.engine.findings import SEVERITIES, Finding
 from automaton_rules.report.baseline import Fingerprint
-from automaton_rules.report.model import AuditReport, plural
-from automaton_rules.report.text import failed_rules
+from automaton_rules.report.model import AuditReport, notes, plural
 from automaton_rules.support.output import printable
 
 # GitHub takes a job summary up to 1 MiB and a comment up to 65,536 characters: a list
@@ -103,15 +102,17 @@ def _exit(errors: int, violations: int) -> str:
 
 
 def status(report: AuditReport, category: str, failing: set[str]) -> str:
-    """A category's verdict in a few words."""
-    if category in report.result.skipped:
-        return f"skipped: {text(report.result.skipped[category])}"
+    """A category's verdict in a few words, then each rule of it that skipped or failed:
+    one rule's skip leaves the verdict of the others."""
     if category not in report.result.categories:
         return "not selected"
-    failed = failed_rules(report, category)
-    if failed:
-        return f"rule {', '.join(failed)} failed (see Errors)"
-    return "fail" if category in failing else "pass"
+    missing = report.result.no_verdict(category)
+    if missing is not None and missing.failed:
+        return f"rule {', '.join(missing.failed)} failed (see Errors)"
+    if missing is not None:
+        return f"skipped: {text(missing.reason)}"
+    verdict = "fail" if category in failing else "pass"
+    return "; ".join([verdict, *(text(note) for note in notes(report, category))])
 
 
 def summary(report: AuditReport) -> list[str]:

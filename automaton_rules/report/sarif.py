@@ -6,6 +6,7 @@ from typing import Any
 from urllib.parse import quote
 
 from automaton_rules.engine.findings import Finding
+from automaton_rules.engine.rule import Rule
 from automaton_rules.report.baseline import fingerprint
 from automaton_rules.report.model import AuditReport, named
 from automaton_rules.support.output import json_text
@@ -18,19 +19,11 @@ LEVELS = {"error": "error", "warning": "warning", "note": "note"}
 def as_dict(report: AuditReport, *, with_results: bool = True) -> dict[str, Any]:
     """The SARIF log; locations are relative to the project root (`%SRCROOT%`)."""
     index = {rule.code: number for number, (_, rule) in enumerate(report.rules)}
-    descriptors = [
-        {
-            "id": rule.code,
-            "name": rule.name,
-            "shortDescription": {"text": rule.summary},
-            "defaultConfiguration": {"level": LEVELS[rule.severity]},
-            "properties": {"category": rule.category, "plugin": plugin},
-        }
-        for plugin, rule in report.rules
-    ]
+    descriptors = [_descriptor(plugin, rule) for plugin, rule in report.rules]
     findings = report.findings if with_results else []
     results = [_result(report, finding, index) for finding in findings]
     notifications = [{"level": "error", "message": {"text": error}} for error in report.errors]
+    notifications += _skipped(report, index)
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -57,6 +50,38 @@ def as_dict(report: AuditReport, *, with_results: bool = True) -> dict[str, Any]
             }
         ],
     }
+
+
+def _skipped(report: AuditReport, index: dict[str, int]) -> list[dict[str, Any]]:
+    """Each rule that skipped, as a note on the rule: its verdicts are missing where it
+    skipped, and the other rules' stand."""
+    notes = []
+    for code, skip in report.result.skips.items():
+        where = f" on {', '.join(skip.tasks)}" if skip.tasks else ""
+        note: dict[str, Any] = {
+            "level": "note",
+            "message": {"text": f"{code} skipped{where}: {skip.reason}"},
+        }
+        if code in index:
+            note["associatedRule"] = {"id": code, "index": index[code]}
+        notes.append(note)
+    return notes
+
+
+def _descriptor(plugin: str, rule: Rule) -> dict[str, Any]:
+    """A rule as code scanning shows it: its summary, its docstring as the long
+    description, and the page its `url=` names."""
+    descriptor: dict[str, Any] = {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.description or rule.summary},
+        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        "properties": {"category": rule.category, "plugin": plugin},
+    }
+    if rule.url:
+        descriptor["helpUri"] = rule.url
+    return descriptor
 
 
 def _properties(report: AuditReport) -> dict[str, Any]:
@@ -90,11 +115,12 @@ def _result(report: AuditReport, finding: Finding, index: dict[str, int]) -> dic
         result["ruleIndex"] = index[finding.code]
     if report.baseline is not None:
         result["baselineState"] = "new"
-    # Code scanning needs a location: a file that exists, else the path the finding names.
-    uri = located or finding.path
-    if uri:
-        location = {"uri": quote(uri), "uriBaseId": "%SRCROOT%"}
-        result["locations"] = [{"physicalLocation": {"artifactLocation": location}}]
+    # Code scanning refuses a result without a location: a file that exists, else the path
+    # the finding names; a finding naming none, a file of its task's folder, else the
+    # configuration file.
+    uri = located or finding.path or report.anchor(finding)
+    location = {"uri": quote(uri), "uriBaseId": "%SRCROOT%"}
+    result["locations"] = [{"physicalLocation": {"artifactLocation": location}}]
     if finding.path:
         result["properties"]["path"] = finding.path
     if finding.correction:

@@ -15,7 +15,7 @@ from automaton_rules.engine.findings import (
     UNAUTHORIZED,
     Finding,
 )
-from automaton_rules.report.model import AuditReport, plural
+from automaton_rules.report.model import AuditReport, plural, unjudged
 from automaton_rules.support.output import message_lines, printable
 
 LABELS = {"error": "FAIL", "warning": "WARN", "note": "NOTE"}
@@ -129,34 +129,57 @@ def project_wide(category: str, lines: Lines) -> list[str]:
     return found or [f"[PASS] (project): {PROJECT_WIDE[category]}"]
 
 
-def failed_rules(report: AuditReport, category: str) -> list[str]:
-    """The codes of a category's rules that failed, each once, in the order they failed."""
-    codes = {rule.code: rule.category for _, rule in report.rules}
-    failed = [e.code for e in report.result.errors if e.code and codes.get(e.code) == category]
-    return list(dict.fromkeys(failed))
+def no_verdict_line(report: AuditReport, category: str) -> str | None:
+    """The one line of a category none of whose rules gave a verdict: every one skipped
+    (`Skipped: why`, the specification's words) or failed; None when some rule judged."""
+    if category not in report.result.categories:
+        return "Skipped: no rule of this category selected"
+    missing = report.result.no_verdict(category)
+    if missing is None:
+        return None
+    if not missing.failed:
+        return f"Skipped: {printable(missing.reason, None)}"
+    failed = missing.failed
+    rules = f"rule {failed[0]}" if len(failed) == 1 else f"rules {', '.join(failed)}"
+    return f"Error: {rules} failed (see Errors); no verdict"
+
+
+def _unjudged_line(label: str, name: str, code: str, said: str) -> str:
+    """`[SKIP] (project): ACME202 skipped: why`, `[ERROR] login: rule ACME303 failed`."""
+    if said == "failed":
+        return f"[ERROR] {name}: rule {code} failed (see Errors); no verdict from it"
+    return f"[{label}] {name}: {code} {printable(said, None)}"
 
 
 def category_lines(report: AuditReport, category: str, lines: Lines) -> list[str]:
-    """One category's section: a verdict per task, in the specification's words."""
-    if category in report.result.skipped:
-        return [f"Skipped: {printable(report.result.skipped[category], None)}"]
-    if category not in report.result.categories:
-        return ["Skipped: no rule of this category selected"]
-    failed = failed_rules(report, category)
-    if failed:
-        rules = f"rule {failed[0]}" if len(failed) == 1 else f"rules {', '.join(failed)}"
-        return [f"Error: {rules} failed (see Errors); no verdict"]
+    """One category's section: a verdict per task, in the specification's words; a rule
+    that skipped or failed says so where it did, and the other rules report as usual."""
+    whole = no_verdict_line(report, category)
+    if whole is not None:
+        return [whole]
+    missing = unjudged(report, category)
+    out = [_unjudged_line("SKIP", "(project)", c, said) for c, said in missing.everywhere]
     if category in PROJECT_WIDE:
-        return project_wide(category, lines)
-    out = [lines.line(f, None) for f in lines.by_key.get((category, None), [])]
+        if not out:
+            return project_wide(category, lines)
+        shown = [lines.line(f, None) for f in report.result.findings if f.category == category]
+        judged = [p.code for p in report.result.planned if p.category == category]
+        judged = [code for code in judged if code not in {c for c, _ in missing.everywhere}]
+        return out + (shown or [f"[PASS] (project): no violations ({', '.join(judged)})"])
+    out += [lines.line(f, None) for f in lines.by_key.get((category, None), [])]
     for task in report.tasks:
         found = lines.by_key.get((category, task.name), [])
+        here = missing.on_task.get(task.name, [])
+        failed = [_unjudged_line("SKIP", task.name, c, s) for c, s in here if s == "failed"]
+        skips = [_unjudged_line("SKIP", task.name, c, s) for c, s in here if s != "failed"]
+        # A rule that failed here leaves no PASS: the task has no verdict from it.
         if found:
             out += [lines.line(f, task) for f in found]
         elif task.state is None and category != MANUAL_FOLDERS:
             out.append(f"[SKIP] {task.name}: no .state file (see {MANUAL_FOLDERS})")
-        else:
+        elif not failed:
             out.append(f"[PASS] {task.name}: {pass_text(category, task)}")
+        out += failed + skips
     known = {task.name for task in report.tasks} | {None}
     for (cat, name), found in lines.by_key.items():
         if cat == category and name not in known:

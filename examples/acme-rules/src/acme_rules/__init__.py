@@ -7,7 +7,7 @@ the package registers every rule `register_rules` registers here, in every proje
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from automaton_rules import (
     Edit,
@@ -51,18 +51,17 @@ def rollback_plan(task: Task) -> Iterator[Finding]:
 )
 def research_not_rushed(task: Task) -> Iterator[Finding]:
     """An approval asked for seconds after research began had no research behind it."""
-    began: datetime | None = None
-    for entry in task.entries:  # oldest first; times are UTC datetimes
-        if entry.target == "research":
-            began = entry.time
-        elif entry.target == "research:awaiting_approval" and began is not None:
-            took = entry.time - began
-            if took < MINIMUM_RESEARCH:
-                yield Finding(
-                    f"approval requested {took.total_seconds():.0f}s after research began",
-                    path=task.relpath("SPEC.md"),
-                    data={"seconds": took.total_seconds(), "actor": entry.actor},
-                )
+    began = task.entered_at("research")  # the last time: a task sent back begins again
+    asked = task.approval_requested("research")  # UTC datetimes, or None
+    if began is None or asked is None or asked < began:
+        return
+    took = asked - began
+    if took < MINIMUM_RESEARCH:
+        yield Finding(
+            f"approval requested {took.total_seconds():.0f}s after research began",
+            path=task.relpath("SPEC.md"),
+            data={"seconds": took.total_seconds()},
+        )
 
 
 @rule("ACME104", summary="a task in review has a commit naming it", category="Traceability")
