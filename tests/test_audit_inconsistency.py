@@ -497,7 +497,7 @@ def test_ar212_threshold_is_implementation_due_hours(
 def test_ar212_names_the_artifacts_present_and_an_empty_implementation(
     automaton_project: AutomatonProject,
 ) -> None:
-    folder = automaton_project.task("full-route", "implement")
+    folder = automaton_project.task("full-route", "implement", files=["TEST_PLAN.md"])
     (folder / "IMPLEMENTATION.md").write_text(" \n")
     automaton_project.clock.advance(hours=30)
     (finding,) = with_code(automaton_project.audit(), "AR212")
