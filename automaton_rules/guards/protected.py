@@ -46,6 +46,8 @@ from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
     from automaton_rules.core.config import Config
 
 INSTALLED_SCRIPT = ("scripts", "status.py")
@@ -95,15 +97,22 @@ def hooks_paths(root: Path) -> list[Path]:
         return []
     top, gitdir = found
     folders = [gitdir / "hooks"]
-    for config in {gitdir / "config", gitdir.parent / "config"}:  # a worktree's common dir
+    configs = {gitdir / "config", gitdir.parent / "config"}  # a worktree's common dir too
+    for named in setting_paths(configs, _HOOKS_PATH):
+        folders.append((named if named.is_absolute() else top / named).resolve())
+    return folders
+
+
+def setting_paths(configs: Iterable[Path], pattern: Lazy) -> Iterator[Path]:
+    """Each path a git setting names in these files (`pattern` finds its values), `~`
+    expanded; a file that cannot be read names none."""
+    for config in configs:
         try:
             text = config.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        for value in _HOOKS_PATH.findall(text):
-            named = Path(os.path.expanduser(value.strip().strip('"')))
-            folders.append((named if named.is_absolute() else top / named).resolve())
-    return folders
+        for value in pattern.findall(text):
+            yield Path(os.path.expanduser(value.strip().strip('"')))
 
 
 def _in_git_folder(root: Path, target: Path) -> bool:

@@ -30,6 +30,7 @@ from automaton_rules.core.config import CONFIG_FILE, PYPROJECT, Config
 from automaton_rules.core.guard_files import HARNESS_FILES, HARNESS_FOLDERS, PRE_COMMIT_CONFIG
 from automaton_rules.core.project import FRAMEWORK_HOME, Project, inside
 from automaton_rules.guards import checks, protected
+from automaton_rules.support.patterns import Lazy
 from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
@@ -110,8 +111,8 @@ SECRETS = (
     ".automaton/run",
 )
 # What may stay readable in ~/.ssh: everything else there is taken for a private key.
-SSH_PUBLIC = re.compile(r"(?:.*\.pub|known_hosts.*|config|authorized_keys.*|environment)")
-_SIGNING_KEY = re.compile(r"^\s*signingkey\s*=\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+SSH_PUBLIC = Lazy(r"(?:.*\.pub|known_hosts.*|config|authorized_keys.*|environment)")
+_SIGNING_KEY = Lazy(r"^\s*signingkey\s*=\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 BOARD_PORT = 8765  # the board's default port: never open to a sandboxed command
 # The environment that leads to the user's agents, terminals and session bus.
 UNSET = (
@@ -255,15 +256,8 @@ def secrets(home: Path, root: Path) -> list[Path]:
         found += [entry for entry in keys if not SSH_PUBLIC.fullmatch(entry.name)]
     except OSError:
         pass
-    for config in (home / ".gitconfig", home / ".config/git/config", root / ".git/config"):
-        try:
-            text = config.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for value in _SIGNING_KEY.findall(text):
-            path = Path(os.path.expanduser(value.strip().strip('"')))
-            if path.is_absolute():
-                found.append(path)
+    configs = (home / ".gitconfig", home / ".config/git/config", root / ".git/config")
+    found += [key for key in protected.setting_paths(configs, _SIGNING_KEY) if key.is_absolute()]
     return found
 
 
