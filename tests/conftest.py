@@ -858,6 +858,7 @@ class Board:
             )
         self.port = self.sock.getsockname()[1]
         self.base = f"http://127.0.0.1:{self.port}"
+        self.site = f"http://localhost:{self.port}"  # the printed name: passkeys need one
         import threading
 
         self.thread = threading.Thread(
@@ -868,7 +869,7 @@ class Board:
         while not self.server.started and time.monotonic() < deadline:
             time.sleep(0.02)
         assert self.server.started, "the board did not start"
-        answer = self.request("GET", "/?token=" + self.board.guard.secret)
+        answer = self.request("GET", "/login?code=" + self.board.guard.issue(time.time()))
         cookie = answer.headers["set-cookie"]
         self.cookie = cookie.split(";")[0]
         self.csrf = self.board.guard.csrf(self.cookie.split("=", 1)[1])

@@ -85,7 +85,7 @@ def page(browser_board: Board) -> Any:
 
 def test_1_the_board_opens_from_the_printed_address(page: Any, browser_board: Board) -> None:
     page.goto(browser_board.url)
-    assert page.url == browser_board.base + "/"  # the secret left the address bar
+    assert page.url == browser_board.site + "/"  # the secret left the address bar
     page.wait_for_selector('[data-task="login"]')
     assert page.text_content("#live") in ("live", "connecting…")
     page.wait_for_function("document.getElementById('live').textContent === 'live'")
@@ -135,7 +135,7 @@ def test_3_a_task_is_approved_from_the_board_in_prompt_mode(
 def test_4_changes_requested_on_an_artifact_reach_the_agent(
     page: Any, browser_board: Board, browser_project: AutomatonProject
 ) -> None:
-    page.goto(browser_board.base + "/p/0/artifact?task=login&file=SPEC.md")
+    page.goto(browser_board.site + "/p/0/artifact?task=login&file=SPEC.md")
     page.click('.markdown [data-line="3"]')  # a comment on this line
     assert page.input_value("#line") == "3"
     page.fill("#comment", "Say which users.")
@@ -154,6 +154,6 @@ def test_4_changes_requested_on_an_artifact_reach_the_agent(
 
 def test_5_no_console_errors(page: Any, browser_board: Board) -> None:
     for path in ("/", "/p/0/task?name=login", "/p/0/workflow?task=login", "/p/0/audit?run=1"):
-        page.goto(browser_board.base + path)
+        page.goto(browser_board.site + path)
         page.wait_for_load_state("networkidle") if path != "/" else page.wait_for_timeout(300)
     assert page.errors == []

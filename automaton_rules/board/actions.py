@@ -1,7 +1,7 @@
 """What the board does for the person using it: approve, ask for changes, run the audit.
 
-An approval from the board is recorded `via: board`, with the person git names where the
-board was started as the approver (support/person.py), and only where the project's
+An approval from the board is recorded `via: board`, with the board's person (the one who
+started it and holds its session, support/person.py) as the approver, and only where the project's
 `approval` mode takes a person's approval that way: `open` and `prompt`. In `signed` mode
 a browser cannot sign, and the board shows the command to run instead. Plugins that
 listen to events hear of the approval as of any other.
@@ -21,7 +21,7 @@ from automaton_rules.workflow import reviews
 _audit_lock = threading.Lock()
 
 
-def approve(watched: Watched, name: str) -> workflow.Moved:
+def approve(watched: Watched, name: str, person: str) -> workflow.Moved:
     """Approve the task at its gate as the board's person, if the mode lets a person do
     it here."""
     from automaton_rules.engine.runner import Engine
@@ -41,7 +41,7 @@ def approve(watched: Watched, name: str) -> workflow.Moved:
     change = workflow.approve(
         project,
         name,
-        approver=watched.person,
+        approver=person,
         engine=engine,
         claims=workflow.Claims(
             enabled=multi_agent(project.root, settings),
@@ -55,11 +55,16 @@ def approve(watched: Watched, name: str) -> workflow.Moved:
 
 
 def request_changes(
-    watched: Watched, name: str, comment: str, artifact: str | None, line: int | None
+    watched: Watched,
+    person: str,
+    name: str,
+    comment: str,
+    artifact: str | None,
+    line: int | None,
 ) -> reviews.Review:
     """Record the person's request for changes; the agent reads it at its next hook."""
     return reviews.request_changes(
-        watched.project, name, comment, by=watched.person, artifact=artifact, line=line
+        watched.project, name, comment, by=person, artifact=artifact, line=line
     )
 
 

@@ -40,26 +40,29 @@ HEADERS = {
 
 
 class Board:
-    """What the server holds: the projects, the guard, the live hub, the options."""
+    """What the server holds: the projects, the guard, the live hub, the options, and the
+    person the session stands for (one for every project: docs/board.md, "Who")."""
 
     def __init__(
         self,
         projects: list[Watched],
         guard: Guard,
         *,
+        person: str = "user",
         approving: bool = True,
         stale_minutes: float = 30,
     ) -> None:
         self.projects = {watched.pid: watched for watched in projects}
         self.guard = guard
+        self.person = person
         self.hub = Hub(projects)
         self.approving = approving
         self.stale_minutes = stale_minutes
 
     def frame(self, session: str) -> pages.Frame:
         """The frame of this session's pages."""
-        person = next(iter(self.projects.values())).person
-        return pages.Frame(person, self.guard.csrf(session), self.stale_minutes, self.approving)
+        csrf = self.guard.csrf(session)
+        return pages.Frame(self.person, csrf, self.stale_minutes, self.approving)
 
     def watched(self, pid: str) -> Watched:
         """A project by its number on the board."""
@@ -100,14 +103,17 @@ def _task(watched: Watched, name: str | None) -> Task:
         raise Refused(404, exc.message) from None
 
 
+def login(board: Board, request: Request) -> Response:
+    """The printed link: its one-time code opens a session, then a redirect to `/` takes
+    the code out of the address bar (and so out of the page's entry in the history)."""
+    session = board.guard.open_session(request.query_params.get("code") or "", time.time())
+    answer = RedirectResponse("/", status_code=303)
+    answer.set_cookie(board.guard.cookie, session, httponly=True, samesite="strict", path="/")
+    return answer
+
+
 def home(board: Board, request: Request) -> Response:
-    """The board; the printed address (with `?token=`) opens a session first."""
-    token = request.query_params.get("token")
-    if token is not None:
-        session = board.guard.open_session(token)
-        answer = RedirectResponse("/", status_code=303)
-        answer.set_cookie(board.guard.cookie, session, httponly=True, samesite="strict", path="/")
-        return answer
+    """The board: every project."""
     session = _session(board, request)
     now = time.time()
     shown = [(w, w.current(), w.settings().approval) for w in board.projects.values()]
@@ -200,7 +206,7 @@ async def approve(board: Board, request: Request) -> Response:
     _session_id, fields = await _form(board, request)
     watched = board.watched(request.path_params["pid"])
     name = fields.get("task") or ""
-    await run_in_threadpool(actions.approve, watched, name)
+    await run_in_threadpool(actions.approve, watched, name, board.person)
     _touched(watched, name)
     default = f"/p/{watched.pid}/task?name={name}"
     return RedirectResponse(_back(fields, default), status_code=303)
@@ -217,6 +223,7 @@ async def changes(board: Board, request: Request) -> Response:
     await run_in_threadpool(
         actions.request_changes,
         watched,
+        board.person,
         name,
         fields.get("comment") or "",
         fields.get("artifact") or None,
@@ -276,6 +283,7 @@ def build(board: Board) -> Any:
     """The application, wrapped in the guard that checks every request's host."""
     routes = [
         Route("/", _handler(board, home)),
+        Route("/login", _handler(board, login)),
         Route("/events", _handler(board, events)),
         Route("/board.js", _handler(board, script)),
         Route("/board.css", _handler(board, style)),

@@ -84,7 +84,6 @@ class Watched:
         self.audit: tuple[int, Any, str] | None = None  # (generation, AuditReport, when)
         self.cache: dict[Any, tuple[int, Any]] = {}
         self.config_path = find_config(project.root)
-        self.person = "user"
 
     @property
     def root(self) -> Path:
