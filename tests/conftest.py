@@ -903,8 +903,11 @@ class Board:
         """A page, with the session."""
         return self.request("GET", path, headers={"Cookie": self.cookie, **headers})
 
-    def post(self, path: str, fields: dict[str, str], **headers: str) -> Any:
-        """A change, sent the way the board's own page sends it (override any header)."""
+    def post(
+        self, path: str, fields: dict[str, str], *, csrf: str | None = None, **headers: str
+    ) -> Any:
+        """A change, sent the way the board's own page sends it (override any header, or
+        the CSRF token of another session)."""
         from urllib.parse import urlencode
 
         sent = {
@@ -914,7 +917,8 @@ class Board:
             **headers,
         }
         sent = {k: v for k, v in sent.items() if v}
-        return self.request("POST", path, urlencode({"csrf": self.csrf, **fields}).encode(), sent)
+        token = self.csrf if csrf is None else csrf
+        return self.request("POST", path, urlencode({"csrf": token, **fields}).encode(), sent)
 
     def stop(self) -> None:
         self.board.hub.close()

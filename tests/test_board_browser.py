@@ -1,8 +1,13 @@
 """The dashboard in a real browser (Debian's chromium, driven by Playwright): it opens,
-follows a change made by status.py without a reload, approves in prompt mode, sends a
-request for changes the agent's next hook answer carries, and logs no console error.
+follows a change made by status.py without a reload, registers a passkey in Chromium's
+virtual authenticator (DevTools protocol `WebAuthn`) and approves with it in prompt mode,
+sends a request for changes the agent's next hook answer carries, and logs no console
+error; then a refused assertion, a replayed one and one for another artifact text approve
+nothing.
 
-One browser and one board for the module; the tests run in order on one project.
+One browser and one board for the module; the tests run in order on one project. Without
+chromium or playwright they are skipped, saying which is missing (scripts/setup.sh test
+installs both).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 import pytest
 from conftest import Board, current_state, run_hook, status_env, system_tool, write_config
 
+from automaton_rules.board.passkeys import KEYS_FILE
 from automaton_rules.core import store
 from automaton_rules.testing import AutomatonProject
 
@@ -73,6 +79,22 @@ def page(browser_board: Board) -> Any:
         # A stand-in for the browser's notifications, granted, that records each one.
         context.add_init_script(NOTIFICATIONS)
         opened = context.new_page()
+        # A platform authenticator that verifies its user, as a passkey would.
+        opened.cdp = context.new_cdp_session(opened)
+        opened.cdp.send("WebAuthn.enable")
+        opened.authenticator = opened.cdp.send(
+            "WebAuthn.addVirtualAuthenticator",
+            {
+                "options": {
+                    "protocol": "ctap2",
+                    "transport": "internal",
+                    "hasResidentKey": True,
+                    "hasUserVerification": True,
+                    "isUserVerified": True,
+                    "automaticPresenceSimulation": True,
+                }
+            },
+        )["authenticatorId"]
         opened.errors = []  # console errors and uncaught exceptions, for the last test
         opened.on(
             "console",
@@ -120,16 +142,55 @@ def test_2_a_transition_made_by_status_py_appears_without_a_reload(
     assert ["Awaiting approval", "login"] in page.evaluate("window.__notes")
 
 
-def test_3_a_task_is_approved_from_the_board_in_prompt_mode(
-    page: Any, browser_project: AutomatonProject
+def test_3a_a_passkey_is_registered_with_a_registration_link(
+    page: Any, browser_board: Board, browser_project: AutomatonProject
 ) -> None:
+    import time
+
+    from automaton_rules.board.security import REGISTER
+
+    page.goto(browser_board.site + "/")
+    assert page.is_visible('[data-awaiting="signup"] a[href="/passkeys"]')  # none yet
+    code = browser_board.board.guard.issue(time.time(), REGISTER)
+    page.goto(f"{browser_board.site}/login?code={code}")
+    assert page.url == browser_board.site + "/passkeys"
+    page.fill("#label", "virtual")
+    page.click("#register button")
+    page.wait_for_selector(".note", timeout=10000)
+    assert "Registered the passkey virtual" in page.text_content(".note")
+    recorded = json.loads((browser_project.root / KEYS_FILE).read_text().splitlines()[0])
+    credentials = page.cdp.send("WebAuthn.getCredentials", {"authenticatorId": page.authenticator})[
+        "credentials"
+    ]
+    assert [c["credentialId"] for c in credentials] == [base64_of(recorded["credential_id"])]
+    assert (recorded["person"], recorded["algorithm"]) == ("hana@example.com", "ES256")
+
+
+def base64_of(b64url: str) -> str:
+    """A base64url credential id as the DevTools protocol writes it (base64)."""
+    import base64
+
+    raw = base64.urlsafe_b64decode(b64url + "=" * (-len(b64url) % 4))
+    return base64.b64encode(raw).decode()
+
+
+def test_3_a_task_is_approved_with_the_passkey_in_prompt_mode(
+    page: Any, browser_board: Board, browser_project: AutomatonProject
+) -> None:
+    page.goto(browser_board.site + "/")
     page.click('[data-awaiting="signup"] form.approve button')
     page.wait_for_selector('[data-awaiting="signup"]', state="detached", timeout=10000)
     assert current_state(browser_project, "signup") == "research:approved"
     last = json.loads(
         (browser_project.task_dir("signup") / store.HISTORY).read_text().splitlines()[-1]
     )
-    assert (last["via"], last["approver"]) == ("board", "hana@example.com")
+    recorded = json.loads((browser_project.root / KEYS_FILE).read_text().splitlines()[0])
+    assert (last["via"], last["approver"], last["passkey"]) == (
+        "board-passkey",
+        "hana@example.com",
+        recorded["credential_id"],
+    )
+    assert "hana@example.com approved task 'signup'" in page.text_content(".note")
 
 
 def test_4_changes_requested_on_an_artifact_reach_the_agent(
@@ -157,3 +218,95 @@ def test_5_no_console_errors(page: Any, browser_board: Board) -> None:
         page.goto(browser_board.site + path)
         page.wait_for_load_state("networkidle") if path != "/" else page.wait_for_timeout(300)
     assert page.errors == []
+
+
+def _session_of(page: Any, board: Board) -> tuple[str, str]:
+    """The browser's session cookie, and its CSRF token."""
+    cookie = next(c for c in page.context.cookies() if c["name"] == board.board.guard.cookie)
+    return f"{cookie['name']}={cookie['value']}", board.board.guard.csrf(cookie["value"])
+
+
+def _captured_approval(page: Any, task: str) -> str:
+    """Click Approve on `task`, and keep the form the page posts instead of sending it."""
+    captured: list[str] = []
+
+    def hold(route: Any) -> None:
+        captured.append(route.request.post_data or "")
+        route.abort()
+
+    page.route("**/p/0/approve", hold)
+    try:
+        page.click(f'[data-awaiting="{task}"] form.approve button')
+        for _ in range(200):  # the ceremony runs in the page; wait for its post
+            if captured:
+                break
+            page.wait_for_timeout(50)
+    finally:
+        page.unroute("**/p/0/approve")
+    assert captured, "the page posted no approval"
+    return captured[0]
+
+
+def test_6_an_assertion_without_user_verification_approves_nothing(
+    page: Any, browser_board: Board, browser_project: AutomatonProject
+) -> None:
+    page.cdp.send(
+        "WebAuthn.setUserVerified", {"authenticatorId": page.authenticator, "isUserVerified": False}
+    )
+    try:
+        page.goto(browser_board.site + "/")
+        page.click('[data-awaiting="login"] form.approve button')
+        page.wait_for_function(
+            "() => document.querySelector('.refusal[data-status]') || "
+            "[...document.querySelectorAll('.passkey-error')].some((e) => e.textContent)",
+            timeout=15000,
+        )
+        said = page.evaluate(
+            "() => document.querySelector('.refusal')?.textContent || ''"
+        ) + " ".join(page.locator(".passkey-error").all_text_contents())
+    finally:
+        page.cdp.send(
+            "WebAuthn.setUserVerified",
+            {"authenticatorId": page.authenticator, "isUserVerified": True},
+        )
+    assert said.strip()
+    assert current_state(browser_project, "login") == "research:awaiting_approval"
+
+
+def test_7_a_replayed_assertion_is_refused(
+    page: Any, browser_board: Board, browser_project: AutomatonProject
+) -> None:
+    page.goto(browser_board.site + "/")
+    body = _captured_approval(page, "login")
+    cookie, _csrf = _session_of(page, browser_board)
+    headers = {
+        "Cookie": cookie,
+        "Origin": browser_board.site,
+        "Content-Type": "application/x-www-form-urlencoded",
+    }
+    first = browser_board.request("POST", "/p/0/approve", body.encode(), headers)
+    assert first.status == 303, first.text
+    assert current_state(browser_project, "login") == "research:approved"
+    again = browser_board.request("POST", "/p/0/approve", body.encode(), headers)
+    assert again.status == 403 and "answered once" in again.text
+
+
+def test_8_an_assertion_for_another_artifact_text_is_refused(
+    page: Any, browser_board: Board, browser_project: AutomatonProject
+) -> None:
+    browser_project.task("billing", "research")
+    (browser_project.task_dir("billing") / "SPEC.md").write_text("# Billing\n\nMonthly.\n")
+    browser_project.advance("billing", ["research:awaiting_approval"])
+    page.goto(browser_board.site + "/")
+    page.wait_for_selector('[data-awaiting="billing"] form.approve')
+    body = _captured_approval(page, "billing")
+    (browser_project.task_dir("billing") / "SPEC.md").write_text("# Billing\n\nYearly.\n")
+    cookie, _csrf = _session_of(page, browser_board)
+    headers = {
+        "Cookie": cookie,
+        "Origin": browser_board.site,
+        "Content-Type": "application/x-www-form-urlencoded",
+    }
+    answer = browser_board.request("POST", "/p/0/approve", body.encode(), headers)
+    assert answer.status == 409 and "artifact may have changed" in answer.text
+    assert current_state(browser_project, "billing") == "research:awaiting_approval"

@@ -60,7 +60,7 @@ def test_the_board_shows_every_task_by_phase_and_collapses_empty_phases(board: B
         assert f'data-phase="{phase}"' in page
     assert 'data-phase="bug_find"' not in page  # an empty phase has no column
     assert "No task in: new, decomposition, test_design, bug_find" in page
-    assert "signed in as <b>alice@example.com</b>" in page
+    assert 'signed in as <b id="person">alice@example.com</b>' in page
 
 
 def test_the_awaiting_lane_says_how_long_and_how_to_approve(board: Board) -> None:
@@ -68,7 +68,7 @@ def test_the_awaiting_lane_says_how_long_and_how_to_approve(board: Board) -> Non
     lane = page[page.index('data-lane="0"') : page.index('<div class="board">')]
     assert 'data-awaiting="login"' in lane
     assert "waiting " in lane
-    assert 'action="/p/0/approve"' in lane
+    assert 'href="/passkeys">register a passkey</a>' in lane  # none registered here
     assert "type <code>approve login</code> in the agent's chat" in lane
 
 
@@ -423,32 +423,38 @@ def test_fifty_open_pages_each_see_a_change(board: Board, http_project: Automato
 # ------------------------------------------------------------------ approving
 
 
-def test_an_approval_from_the_board_is_recorded_via_board_with_the_person(
+def test_an_approval_from_the_board_is_recorded_via_board_passkey_with_the_person(
     tmp_path: Path,
 ) -> None:
+    import softkey
+
     made = AutomatonProject(tmp_path / "p")
     made.root.mkdir()
     write_config(made, 'approval = "prompt"\n')
     made.task("login", "research:awaiting_approval")
     served = Board([made.root], person="bob@example.com")
     try:
-        answer = served.post("/p/0/approve", {"task": "login", "back": "/"})
+        refused(served.post("/p/0/approve", {"task": "login", "back": "/"}), 403)  # no passkey
+        key = softkey.SoftKey()
+        assert softkey.register(served, key).status == 303
+        answer = softkey.approve(served, key, "login", back="/")
         assert answer.status == 303, answer.text
         assert answer.headers["location"] == "/"
     finally:
         served.stop()
     assert current_state(made, "login") == "research:approved"
     last = json.loads((made.task_dir("login") / store.HISTORY).read_text().splitlines()[-1])
-    assert (last["via"], last["approver"], last["command"]) == (
-        "board",
+    assert (last["via"], last["approver"], last["command"], last["passkey"]) == (
+        "board-passkey",
         "bob@example.com",
         "--approve",
+        key.id,
     )
     assert (
         (made.task_dir("login") / store.APPROVALS)
         .read_text()
         .splitlines()[-1]
-        .endswith("|bob@example.com|board")
+        .endswith("|bob@example.com|board-passkey")
     )
     audit = made.run("--audit", "--select", "AR2")
     assert "AR210" not in audit.out  # in prompt mode a board approval stands
@@ -659,10 +665,10 @@ def test_one_person_for_every_project_the_one_where_the_board_started(
     monkeypatch.setenv("GIT_CONFIG_KEY_0", "user.email")  # the lead's own, not a repo's
     served = Board([m.root for m in roots], person="lead@example.com")
     try:
-        assert "signed in as <b>lead@example.com</b>" in served.get("/").text
+        assert 'signed in as <b id="person">lead@example.com</b>' in served.get("/").text
         for pid in ("0", "1"):
             assert (
-                "signed in as <b>lead@example.com</b>"
+                'signed in as <b id="person">lead@example.com</b>'
                 in served.get(f"/p/{pid}/task?name=login").text
             )
         refused(served.post("/p/1/changes", {"task": "login", "comment": " "}), 400)

@@ -18,11 +18,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from automaton_rules.board import actions, pages, static, task_pages
+from automaton_rules.board import actions, pages, passkeys, static, task_pages
 from automaton_rules.board.live import Hub
 from automaton_rules.board.projects import Watched
-from automaton_rules.board.security import Guard, Refused
+from automaton_rules.board.security import REGISTER, Guard, Refused
+from automaton_rules.core import machine
 from automaton_rules.core.project import Task
+from automaton_rules.report import plural
 from automaton_rules.support.errors import AutomatonError, Refusal
 
 MAX_BODY = 64 * 1024
@@ -58,11 +60,15 @@ class Board:
         self.hub = Hub(projects)
         self.approving = approving
         self.stale_minutes = stale_minutes
+        self.ceremonies = passkeys.Ceremonies(f"http://{passkeys.RP_ID}:{guard.port}")
+        self.notes: dict[str, str] = {}  # session -> what the last change did, shown once
 
-    def frame(self, session: str) -> pages.Frame:
-        """The frame of this session's pages."""
+    def frame(self, session: str, fragment: bool = False) -> pages.Frame:
+        """The frame of this session's pages, with what its last change did (shown once,
+        on the next whole page)."""
         csrf = self.guard.csrf(session)
-        return pages.Frame(self.person, csrf, self.stale_minutes, self.approving)
+        note = "" if fragment else self.notes.pop(session, "")
+        return pages.Frame(self.person, csrf, self.stale_minutes, self.approving, note)
 
     def watched(self, pid: str) -> Watched:
         """A project by its number on the board."""
@@ -83,6 +89,10 @@ def _page(board: Board, request: Request, session: str, title: str, main: str) -
         return HTMLResponse(main, headers=headers)
     frame = board.frame(session)
     return HTMLResponse(frame.page(title, main, board.generation()), headers=headers)
+
+
+def _fragment(request: Request) -> bool:
+    return request.headers.get("x-board-fragment") == "1"
 
 
 def _refusal(status: int, reason: str) -> Response:
@@ -106,8 +116,9 @@ def _task(watched: Watched, name: str | None) -> Task:
 def login(board: Board, request: Request) -> Response:
     """The printed link: its one-time code opens a session, then a redirect to `/` takes
     the code out of the address bar (and so out of the page's entry in the history)."""
-    session = board.guard.open_session(request.query_params.get("code") or "", time.time())
-    answer = RedirectResponse("/", status_code=303)
+    code = request.query_params.get("code") or ""
+    session, purpose = board.guard.open_session(code, time.time())
+    answer = RedirectResponse("/passkeys" if purpose == REGISTER else "/", status_code=303)
     answer.set_cookie(board.guard.cookie, session, httponly=True, samesite="strict", path="/")
     return answer
 
@@ -117,7 +128,7 @@ def home(board: Board, request: Request) -> Response:
     session = _session(board, request)
     now = time.time()
     shown = [(w, w.current(), w.settings().approval) for w in board.projects.values()]
-    main = pages.board(board.frame(session), shown, now)
+    main = pages.board(board.frame(session, True), shown, now)
     return _page(board, request, session, "automaton-rules board", main)
 
 
@@ -127,7 +138,7 @@ def task(board: Board, request: Request) -> Response:
     watched = board.watched(request.path_params["pid"])
     found = _task(watched, request.query_params.get("name"))
     mode = watched.settings().approval
-    main = task_pages.task_page(board.frame(session), watched, found, mode, time.time())
+    main = task_pages.task_page(board.frame(session, True), watched, found, mode, time.time())
     return _page(board, request, session, found.name, main)
 
 
@@ -139,7 +150,7 @@ def artifact(board: Board, request: Request) -> Response:
     name = request.query_params.get("file") or ""
     if "/" in name or "\\" in name or name.startswith(".") or name not in found.files:
         raise Refused(404, f"Task '{found.name}' has no such file.")
-    main = task_pages.artifact_page(board.frame(session), watched, found, name)
+    main = task_pages.artifact_page(board.frame(session, True), watched, found, name)
     return _page(board, request, session, f"{found.name}: {name}", main)
 
 
@@ -201,15 +212,134 @@ def _back(fields: dict[str, str], default: str) -> str:
     return back if back.startswith("/") and not back.startswith("//") else default
 
 
-async def approve(board: Board, request: Request) -> Response:
-    """Approve a task at its gate, in `open` or `prompt` mode, as the board's person."""
-    _session_id, fields = await _form(board, request)
+def _binding(watched: Watched, name: str) -> tuple[Task, passkeys.Binding]:
+    """The task at its gate, and what an approval of it now binds: its gate and the
+    artifact's SHA-256 as it is on disk."""
+    found = _task(watched, name)
+    state = found.state or ""
+    if not machine.is_awaiting(state):
+        raise Refused(409, f"Task '{found.name}' is not awaiting approval (it is at '{state}').")
+    artifact = machine.required_artifact(state) or ""
+    digest = found.digest(artifact) or ""
+    return found, passkeys.Binding(watched.pid, found.name, state, artifact, digest)
+
+
+def _person_keys(board: Board, watched: Watched) -> list[passkeys.Passkey]:
+    """The board's person's passkeys in a project: an approval needs one."""
+    keys = passkeys.keys_of(watched.root, board.person)
+    if not keys:
+        raise Refused(
+            403,
+            f"No passkey is registered for {board.person} in {watched.root}: an approval "
+            "from the board needs one. Type `passkey` and Enter on the board's terminal, "
+            "open the link it prints, and register one (docs/board.md).",
+        )
+    return keys
+
+
+def _approvable(watched: Watched, name: str) -> None:
+    if watched.settings().approval == "signed":
+        actions.refuse_signed(watched, name)
+
+
+async def challenge(board: Board, request: Request) -> Response:
+    """The WebAuthn options for approving a task now: a challenge bound to its gate."""
+    session, fields = await _form(board, request)
     watched = board.watched(request.path_params["pid"])
     name = fields.get("task") or ""
-    await run_in_threadpool(actions.approve, watched, name, board.person)
-    _touched(watched, name)
-    default = f"/p/{watched.pid}/task?name={name}"
+    _approvable(watched, name)
+    keys = _person_keys(board, watched)
+    _found, binding = await run_in_threadpool(_binding, watched, name)
+    options = board.ceremonies.approval_options(binding, keys, session, time.time())
+    return Response(options, media_type="application/json")
+
+
+async def approve(board: Board, request: Request) -> Response:
+    """Approve a task at its gate as the board's person, with a passkey's assertion over
+    a challenge bound to that gate and artifact (in `open` and `prompt` mode)."""
+    session, fields = await _form(board, request)
+    watched = board.watched(request.path_params["pid"])
+    name = fields.get("task") or ""
+    _approvable(watched, name)
+    keys = _person_keys(board, watched)
+    if not fields.get("assertion"):
+        raise Refused(
+            403,
+            "Refused: an approval from the board needs your passkey (the page asks your "
+            "authenticator when you click Approve; it needs the board's script).",
+        )
+    credential = passkeys.parse_credential(fields["assertion"])
+    pending = board.ceremonies.take(credential, session, time.time())  # once, before all
+    found, binding = await run_in_threadpool(_binding, watched, name)
+    key = board.ceremonies.verify_approval(credential, pending, binding, keys)
+    moved = await run_in_threadpool(
+        actions.approve,
+        watched,
+        found.name,
+        board.person,
+        key.credential_id,
+        passkeys.assertion_record(credential),
+    )
+    _touched(watched, found.name)
+    board.notes[session] = (
+        f"{board.person} approved task '{found.name}' ({moved.target}) with the passkey "
+        f"{key.label or key.credential_id[:12]}."
+    )
+    default = f"/p/{watched.pid}/task?name={found.name}"
     return RedirectResponse(_back(fields, default), status_code=303)
+
+
+def passkeys_page(board: Board, request: Request) -> Response:
+    """The registered passkeys of every project, and registering one (with a link)."""
+    session = _session(board, request)
+    may = board.approving and board.guard.may_register(session, time.time())
+    listed = [(w, passkeys.read_keys(w.root)) for w in board.projects.values()]
+    main = pages.passkeys_page(board.frame(session, True), listed, may)
+    return _page(board, request, session, "passkeys", main)
+
+
+async def register_options(board: Board, request: Request) -> Response:
+    """The WebAuthn options for registering a passkey of the board's person."""
+    session, _fields = await _form(board, request)
+    _may_register(board, session)
+    existing = [
+        key for w in board.projects.values() for key in passkeys.keys_of(w.root, board.person)
+    ]
+    options = board.ceremonies.registration_options(board.person, session, existing, time.time())
+    return Response(options, media_type="application/json")
+
+
+async def register(board: Board, request: Request) -> Response:
+    """Register the new passkey in every project the board serves."""
+    from automaton_rules.support import clock
+
+    session, fields = await _form(board, request)
+    _may_register(board, session)
+    credential = passkeys.parse_credential(fields.get("credential") or "")
+    now = time.time()
+    when = clock.stamp(now)
+    key = board.ceremonies.register(
+        board.person, session, credential, fields.get("label") or "", when, now
+    )
+    for watched in board.projects.values():
+        await run_in_threadpool(passkeys.add_key, watched.root, key)
+    board.guard.registering.pop(session, None)
+    board.notes[session] = (
+        f"Registered the passkey {key.label or key.credential_id[:12]} ({key.algorithm}) of "
+        f"{board.person} in {passkeys.KEYS_FILE} of {plural(len(board.projects), 'project')}: "
+        "commit it."
+    )
+    return RedirectResponse("/passkeys", status_code=303)
+
+
+def _may_register(board: Board, session: str) -> None:
+    if not board.guard.may_register(session, time.time()):
+        raise Refused(
+            403,
+            "Refused: registering a passkey needs a registration link: type `passkey` and "
+            "Enter on the board's terminal, and open the link it prints (good once, for 10 "
+            "minutes).",
+        )
 
 
 async def changes(board: Board, request: Request) -> Response:
@@ -292,6 +422,10 @@ def build(board: Board) -> Any:
         Route("/p/{pid}/workflow", _handler(board, workflow)),
         Route("/p/{pid}/audit", _handler(board, audit)),
         Route("/p/{pid}/approve", _handler(board, approve, True), methods=["POST"]),
+        Route("/p/{pid}/challenge", _handler(board, challenge, True), methods=["POST"]),
+        Route("/passkeys", _handler(board, passkeys_page)),
+        Route("/passkeys/options", _handler(board, register_options, True), methods=["POST"]),
+        Route("/passkeys/register", _handler(board, register, True), methods=["POST"]),
         Route("/p/{pid}/changes", _handler(board, changes, True), methods=["POST"]),
     ]
     app = Starlette(routes=routes, lifespan=_lifespan(board))

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from html import escape
 
+from automaton_rules.board import passkeys
+from automaton_rules.board.passkeys import KEYS_FILE, Passkey
 from automaton_rules.board.projects import Card, Watched
 from automaton_rules.core import machine
 from automaton_rules.core.severity import SEVERITIES
@@ -46,11 +48,14 @@ class Frame:
     """What every page of one session shares: who is signed in, the CSRF token, the
     notification settings."""
 
-    def __init__(self, person: str, csrf: str, stale_minutes: float, approving: bool) -> None:
+    def __init__(
+        self, person: str, csrf: str, stale_minutes: float, approving: bool, note: str = ""
+    ) -> None:
         self.person = person
         self.csrf = csrf
         self.stale_minutes = stale_minutes
         self.approving = approving
+        self.note = note
 
     def page(self, title: str, main: str, generation: str, kind: str = "board") -> str:
         """A whole page around its main part."""
@@ -62,10 +67,12 @@ class Frame:
             '<link rel="icon" href="data:,"><link rel="stylesheet" href="/board.css">'
             f"<title>{text(title)}</title></head>"
             f'<body data-page="{kind}"><header class="topbar"><a href="/">Board</a>'
-            f'<span class="muted">signed in as <b>{text(self.person)}</b></span>'
+            f'<span class="muted">signed in as <b id="person">{text(self.person)}</b></span>'
+            '<a href="/passkeys">passkeys</a>'
             '<button type="button" id="notify" hidden>Enable notifications</button>'
             '<span id="live" class="muted">connecting…</span></header>'
-            f'<main data-generation="{escape(generation)}">{main}</main>'
+            + (f'<p class="note" role="status">{text(self.note)}</p>' if self.note else "")
+            + f'<main data-generation="{escape(generation)}">{main}</main>'
             '<script src="/board.js"></script></body></html>\n'
         )
 
@@ -82,8 +89,8 @@ class Frame:
 
 
 def how_to_approve(frame: Frame, watched: Watched, name: str, mode: str) -> str:
-    """How the task at its gate is approved: a button where the board may approve, else
-    the command or the words the person uses."""
+    """How the task at its gate is approved: a button that asks the person's passkey where
+    the board may approve, else the command or the words the person uses."""
     root = str(watched.root)
     quoted = f"--task {name} --approve --project {root}"
     if mode == "signed":
@@ -97,10 +104,67 @@ def how_to_approve(frame: Frame, watched: Watched, name: str, mode: str) -> str:
         return (
             f'<span class="how">this board is read-only (not started at a terminal): {typed}</span>'
         )
-    button = frame.form(
-        link(watched.pid, "approve"), {"task": name, "back": "/"}, "Approve", "approve"
+    if not passkeys.keys_of(watched.root, frame.person):
+        return (
+            f'<span class="how">to approve here, <a href="/passkeys">register a passkey</a>'
+            f"{also}</span>"
+        )
+    return approve_form(frame, watched, name, "/") + f'<span class="how muted">{also}</span>'
+
+
+def approve_form(frame: Frame, watched: Watched, name: str, back: str) -> str:
+    """The Approve button: the page's script asks the passkey, then sends its assertion."""
+    return (
+        f'<form method="post" action="{link(watched.pid, "approve")}" class="inline approve"'
+        f' data-passkey="{link(watched.pid, "challenge")}">'
+        f'<input type="hidden" name="csrf" value="{escape(frame.csrf)}">'
+        f'<input type="hidden" name="task" value="{text(name)}">'
+        f'<input type="hidden" name="back" value="{text(back)}">'
+        '<input type="hidden" name="assertion" value="">'
+        '<button type="submit">Approve</button>'
+        '<span class="passkey-error refusal" role="alert"></span></form>'
     )
-    return f'{button}<span class="how muted">{also}</span>'
+
+
+def passkeys_page(frame: Frame, listed: list[tuple[Watched, list[Passkey]]], may: bool) -> str:
+    """Every project's registered passkeys, and the registration of one."""
+    rows = "".join(
+        f"<tr><td><code>{text(watched.root)}</code></td><td>{text(k.person)}</td>"
+        f"<td>{text(k.label)}</td><td><code>{text(k.credential_id[:16])}…</code></td>"
+        f"<td>{text(k.algorithm)}</td><td>{text(k.registered)}</td></tr>"
+        for watched, keys in listed
+        for k in keys
+    )
+    table = (
+        "<table><thead><tr><th>Project</th><th>Person</th><th>Label</th><th>Credential</th>"
+        f'<th>Algorithm</th><th>Registered</th></tr></thead><tbody class="keys">{rows}</tbody>'
+        "</table>"
+        if rows
+        else '<p class="empty">No passkey is registered in any project this board serves.</p>'
+    )
+    if may:
+        register = (
+            '<form method="post" action="/passkeys/register" id="register" class="changes">'
+            f'<input type="hidden" name="csrf" value="{escape(frame.csrf)}">'
+            '<input type="hidden" name="credential" value="">'
+            f"<label>A name for the new passkey of {text(frame.person)} "
+            '<input name="label" id="label" maxlength="80" data-keep></label>'
+            '<button type="submit">Register a passkey</button>'
+            '<span class="passkey-error refusal" role="alert"></span></form>'
+        )
+    else:
+        register = (
+            "<p>To register a passkey, type <code>passkey</code> and Enter on the board's "
+            "terminal, and open the link it prints (good once, for 10 minutes). The key is "
+            f"added to <code>{text(KEYS_FILE)}</code> of every project this board serves: "
+            "commit it, as you would the signers file.</p>"
+        )
+    return (
+        f"<h2>Passkeys</h2><p>An approval from the board is signed by the passkey of "
+        f"<b>{text(frame.person)}</b>, with user verification, over a challenge bound to "
+        "the task, its gate and the artifact's SHA-256.</p>"
+        f"{table}{register}"
+    )
 
 
 def board(frame: Frame, projects: list[tuple[Watched, list[Card], str]], now: float) -> str:

@@ -21,6 +21,8 @@ import secrets
 LOCAL_NAMES = ("127.0.0.1", "localhost")
 COOKIE = "automaton_board"
 CODE_MINUTES = 10  # how long a printed login code opens a session
+LOGIN = "login"
+REGISTER = "register"  # a login that may also register a passkey
 
 
 class Refused(Exception):
@@ -39,8 +41,9 @@ class Guard:
         self.port = port
         self.secret = secret or secrets.token_urlsafe(32)
         self.sessions: set[str] = set()
-        self.codes: dict[str, float] = {}  # login code -> when it expires
+        self.codes: dict[str, tuple[float, str]] = {}  # login code -> (expires, purpose)
         self.spent: set[str] = set()  # codes used or expired, to say so
+        self.registering: dict[str, float] = {}  # session -> until when it may add a passkey
         names = {*LOCAL_NAMES, host}
         self.hosts = frozenset(f"{name}:{port}" for name in names)
         self.origins = frozenset(f"http://{name}:{port}" for name in names)
@@ -50,10 +53,11 @@ class Guard:
         """The session cookie's name; one per port, so two boards do not clash."""
         return f"{COOKIE}_{self.port}"
 
-    def issue(self, now: float) -> str:
-        """A fresh login code, good once and for `CODE_MINUTES` from `now`."""
+    def issue(self, now: float, purpose: str = LOGIN) -> str:
+        """A fresh login code, good once and for `CODE_MINUTES` from `now`; one made to
+        `REGISTER` also lets its session register one passkey in that time."""
         code = secrets.token_urlsafe(24)
-        self.codes[code] = now + CODE_MINUTES * 60
+        self.codes[code] = (now + CODE_MINUTES * 60, purpose)
         return code
 
     def url(self, code: str, host: str = "localhost") -> str:
@@ -70,11 +74,11 @@ class Guard:
                 "localhost at its port (the Host header names another host).",
             )
 
-    def open_session(self, code: str, now: float) -> str:
-        """Trade a login code for a new session id, once; a used, old or wrong code opens
-        none."""
-        expires = self.codes.pop(code, None)
-        if expires is None:
+    def open_session(self, code: str, now: float) -> tuple[str, str]:
+        """Trade a login code for a new session id and the code's purpose, once; a used,
+        old or wrong code opens none."""
+        found = self.codes.pop(code, None)
+        if found is None:
             if code in self.spent:
                 raise Refused(
                     403,
@@ -84,6 +88,7 @@ class Guard:
                 )
             raise Refused(403, "This is not a login link the board printed.")
         self.spent.add(code)
+        expires, purpose = found
         if now > expires:
             raise Refused(
                 403,
@@ -92,7 +97,13 @@ class Guard:
             )
         session = secrets.token_urlsafe(32)
         self.sessions.add(session)
-        return session
+        if purpose == REGISTER:
+            self.registering[session] = expires
+        return session, purpose
+
+    def may_register(self, session: str, now: float) -> bool:
+        """The session was opened with a registration link, still good, not yet used."""
+        return now <= self.registering.get(session, -1.0)
 
     def check_session(self, session: str | None) -> str:
         """The request belongs to a session opened with the secret."""

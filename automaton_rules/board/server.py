@@ -32,7 +32,8 @@ those awaiting approval with how long they have waited, each task's timeline and
 artifacts, the workflow diagram and the audit. Approve or request changes from the page
 (approval = "open" or "prompt"; signed mode shows the command to run). It prints the
 address to open, with a login code that only the person at this terminal sees: good for
-one use, within 10 minutes; press Enter for a fresh one.
+one use, within 10 minutes; press Enter for a fresh one, or type `passkey` and Enter for
+one that registers a passkey (approvals from the board need one).
 
   --project DIR      a project to serve (repeat for more); default: the one above here
   --port N           the port (default 8765; 0 picks a free one)
@@ -138,7 +139,7 @@ def _need_libraries() -> None:
 
     missing = [
         name
-        for name in ("starlette", "uvicorn", "watchfiles", "markdown_it")
+        for name in ("starlette", "uvicorn", "watchfiles", "markdown_it", "webauthn")
         if importlib.util.find_spec(name) is None
     ]
     if missing:
@@ -239,17 +240,23 @@ def _print_address(board: Any, url: str) -> None:
     sys.stdout.write(
         f"automaton-rules board{mode} of {names}, for {board.person}\nOpen {url}\n"
         "The link logs in once, within 10 minutes: do not share it. Enter prints a fresh "
-        "one; Ctrl-C stops.\n"
+        "one, `passkey` and Enter one that registers your passkey; Ctrl-C stops.\n"
     )
     sys.stdout.flush()
 
 
 def print_fresh_links(board: Any, lines: Any, out: Any) -> None:
-    """Each line read (Enter at the terminal): a fresh login link, on the terminal only."""
+    """Each line read at the terminal: Enter, a fresh login link; `passkey`, a link that
+    also registers a passkey. Printed on the terminal only."""
     import time
 
-    for _line in lines:
-        out.write(f"Open {board.guard.url(board.guard.issue(time.time()))}\n")
+    from automaton_rules.board.security import LOGIN, REGISTER
+
+    for line in lines:
+        purpose = REGISTER if line.strip() == "passkey" else LOGIN
+        url = board.guard.url(board.guard.issue(time.time(), purpose))
+        what = "to register a passkey of " + board.person if purpose == REGISTER else "to log in"
+        out.write(f"Open {url} {what} (once, within 10 minutes)\n")
         out.flush()
 
 

@@ -104,6 +104,74 @@ SCRIPT = r"""
     }
   });
 
+  // Passkeys: WebAuthn's options and answers travel as JSON, binary fields in base64url.
+  const csrf = document.querySelector('meta[name="csrf"]')?.content || "";
+  const enc = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf)))
+    .replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const dec = (text) => Uint8Array.from(
+    atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4)),
+    (c) => c.charCodeAt(0));
+  function encoded(credential) {
+    const r = credential.response;
+    const response = { clientDataJSON: enc(r.clientDataJSON) };
+    if (r.authenticatorData) {
+      response.authenticatorData = enc(r.authenticatorData);
+      response.signature = enc(r.signature);
+      if (r.userHandle) response.userHandle = enc(r.userHandle);
+    }
+    if (r.attestationObject) {
+      response.attestationObject = enc(r.attestationObject);
+      if (r.getTransports) response.transports = r.getTransports();
+    }
+    return JSON.stringify({
+      id: credential.id, rawId: enc(credential.rawId), type: credential.type, response,
+      clientExtensionResults: credential.getClientExtensionResults(),
+    });
+  }
+  async function ask(url, fields) {
+    const answer = await fetch(url, {
+      method: "POST", credentials: "same-origin",
+      body: new URLSearchParams({ csrf, ...fields }),
+    });
+    const body = await answer.text();
+    if (!answer.ok) {
+      const page = new DOMParser().parseFromString(body, "text/html");
+      throw new Error(page.querySelector(".refusal")?.textContent || `refused (${answer.status})`);
+    }
+    return JSON.parse(body);
+  }
+  function failed(form, error) {
+    const shown = form.querySelector(".passkey-error");
+    if (shown) shown.textContent = error.message || String(error);
+  }
+  async function approveWithPasskey(form) {
+    const options = await ask(form.dataset.passkey, { task: form.elements.task.value });
+    options.challenge = dec(options.challenge);
+    (options.allowCredentials || []).forEach((c) => { c.id = dec(c.id); });
+    const credential = await navigator.credentials.get({ publicKey: options });
+    form.elements.assertion.value = encoded(credential);
+    form.submit();
+  }
+  async function registerPasskey(form) {
+    const options = await ask("/passkeys/options", {});
+    options.challenge = dec(options.challenge);
+    options.user.id = dec(options.user.id);
+    (options.excludeCredentials || []).forEach((c) => { c.id = dec(c.id); });
+    const credential = await navigator.credentials.create({ publicKey: options });
+    form.elements.credential.value = encoded(credential);
+    form.submit();
+  }
+  document.addEventListener("submit", (e) => {
+    const form = e.target;
+    if (form.matches("form.approve[data-passkey]")) {
+      e.preventDefault();
+      approveWithPasskey(form).catch((error) => failed(form, error));
+    } else if (form.id === "register") {
+      e.preventDefault();
+      registerPasskey(form).catch((error) => failed(form, error));
+    }
+  });
+
   connect();
   setInterval(checkStale, 60000);
 })();
@@ -134,5 +202,8 @@ pre.diff .d-hunk { color: var(--note); } pre.diff .d-head { color: var(--muted);
 .requests li.open { border-left: 3px solid var(--error); padding-left: .4rem; }
 .requests li.answered { border-left: 3px solid var(--ok); padding-left: .4rem; }
 .refusal { color: var(--error); font-weight: 600; }
+.note { background: #ecfdf5; border: 1px solid var(--ok); border-radius: .4rem;
+  padding: .4rem .8rem; }
+.passkey-error:empty { display: none; }
 """
 )

@@ -20,8 +20,8 @@ from automaton_rules.support import signing
 
 # The ways each mode accepts; `signed` is also the strongest way in the other modes.
 ACCEPTED = {
-    "open": ("cli", "terminal", "prompt", "signed", "board"),
-    "prompt": ("terminal", "prompt", "signed", "board"),
+    "open": ("cli", "terminal", "prompt", "signed", "board", "board-passkey"),
+    "prompt": ("terminal", "prompt", "signed", "board", "board-passkey"),
     "signed": ("signed",),
 }
 NO_SIGNERS = "no-signers-file"

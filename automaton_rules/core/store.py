@@ -176,8 +176,9 @@ def _read_lines(path: Path) -> list[str]:
 
 # How an approval was given: `--approve` on a command line, confirmed by a person at a
 # terminal, typed by the user in the agent's chat, signed with an SSH key, or clicked on
-# the dashboard by the person who started it.
-VIAS = ("cli", "terminal", "prompt", "signed", "board")
+# the dashboard by the person who started it (`board`, before the board asked for a
+# passkey; `board-passkey` since).
+VIAS = ("cli", "terminal", "prompt", "signed", "board", "board-passkey")
 
 
 class Approval(Record):
