@@ -310,3 +310,31 @@ def test_8_an_assertion_for_another_artifact_text_is_refused(
     answer = browser_board.request("POST", "/p/0/approve", body.encode(), headers)
     assert answer.status == 409 and "artifact may have changed" in answer.text
     assert current_state(browser_project, "billing") == "research:awaiting_approval"
+
+
+def test_9_approve_on_the_artifact_page_confirms_naming_the_open_requests(
+    page: Any, browser_board: Board, browser_project: AutomatonProject
+) -> None:
+    browser_project.task("pricing", "research")
+    (browser_project.task_dir("pricing") / "SPEC.md").write_text("# Pricing\n\nPer seat.\n")
+    browser_project.advance("pricing", ["research:awaiting_approval"])
+    page.goto(browser_board.site + "/p/0/artifact?task=pricing&file=SPEC.md")
+    page.click('.markdown [data-line="3"]')
+    page.fill("#comment", "Which currency?")
+    page.click("#ask form.changes button")
+    page.wait_for_selector(".note")
+    assert "requested changes to task 'pricing' on SPEC.md, line 3" in page.text_content(".note")
+    page.goto(browser_board.site + "/p/0/artifact?task=pricing&file=SPEC.md")
+    assert page.is_visible(".markdown .commented")
+    said: list[str] = []
+    page.once("dialog", lambda dialog: (said.append(dialog.message), dialog.dismiss()))
+    page.click(".header-actions form.approve button")
+    page.wait_for_timeout(300)
+    assert "1 open request(s) for changes will stay unanswered" in said[0]
+    assert "- SPEC.md, line 3: Which currency?" in said[0]
+    assert current_state(browser_project, "pricing") == "research:awaiting_approval"
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click(".header-actions form.approve button")
+    page.wait_for_url("**/p/0/task?name=pricing", timeout=10000)
+    assert "hana@example.com approved task 'pricing'" in page.text_content(".note")
+    assert current_state(browser_project, "pricing") == "research:approved"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from automaton_rules.board import actions, pages, passkeys, static, task_pages
+from automaton_rules.board import actions, pages, passkeys, review, static, task_pages
 from automaton_rules.board.live import Hub
 from automaton_rules.board.projects import Watched
 from automaton_rules.board.security import REGISTER, Guard, Refused
@@ -26,6 +26,7 @@ from automaton_rules.core import machine
 from automaton_rules.core.project import Task
 from automaton_rules.report import plural
 from automaton_rules.support.errors import AutomatonError, Refusal
+from automaton_rules.workflow import reviews
 
 MAX_BODY = 64 * 1024
 HEADERS = {
@@ -150,8 +151,22 @@ def artifact(board: Board, request: Request) -> Response:
     name = request.query_params.get("file") or ""
     if "/" in name or "\\" in name or name.startswith(".") or name not in found.files:
         raise Refused(404, f"Task '{found.name}' has no such file.")
-    main = task_pages.artifact_page(board.frame(session, True), watched, found, name)
+    start, end = request.query_params.get("from"), request.query_params.get("to")
+    compare = (start, end) if start and end else None
+    main = review.artifact_page(board.frame(session, True), watched, found, name, compare)
     return _page(board, request, session, f"{found.name}: {name}", main)
+
+
+def raw(board: Board, request: Request) -> Response:
+    """An artifact's whole text, as plain text (a large one is cut on its page)."""
+    _session(board, request)
+    watched = board.watched(request.path_params["pid"])
+    found = _task(watched, request.query_params.get("task"))
+    name = request.query_params.get("file") or ""
+    if "/" in name or "\\" in name or name.startswith(".") or name not in found.files:
+        raise Refused(404, f"Task '{found.name}' has no such file.")
+    body = found.read(name) or ""
+    return Response(body, media_type="text/plain; charset=utf-8")
 
 
 def workflow(board: Board, request: Request) -> Response:
@@ -344,13 +359,13 @@ def _may_register(board: Board, session: str) -> None:
 
 async def changes(board: Board, request: Request) -> Response:
     """Ask for changes to a task's artifact, or to one of its lines."""
-    _session_id, fields = await _form(board, request)
+    session, fields = await _form(board, request)
     watched = board.watched(request.path_params["pid"])
     name = fields.get("task") or ""
     line = fields.get("line") or ""
     if line and not line.isdigit():
         raise Refused(400, "A line is a number.")
-    await run_in_threadpool(
+    made = await run_in_threadpool(
         actions.request_changes,
         watched,
         board.person,
@@ -360,7 +375,46 @@ async def changes(board: Board, request: Request) -> Response:
         int(line) if line else None,
     )
     _touched(watched, name)
+    board.notes[session] = (
+        f"{board.person} requested changes to task '{name}' on {made.where()}: the agent is "
+        "told at its next hook."
+    )
     return RedirectResponse(f"/p/{watched.pid}/task?name={name}", status_code=303)
+
+
+async def reply(board: Board, request: Request) -> Response:
+    """Reply to a request for changes: the thread goes on."""
+    return await _answer(board, request, reviews.REPLY)
+
+
+async def resolve(board: Board, request: Request) -> Response:
+    """Resolve a request for changes: the agent is no longer asked to revise it."""
+    return await _answer(board, request, reviews.RESOLVE)
+
+
+async def _answer(board: Board, request: Request, kind: str) -> Response:
+    session, fields = await _form(board, request)
+    watched = board.watched(request.path_params["pid"])
+    name = fields.get("task") or ""
+    await run_in_threadpool(
+        lambda: reviews.answer(
+            watched.project,
+            name,
+            fields.get("to") or "",
+            by=board.person,
+            comment=fields.get("comment") or "",
+            kind=kind,
+        )
+    )
+    _touched(watched, name)
+    board.notes[session] = (
+        f"{board.person} {'replied to' if kind == reviews.REPLY else 'resolved'} a request "
+        f"for changes of task '{name}'."
+    )
+    back = f"/p/{watched.pid}/artifact?" + urlencode(
+        {"task": name, "file": fields.get("file") or ""}
+    )
+    return RedirectResponse(back, status_code=303)
 
 
 def _touched(watched: Watched, name: str) -> None:
@@ -427,6 +481,9 @@ def build(board: Board) -> Any:
         Route("/passkeys/options", _handler(board, register_options, True), methods=["POST"]),
         Route("/passkeys/register", _handler(board, register, True), methods=["POST"]),
         Route("/p/{pid}/changes", _handler(board, changes, True), methods=["POST"]),
+        Route("/p/{pid}/reply", _handler(board, reply, True), methods=["POST"]),
+        Route("/p/{pid}/resolve", _handler(board, resolve, True), methods=["POST"]),
+        Route("/p/{pid}/raw", _handler(board, raw)),
     ]
     app = Starlette(routes=routes, lifespan=_lifespan(board))
     return Secured(app, board.guard)

@@ -112,11 +112,15 @@ def how_to_approve(frame: Frame, watched: Watched, name: str, mode: str) -> str:
     return approve_form(frame, watched, name, "/") + f'<span class="how muted">{also}</span>'
 
 
-def approve_form(frame: Frame, watched: Watched, name: str, back: str) -> str:
-    """The Approve button: the page's script asks the passkey, then sends its assertion."""
+def approve_form(
+    frame: Frame, watched: Watched, name: str, back: str, confirm: str | None = None
+) -> str:
+    """The Approve button: the page's script asks for confirmation when the form says what
+    to confirm, then asks the passkey, then sends its assertion."""
+    asked = f' data-confirm="{text(confirm)}"' if confirm else ""
     return (
         f'<form method="post" action="{link(watched.pid, "approve")}" class="inline approve"'
-        f' data-passkey="{link(watched.pid, "challenge")}">'
+        f' data-passkey="{link(watched.pid, "challenge")}"{asked}>'
         f'<input type="hidden" name="csrf" value="{escape(frame.csrf)}">'
         f'<input type="hidden" name="task" value="{text(name)}">'
         f'<input type="hidden" name="back" value="{text(back)}">'
@@ -124,6 +128,16 @@ def approve_form(frame: Frame, watched: Watched, name: str, back: str) -> str:
         '<button type="submit">Approve</button>'
         '<span class="passkey-error refusal" role="alert"></span></form>'
     )
+
+
+def crumbs(watched: Watched, task: str | None = None, file: str | None = None) -> str:
+    """Where a page is: the project (by its folder), the task, the file."""
+    parts = [f'<a href="/#project-{watched.pid}">{text(watched.root)}</a>']
+    if task is not None:
+        parts.append(f'<a href="{link(watched.pid, "task", name=task)}">{breakable(task)}</a>')
+    if file is not None:
+        parts.append(text(file))
+    return f'<nav class="crumbs" data-project-root="{text(watched.root)}">{" / ".join(parts)}</nav>'
 
 
 def passkeys_page(frame: Frame, listed: list[tuple[Watched, list[Passkey]]], may: bool) -> str:

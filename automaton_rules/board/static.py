@@ -165,6 +165,7 @@ SCRIPT = r"""
     const form = e.target;
     if (form.matches("form.approve[data-passkey]")) {
       e.preventDefault();
+      if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
       approveWithPasskey(form).catch((error) => failed(form, error));
     } else if (form.id === "register") {
       e.preventDefault();
@@ -205,5 +206,13 @@ pre.diff .d-hunk { color: var(--note); } pre.diff .d-head { color: var(--muted);
 .note { background: #ecfdf5; border: 1px solid var(--ok); border-radius: .4rem;
   padding: .4rem .8rem; }
 .passkey-error:empty { display: none; }
+.crumbs { font-size: .9rem; color: var(--muted); margin: .4rem 0; }
+.header-actions { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap;
+  position: sticky; top: 0; background: var(--bg, #fff); padding: .4rem 0; z-index: 1; }
+.markdown .commented { border-left: 3px solid var(--warning); padding-left: .4rem; }
+.threads li.thread { border-left: 3px solid var(--line); padding-left: .6rem; margin: .6rem 0; }
+.threads li.open { border-left-color: var(--error); }
+.threads li.resolved { border-left-color: var(--ok); opacity: .8; }
+form.reply { display: inline-flex; gap: .3rem; }
 """
 )

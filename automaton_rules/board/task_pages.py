@@ -3,15 +3,13 @@
 The task page shows the state and how long it has been there, the decision a gate waits
 for (approve, or ask for changes), the requests for changes and whether the agent has
 revised since, the time spent in each phase with rework, every history line with who
-made it, the sub-tasks, parent, follow-ups and origin, and the artifacts. An artifact
-page renders the Markdown (raw HTML escaped) and, when the artifact was approved and has
-changed since, the diff from the approved text.
+made it, the sub-tasks, parent, follow-ups and origin, and the artifacts. The
+artifact page, where the person reviews, is board/review.py.
 """
 
 from __future__ import annotations
 
-from automaton_rules.board import markup
-from automaton_rules.board.pages import Frame, breakable, how_to_approve, link, text
+from automaton_rules.board.pages import Frame, breakable, crumbs, how_to_approve, link, text
 from automaton_rules.board.projects import Watched
 from automaton_rules.core import machine, store
 from automaton_rules.core.project import Task
@@ -27,6 +25,7 @@ def task_page(frame: Frame, watched: Watched, task: Task, mode: str, now: float)
     held = f" for {duration(max(0, int(now - since)))}" if since is not None else ""
     parts = [
         f'<article class="task" data-task="{text(task.name)}" data-state="{text(task.state)}">'
+        f"{crumbs(watched, task.name)}"
         f"<h2>{breakable(task.name)} <code>{breakable(task.state)}</code></h2>"
         f'<p class="muted">{text(machine.base_phase(task.state or ""))} phase{held} · '
         f'<a href="{link(watched.pid, "workflow", task=task.name)}">its path in the '
@@ -202,35 +201,6 @@ def approved_change(task: Task, artifact: str) -> tuple[str | None, str] | None:
     if copy is not None and store.bytes_digest(copy) == recorded:
         before = copy.decode("utf-8", errors="replace")
     return before, task.read(artifact) or ""
-
-
-def artifact_page(frame: Frame, watched: Watched, task: Task, name: str) -> str:
-    """An artifact rendered, its diff since approval, and a form to comment on it."""
-    body = task.read(name) or ""
-    changed = approved_change(task, name)
-    diff = ""
-    if changed is not None:
-        before, after = changed
-        diff = (
-            '<section class="changed"><h3>Changed since its approval</h3>'
-            + (
-                markup.diff_html(markup.diff(before, after, name))
-                if before is not None
-                else '<p class="missing">The approved text was not kept (approved by an older '
-                "version); only its digest shows the change.</p>"
-            )
-            + "</section>"
-        )
-    ask = ""
-    if machine.is_awaiting(task.state or "") and frame.approving and machine.is_artifact(name):
-        ask = changes_form(frame, watched, task, name)
-    back = link(watched.pid, "task", name=task.name)
-    rendered = markup.render(body) if name.endswith(".md") else f"<pre>{text(body)}</pre>"
-    return (
-        f'<article class="artifact" data-task="{text(task.name)}" data-file="{text(name)}">'
-        f'<h2><a href="{back}">{breakable(task.name)}</a> / {text(name)}</h2>{diff}{ask}'
-        f'<div class="markdown">{rendered}</div></article>'
-    )
 
 
 def workflow_page(watched: Watched, drawing: str, task: Task | None, engine: str) -> str:

@@ -32,6 +32,7 @@ HISTORY = ".state.history"
 CLAIM = ".state.lock"
 MUTEX = ".state.mutex"
 REVIEWS = ".state.reviews"
+REVISIONS = ".state.revisions"  # the texts requests for changes were made on
 APPROVED_COPY = ".state.approved."  # + the artifact's name: its text as last approved
 
 MAX_STATE_BYTES = 4096
@@ -307,6 +308,19 @@ def read_reviews(task_dir: Path) -> list[dict[str, Any]]:
     return parse_history(_read_lines(task_dir / REVIEWS))
 
 
+def append_revision(task_dir: Path, entry: Mapping[str, Any]) -> None:
+    """Keep the text a request for changes was made on (`.state.revisions`, one JSON
+    object a line, append-only), so the board can diff it against the agent's revision."""
+    import json
+
+    append_line(task_dir / REVISIONS, json.dumps(dict(entry), separators=(",", ":")))
+
+
+def read_revisions(task_dir: Path) -> list[dict[str, Any]]:
+    """Every kept revision; a line that is not a JSON object reads as {}."""
+    return parse_history(_read_lines(task_dir / REVISIONS))
+
+
 def write_approved_copy(task_dir: Path, artifact: str, data: bytes) -> None:
     """Keep the text an approval covers, so a later change to it can be shown as a diff;
     replaced atomically, like `.state`, at each approval of that artifact."""
@@ -554,6 +568,7 @@ __all__ = [
     "STATE",
     "Approval",
     "append_review",
+    "append_revision",
     "bytes_digest",
     "commit",
     "create_task_dir",
@@ -571,6 +586,7 @@ __all__ = [
     "read_claim",
     "read_history",
     "read_reviews",
+    "read_revisions",
     "read_state",
     "remove_claim",
     "state_mtime",
