@@ -5,9 +5,10 @@ sends a request for changes the agent's next hook answer carries, and logs no co
 error; then a refused assertion, a replayed one and one for another artifact text approve
 nothing.
 
-One browser and one board for the module; the tests run in order on one project. Without
-chromium or playwright they are skipped, saying which is missing (scripts/setup.sh test
-installs both).
+One browser and one board for the module (for each test process: the tests may be dealt
+out to several); each test makes the tasks it needs, and the passkey is registered once,
+through the page, by the `passkey` fixture. Without chromium or playwright they are
+skipped, saying which is missing (scripts/setup.sh test installs both).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +103,9 @@ def page(browser_board: Board) -> Any:
             lambda message: opened.errors.append(message.text) if message.type == "error" else None,
         )
         opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+        opened.goto(
+            f"{browser_board.site}/login?code={browser_board.board.guard.issue(time.time())}"
+        )
         yield opened
         browser.close()
 
@@ -142,15 +147,21 @@ def test_2_a_transition_made_by_status_py_appears_without_a_reload(
     assert ["Awaiting approval", "login"] in page.evaluate("window.__notes")
 
 
-def test_3a_a_passkey_is_registered_with_a_registration_link(
-    page: Any, browser_board: Board, browser_project: AutomatonProject
-) -> None:
-    import time
+def gated(project: AutomatonProject, name: str, text: str = "# Spec\n\nWho.\n") -> None:
+    """A task of this test's own, waiting at its research gate."""
+    project.task(name, "research")
+    (project.task_dir(name) / "SPEC.md").write_text(text)
+    project.advance(name, ["research:awaiting_approval"])
 
+
+@pytest.fixture(scope="module")
+def passkey(page: Any, browser_board: Board, browser_project: AutomatonProject) -> dict:
+    """The person's passkey, registered once through the page with a registration link:
+    the line `.automaton/passkeys.jsonl` gained."""
     from automaton_rules.board.security import REGISTER
 
     page.goto(browser_board.site + "/")
-    assert page.is_visible('[data-awaiting="signup"] a[href="/passkeys"]')  # none yet
+    page.wait_for_selector('[data-awaiting="signup"] a[href="/passkeys"]')  # none yet
     code = browser_board.board.guard.issue(time.time(), REGISTER)
     page.goto(f"{browser_board.site}/login?code={code}")
     assert page.url == browser_board.site + "/passkeys"
@@ -158,12 +169,15 @@ def test_3a_a_passkey_is_registered_with_a_registration_link(
     page.click("#register button")
     page.wait_for_selector(".note", timeout=10000)
     assert "Registered the passkey virtual" in page.text_content(".note")
-    recorded = json.loads((browser_project.root / KEYS_FILE).read_text().splitlines()[0])
+    return dict(json.loads((browser_project.root / KEYS_FILE).read_text().splitlines()[0]))
+
+
+def test_3a_a_passkey_is_registered_with_a_registration_link(page: Any, passkey: dict) -> None:
     credentials = page.cdp.send("WebAuthn.getCredentials", {"authenticatorId": page.authenticator})[
         "credentials"
     ]
-    assert [c["credentialId"] for c in credentials] == [base64_of(recorded["credential_id"])]
-    assert (recorded["person"], recorded["algorithm"]) == ("hana@example.com", "ES256")
+    assert [c["credentialId"] for c in credentials] == [base64_of(passkey["credential_id"])]
+    assert (passkey["person"], passkey["algorithm"]) == ("hana@example.com", "ES256")
 
 
 def base64_of(b64url: str) -> str:
@@ -175,7 +189,7 @@ def base64_of(b64url: str) -> str:
 
 
 def test_3_a_task_is_approved_with_the_passkey_in_prompt_mode(
-    page: Any, browser_board: Board, browser_project: AutomatonProject
+    page: Any, browser_board: Board, browser_project: AutomatonProject, passkey: dict
 ) -> None:
     page.goto(browser_board.site + "/")
     page.click('[data-awaiting="signup"] form.approve button')
@@ -184,11 +198,10 @@ def test_3_a_task_is_approved_with_the_passkey_in_prompt_mode(
     last = json.loads(
         (browser_project.task_dir("signup") / store.HISTORY).read_text().splitlines()[-1]
     )
-    recorded = json.loads((browser_project.root / KEYS_FILE).read_text().splitlines()[0])
     assert (last["via"], last["approver"], last["passkey"]) == (
         "board-passkey",
         "hana@example.com",
-        recorded["credential_id"],
+        passkey["credential_id"],
     )
     assert "hana@example.com approved task 'signup'" in page.text_content(".note")
 
@@ -196,7 +209,8 @@ def test_3_a_task_is_approved_with_the_passkey_in_prompt_mode(
 def test_4_changes_requested_on_an_artifact_reach_the_agent(
     page: Any, browser_board: Board, browser_project: AutomatonProject
 ) -> None:
-    page.goto(browser_board.site + "/p/0/artifact?task=login&file=SPEC.md")
+    gated(browser_project, "profile", "# Profile\n\nWho logs in.\n\nHow.\n")
+    page.goto(browser_board.site + "/p/0/artifact?task=profile&file=SPEC.md")
     page.click('.markdown [data-line="3"]')  # a comment on this line
     assert page.input_value("#line") == "3"
     page.fill("#comment", "Say which users.")
@@ -210,13 +224,16 @@ def test_4_changes_requested_on_an_artifact_reach_the_agent(
     hook = run_hook("claude", event)
     context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "on SPEC.md, line 3 (hana@example.com): Say which users." in context
-    assert current_state(browser_project, "login") == "research:awaiting_approval"
+    assert current_state(browser_project, "profile") == "research:awaiting_approval"
 
 
 def test_5_no_console_errors(page: Any, browser_board: Board) -> None:
+    page.errors.clear()  # the refusals other tests provoke log theirs
     for path in ("/", "/p/0/task?name=login", "/p/0/workflow?task=login", "/p/0/audit?run=1"):
         page.goto(browser_board.site + path)
         page.wait_for_load_state("networkidle") if path != "/" else page.wait_for_timeout(300)
+    page.goto(browser_board.site + "/p/0/artifact?task=signup&file=SPEC.md")
+    page.goto(browser_board.site + "/passkeys")
     assert page.errors == []
 
 
@@ -248,36 +265,32 @@ def _captured_approval(page: Any, task: str) -> str:
 
 
 def test_6_an_assertion_without_user_verification_approves_nothing(
-    page: Any, browser_board: Board, browser_project: AutomatonProject
+    page: Any, browser_board: Board, browser_project: AutomatonProject, passkey: dict
 ) -> None:
+    gated(browser_project, "unverified")
     page.cdp.send(
         "WebAuthn.setUserVerified", {"authenticatorId": page.authenticator, "isUserVerified": False}
     )
     try:
         page.goto(browser_board.site + "/")
-        page.click('[data-awaiting="login"] form.approve button')
-        page.wait_for_function(
-            "() => document.querySelector('.refusal[data-status]') || "
-            "[...document.querySelectorAll('.passkey-error')].some((e) => e.textContent)",
-            timeout=15000,
-        )
-        said = page.evaluate(
-            "() => document.querySelector('.refusal')?.textContent || ''"
-        ) + " ".join(page.locator(".passkey-error").all_text_contents())
+        page.click('[data-awaiting="unverified"] form.approve button')
+        page.wait_for_selector("#alert:not([hidden])", timeout=15000)
+        said = page.text_content("#alert") or ""
     finally:
         page.cdp.send(
             "WebAuthn.setUserVerified",
             {"authenticatorId": page.authenticator, "isUserVerified": True},
         )
     assert said.strip()
-    assert current_state(browser_project, "login") == "research:awaiting_approval"
+    assert current_state(browser_project, "unverified") == "research:awaiting_approval"
 
 
 def test_7_a_replayed_assertion_is_refused(
-    page: Any, browser_board: Board, browser_project: AutomatonProject
+    page: Any, browser_board: Board, browser_project: AutomatonProject, passkey: dict
 ) -> None:
+    gated(browser_project, "export")
     page.goto(browser_board.site + "/")
-    body = _captured_approval(page, "login")
+    body = _captured_approval(page, "export")
     cookie, _csrf = _session_of(page, browser_board)
     headers = {
         "Cookie": cookie,
@@ -286,17 +299,15 @@ def test_7_a_replayed_assertion_is_refused(
     }
     first = browser_board.request("POST", "/p/0/approve", body.encode(), headers)
     assert first.status == 303, first.text
-    assert current_state(browser_project, "login") == "research:approved"
+    assert current_state(browser_project, "export") == "research:approved"
     again = browser_board.request("POST", "/p/0/approve", body.encode(), headers)
     assert again.status == 403 and "answered once" in again.text
 
 
 def test_8_an_assertion_for_another_artifact_text_is_refused(
-    page: Any, browser_board: Board, browser_project: AutomatonProject
+    page: Any, browser_board: Board, browser_project: AutomatonProject, passkey: dict
 ) -> None:
-    browser_project.task("billing", "research")
-    (browser_project.task_dir("billing") / "SPEC.md").write_text("# Billing\n\nMonthly.\n")
-    browser_project.advance("billing", ["research:awaiting_approval"])
+    gated(browser_project, "billing", "# Billing\n\nMonthly.\n")
     page.goto(browser_board.site + "/")
     page.wait_for_selector('[data-awaiting="billing"] form.approve')
     body = _captured_approval(page, "billing")
@@ -313,11 +324,9 @@ def test_8_an_assertion_for_another_artifact_text_is_refused(
 
 
 def test_9_approve_on_the_artifact_page_confirms_naming_the_open_requests(
-    page: Any, browser_board: Board, browser_project: AutomatonProject
+    page: Any, browser_board: Board, browser_project: AutomatonProject, passkey: dict
 ) -> None:
-    browser_project.task("pricing", "research")
-    (browser_project.task_dir("pricing") / "SPEC.md").write_text("# Pricing\n\nPer seat.\n")
-    browser_project.advance("pricing", ["research:awaiting_approval"])
+    gated(browser_project, "pricing", "# Pricing\n\nPer seat.\n")
     page.goto(browser_board.site + "/p/0/artifact?task=pricing&file=SPEC.md")
     page.click('.markdown [data-line="3"]')
     page.fill("#comment", "Which currency?")

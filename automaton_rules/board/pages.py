@@ -72,6 +72,7 @@ class Frame:
             '<button type="button" id="notify" hidden>Enable notifications</button>'
             '<span id="live" class="muted">connecting…</span></header>'
             + (f'<p class="note" role="status">{text(self.note)}</p>' if self.note else "")
+            + '<p id="alert" class="alert" role="alert" hidden></p>'
             + f'<main data-generation="{escape(generation)}">{main}</main>'
             '<script src="/board.js"></script></body></html>\n'
         )
@@ -125,8 +126,7 @@ def approve_form(
         f'<input type="hidden" name="task" value="{text(name)}">'
         f'<input type="hidden" name="back" value="{text(back)}">'
         '<input type="hidden" name="assertion" value="">'
-        '<button type="submit">Approve</button>'
-        '<span class="passkey-error refusal" role="alert"></span></form>'
+        '<button type="submit">Approve</button></form>'
     )
 
 
@@ -163,8 +163,7 @@ def passkeys_page(frame: Frame, listed: list[tuple[Watched, list[Passkey]]], may
             '<input type="hidden" name="credential" value="">'
             f"<label>A name for the new passkey of {text(frame.person)} "
             '<input name="label" id="label" maxlength="80" data-keep></label>'
-            '<button type="submit">Register a passkey</button>'
-            '<span class="passkey-error refusal" role="alert"></span></form>'
+            '<button type="submit">Register a passkey</button></form>'
         )
     else:
         register = (

@@ -37,18 +37,24 @@ SCRIPT = r"""
     });
   }
 
+  let asking = 0;  // passkey ceremonies under way: the page is not swapped under them
+  let missed = false;
   async function refresh(change) {
-    const kept = {};
-    document.querySelectorAll("[data-keep]").forEach((e) => { kept[e.id] = e.value; });
-    const focused = document.activeElement && document.activeElement.id;
+    if (asking) { missed = true; return; }
     const answer = await fetch(location.href, {
       headers: { "X-Board-Fragment": "1" }, credentials: "same-origin", cache: "no-store",
     });
     if (!answer.ok) return;
     const html = await answer.text();
+    if (asking) { missed = true; return; }
     const target = main();
-    target.innerHTML = html;
     target.dataset.generation = answer.headers.get("X-Board-Generation") || "";
+    if (html === target.innerHTML) return;  // nothing shown changed: keep the page as it is
+    // What the person is typing, read at the moment of the swap (not before the fetch).
+    const kept = {};
+    document.querySelectorAll("[data-keep]").forEach((e) => { kept[e.id] = e.value; });
+    const focused = document.activeElement && document.activeElement.id;
+    target.innerHTML = html;
     Object.entries(kept).forEach(([id, value]) => {
       const e = document.getElementById(id);
       if (e) e.value = value;
@@ -141,8 +147,11 @@ SCRIPT = r"""
     return JSON.parse(body);
   }
   function failed(form, error) {
-    const shown = form.querySelector(".passkey-error");
-    if (shown) shown.textContent = error.message || String(error);
+    // Outside the part a refresh replaces, so the message stays until the next try.
+    const shown = document.getElementById("alert");
+    if (!shown) return;
+    shown.textContent = error.message || String(error);
+    shown.hidden = false;
   }
   async function approveWithPasskey(form) {
     const options = await ask(form.dataset.passkey, { task: form.elements.task.value });
@@ -161,15 +170,26 @@ SCRIPT = r"""
     form.elements.credential.value = encoded(credential);
     form.submit();
   }
+  async function ceremony(form, run) {
+    asking += 1;
+    try {
+      await run(form);
+    } catch (error) {
+      failed(form, error);
+    } finally {
+      asking -= 1;
+      if (!asking && missed) { missed = false; refresh(null).catch(() => {}); }
+    }
+  }
   document.addEventListener("submit", (e) => {
     const form = e.target;
     if (form.matches("form.approve[data-passkey]")) {
       e.preventDefault();
       if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
-      approveWithPasskey(form).catch((error) => failed(form, error));
+      ceremony(form, approveWithPasskey);
     } else if (form.id === "register") {
       e.preventDefault();
-      registerPasskey(form).catch((error) => failed(form, error));
+      ceremony(form, registerPasskey);
     }
   });
 
@@ -202,10 +222,10 @@ pre.diff .d-add { color: var(--ok); } pre.diff .d-del { color: var(--error); }
 pre.diff .d-hunk { color: var(--note); } pre.diff .d-head { color: var(--muted); }
 .requests li.open { border-left: 3px solid var(--error); padding-left: .4rem; }
 .requests li.answered { border-left: 3px solid var(--ok); padding-left: .4rem; }
-.refusal { color: var(--error); font-weight: 600; }
+.refusal, .alert { color: var(--error); font-weight: 600; }
 .note { background: #ecfdf5; border: 1px solid var(--ok); border-radius: .4rem;
   padding: .4rem .8rem; }
-.passkey-error:empty { display: none; }
+
 .crumbs { font-size: .9rem; color: var(--muted); margin: .4rem 0; }
 .header-actions { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap;
   position: sticky; top: 0; background: var(--bg, #fff); padding: .4rem 0; z-index: 1; }
