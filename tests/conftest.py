@@ -847,14 +847,16 @@ class Board:
     """A dashboard served from a thread of the test process, on a free port of 127.0.0.1,
     with a session opened the way a person opens it: the printed address, then its cookie."""
 
-    def __init__(self, roots: list[Path], *, approving: bool = True, person: str = "user"):
+    def __init__(
+        self, roots: list[Path], *, approving: bool = True, person: str = "user", port: int = 0
+    ):
         from automaton_rules.board.projects import open_projects
         from automaton_rules.board.server import make_server
 
         with pytest.MonkeyPatch.context() as patch:  # whom git names where it starts
             patch.setenv("GIT_CONFIG_VALUE_0", person)
             self.server, self.sock, self.board, self.url = make_server(
-                open_projects(list(roots)), port=0, approving=approving
+                open_projects(list(roots)), port=port, approving=approving
             )
         self.port = self.sock.getsockname()[1]
         self.base = f"http://127.0.0.1:{self.port}"

@@ -347,3 +347,24 @@ def test_9_approve_on_the_artifact_page_confirms_naming_the_open_requests(
     page.wait_for_url("**/p/0/task?name=pricing", timeout=10000)
     assert "hana@example.com approved task 'pricing'" in page.text_content(".note")
     assert current_state(browser_project, "pricing") == "research:approved"
+
+
+def test_10_after_a_restart_the_page_says_so_and_how_to_log_in(
+    page: Any, browser_project: AutomatonProject
+) -> None:
+    first = Board([browser_project.root], person="hana@example.com")
+    other = page.context.new_page()
+    try:
+        other.goto(f"{first.site}/login?code={first.board.guard.issue(time.time())}")
+        other.wait_for_function("() => document.getElementById('live').textContent === 'live'")
+        first.stop()
+        second = Board([browser_project.root], person="hana@example.com", port=first.port)
+        try:
+            other.wait_for_selector("#live[data-restarted]", timeout=20000)
+            said = other.text_content("#live") or ""
+        finally:
+            second.stop()
+    finally:
+        other.close()
+    assert said.startswith("The board restarted")
+    assert "press Enter there for a fresh one" in said

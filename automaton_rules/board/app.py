@@ -128,7 +128,10 @@ def home(board: Board, request: Request) -> Response:
     """The board: every project."""
     session = _session(board, request)
     now = time.time()
-    shown = [(w, w.current(), w.settings().approval) for w in board.projects.values()]
+    shown = [
+        (w, [], "") if w.missing() else (w, w.current(), w.settings().approval)
+        for w in board.projects.values()
+    ]
     main = pages.board(board.frame(session, True), shown, now)
     return _page(board, request, session, "automaton-rules board", main)
 
@@ -140,7 +143,7 @@ def task(board: Board, request: Request) -> Response:
     found = _task(watched, request.query_params.get("name"))
     mode = watched.settings().approval
     main = task_pages.task_page(board.frame(session, True), watched, found, mode, time.time())
-    return _page(board, request, session, found.name, main)
+    return _page(board, request, session, f"{found.name} · {watched.root.name}", main)
 
 
 def artifact(board: Board, request: Request) -> Response:
@@ -154,7 +157,8 @@ def artifact(board: Board, request: Request) -> Response:
     start, end = request.query_params.get("from"), request.query_params.get("to")
     compare = (start, end) if start and end else None
     main = review.artifact_page(board.frame(session, True), watched, found, name, compare)
-    return _page(board, request, session, f"{found.name}: {name}", main)
+    title = f"{found.name}: {name} · {watched.root.name}"
+    return _page(board, request, session, title, main)
 
 
 def raw(board: Board, request: Request) -> Response:
@@ -180,7 +184,7 @@ def workflow(board: Board, request: Request) -> Response:
     found = _task(watched, name) if name else None
     drawing, engine = watched.cached(("workflow", name), lambda: draw(workflow_graph(found)))
     main = task_pages.workflow_page(watched, drawing, found, engine)
-    return _page(board, request, session, "workflow", main)
+    return _page(board, request, session, f"workflow · {watched.root.name}", main)
 
 
 def audit(board: Board, request: Request) -> Response:
@@ -192,7 +196,7 @@ def audit(board: Board, request: Request) -> Response:
     current = watched.audit is not None and watched.audit[0] == watched.generation
     section, ran = actions.audit_section(watched) if current else ("", None)
     main = task_pages.audit_page(watched, section, ran)
-    return _page(board, request, session, "audit", main)
+    return _page(board, request, session, f"audit · {watched.root.name}", main)
 
 
 async def _form(board: Board, request: Request) -> tuple[str, dict[str, str]]:

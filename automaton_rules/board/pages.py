@@ -15,7 +15,7 @@ from html import escape
 
 from automaton_rules.board import passkeys
 from automaton_rules.board.passkeys import KEYS_FILE, Passkey
-from automaton_rules.board.projects import Card, Watched
+from automaton_rules.board.projects import HAND_EDITED, Card, Watched
 from automaton_rules.core import machine
 from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.report import plural
@@ -188,6 +188,14 @@ def board(frame: Frame, projects: list[tuple[Watched, list[Card], str]], now: fl
 
 def project_board(frame: Frame, watched: Watched, cards: list[Card], mode: str, now: float) -> str:
     """One project: the tasks awaiting approval, then the phases that hold a task."""
+    if watched.missing():
+        return (
+            f'<section class="project missing-project" data-project="{watched.pid}" '
+            f'id="project-{watched.pid}"><h2><code>{text(watched.root)}</code></h2>'
+            f'<p class="missing">This project is missing: {text(watched.project.tasks_dir)} '
+            "no longer exists (deleted or moved since the board started). Its tasks are not "
+            "shown; restart the board with the project's new folder.</p></section>"
+        )
     badges = finding_counts(watched)
     waiting = sorted((c for c in cards if c.awaiting), key=lambda c: c.waiting_since or 0)
     lane = "".join(_waiting_item(frame, watched, c, mode, now) for c in waiting)
@@ -197,7 +205,7 @@ def project_board(frame: Frame, watched: Watched, cards: list[Card], mode: str, 
     shown = "".join(_column(watched, phase, held, badges, now) for phase, held in columns.items())
     audit = _audit_line(watched)
     return (
-        f'<section class="project" data-project="{watched.pid}">'
+        f'<section class="project" data-project="{watched.pid}" id="project-{watched.pid}">'
         f"<h2><code>{text(watched.root)}</code></h2>"
         f'<p class="muted">{plural(len(cards), "task")} · approval = "{text(mode)}" · '
         f'<a href="{link(watched.pid, "workflow")}">workflow</a> · {audit}</p>'
@@ -254,6 +262,9 @@ def card(watched: Watched, task: Card, counts: Counter[str] | None, now: float) 
     """One task on the board."""
     gate = ' <span class="badge gate">awaiting approval</span>' if task.awaiting else ""
     state = breakable(task.state) if task.state is not None else "no .state"
+    if task.truth == HAND_EDITED:
+        state = f"{state} (its history: {breakable(task.recorded)})"
+    truth = f' <span class="badge truth">{text(task.truth)}</span>' if task.truth else ""
     problem = f'<span class="missing">{text(task.problem)}</span>' if task.problem else ""
     badges = "".join(
         f' <span class="badge {s}">{plural(counts[s], s)}</span>'
@@ -265,7 +276,7 @@ def card(watched: Watched, task: Card, counts: Counter[str] | None, now: float) 
         f'<li class="card{" awaiting" if task.awaiting else ""}" data-task="{text(task.name)}"'
         f' data-state="{text(task.state or "")}"{activity}>'
         f'<a href="{link(watched.pid, "task", name=task.name)}">{breakable(task.name)}</a>'
-        f'{gate}<span class="state mono">{state}</span>{badges}{problem}</li>'
+        f'{gate}{truth}<span class="state mono">{state}</span>{badges}{problem}</li>'
     )
 
 

@@ -23,41 +23,75 @@ from automaton_rules.core.project import Project, Task, split_name
 from automaton_rules.support import clock
 from automaton_rules.support.errors import AutomatonError
 
+HAND_EDITED = "hand-edited .state"
+UNREADABLE = "unreadable .state"
+UNTRACKED = "untracked (no .state)"
+
 
 @dataclass(frozen=True)
 class Card:
     """One task on the board: its state, since when it waits at its gate (None away from
-    a gate), when anything of it last changed, and what is wrong with it, if anything."""
+    a gate), when anything of it last changed, what is wrong with it, if anything, and
+    for a `.state` edited by hand, the state its history last recorded."""
 
     name: str
     state: str | None
     waiting_since: float | None = None
     activity: float = 0.0
     problem: str | None = None
+    recorded: str | None = None
+
+    @property
+    def truth(self) -> str | None:
+        """Why the task has no phase the board can show: a `.state` that is unreadable,
+        missing, or says what its history does not; None when its state is real."""
+        return truth_of(self.state, self.problem, self.recorded)
 
     @property
     def phase(self) -> str:
-        """Its column: the base phase of a known state, else why it has none."""
-        if self.problem is not None:
-            return "unreadable"
-        if self.state is None:
-            return "no .state"
-        return machine.base_phase(self.state) if machine.is_state(self.state) else "unknown state"
+        """Its column: the base phase of a real state, else why it has none."""
+        return self.truth or machine.base_phase(self.state or "")
 
     @property
     def awaiting(self) -> bool:
-        """Waiting at an approval gate."""
-        return machine.is_awaiting(self.state or "")
+        """Waiting at an approval gate (a hand-edited gate is no gate)."""
+        return self.truth is None and machine.is_awaiting(self.state or "")
+
+
+def truth_of(state: str | None, problem: str | None, recorded: str | None) -> str | None:
+    """`UNREADABLE`, `UNTRACKED`, `HAND_EDITED`, or None for a state status.py wrote."""
+    if problem is not None or (state is not None and not machine.is_state(state)):
+        return UNREADABLE
+    if state is None:
+        return UNTRACKED
+    return HAND_EDITED if recorded is not None else None
+
+
+def hand_edit(task: Task) -> str | None:
+    """The state the history last recorded, when `.state` says another (a hand edit)."""
+    from automaton_rules.core import integrity
+
+    if task.state is None or not machine.is_state(task.state):
+        return None
+    try:
+        tail = integrity.recorded_moves(task.path)
+    except (OSError, AutomatonError):
+        return None
+    if not integrity.hand_edited(task.state, tail):
+        return None
+    return integrity.last_recorded(tail) or "(no state)"
 
 
 def card_of(task: Task) -> Card:
     """A task's card, from its folder: the history's last line and the files' times."""
+    recorded = hand_edit(task)
     waiting = None
-    if machine.is_awaiting(task.state or ""):
+    if recorded is None and machine.is_awaiting(task.state or ""):
         tail = store.parse_history(store.history_tail(task.path, 1))
         waiting = clock.timestamp(tail[-1].get("time")) if tail else None
     active = (task.state or "") not in ("complete", "")
-    return Card(task.name, task.state, waiting, _activity(task) if active else 0.0)
+    activity = _activity(task) if active else 0.0
+    return Card(task.name, task.state, waiting, activity, recorded=recorded)
 
 
 def _activity(task: Task) -> float:
@@ -89,6 +123,10 @@ class Watched:
     def root(self) -> Path:
         """The project's folder, as resolved when the server started."""
         return self.project.root
+
+    def missing(self) -> bool:
+        """The project's tasks folder is gone (deleted or moved since the board started)."""
+        return not self.project.tasks_dir.is_dir()
 
     def settings(self) -> Config:
         """The project's configuration, read again for each decision (it may change)."""
@@ -124,7 +162,10 @@ class Watched:
         with self._lock:
             stale, self._stale = self._stale, set()
             if stale is None:
-                self.cards = {name: _card(name, found) for name, found in self.project.load_all()}
+                self.cards = {
+                    name: _card(self.project, name, found)
+                    for name, found in self.project.load_all()
+                }
             else:
                 for name in stale:
                     self._reload(name)
@@ -141,7 +182,7 @@ class Watched:
         try:
             self.cards[name] = card_of(self.project.load(name))
         except AutomatonError as exc:
-            self.cards[name] = Card(name, None, problem=exc.message)
+            self.cards[name] = Card(name, _raw_state(folder), problem=exc.message)
 
     def cached(self, key: Any, make: Any) -> Any:
         """A value computed once per generation of the files (a page's parts, a diagram)."""
@@ -153,10 +194,22 @@ class Watched:
         return value
 
 
-def _card(name: str, loaded: Task | AutomatonError) -> Card:
+def _card(project: Project, name: str, loaded: Task | AutomatonError) -> Card:
     if isinstance(loaded, AutomatonError):
-        return Card(name, None, problem=loaded.message)
+        try:
+            raw = _raw_state(project.task_dir(name))
+        except AutomatonError:
+            raw = None
+        return Card(name, raw, problem=loaded.message)
     return card_of(loaded)
+
+
+def _raw_state(folder: Path) -> str | None:
+    """What `.state` holds, however garbled, to show it (escaped); None when unreadable."""
+    try:
+        return store.read_state(folder)
+    except (OSError, AutomatonError):
+        return None
 
 
 def _valid_segment(segment: str) -> bool:

@@ -1,7 +1,9 @@
 """The board's one script and one style sheet, served from the board itself.
 
 The script keeps a page live: it listens to `/events`, and on a change fetches the page's
-own main part again and puts it in place (keeping what the person was typing). It raises
+own main part again and puts it in place (keeping what the person was typing); when the
+stream breaks and the board answers again without this session, it says the board
+restarted and how to log in again. It raises
 a browser notification when a task starts waiting for approval, and when an active task
 has shown no activity for the board's set time (checked in the browser once a minute:
 the server does nothing for it). It uses no inline code, so the Content-Security-Policy
@@ -84,7 +86,24 @@ SCRIPT = r"""
       try { change = JSON.parse(e.data); } catch (err) { change = null; }
       refresh(change).catch(() => { live.textContent = "reload the page"; });
     });
-    events.onerror = () => { live.textContent = "reconnecting…"; };
+    events.onerror = async () => {
+      live.textContent = "reconnecting…";
+      // A board that restarted holds none of the sessions it had: say so, and how back in.
+      try {
+        const answer = await fetch("/board.css", { credentials: "same-origin", cache: "no-store" });
+        if (!answer.ok) return;
+        const page = await fetch(location.href, {
+          headers: { "X-Board-Fragment": "1" }, credentials: "same-origin", cache: "no-store",
+        });
+        if (page.status === 403) {
+          events.close();
+          live.textContent = "The board restarted (or this session ended): open the link it " +
+            "printed on its terminal; press Enter there for a fresh one.";
+          live.className = "alert";
+          live.dataset.restarted = "1";
+        }
+      } catch (err) { /* the board is down: EventSource keeps trying */ }
+    };
   }
 
   function checkStale() {
@@ -223,6 +242,9 @@ pre.diff .d-hunk { color: var(--note); } pre.diff .d-head { color: var(--muted);
 .requests li.open { border-left: 3px solid var(--error); padding-left: .4rem; }
 .requests li.answered { border-left: 3px solid var(--ok); padding-left: .4rem; }
 .refusal, .alert { color: var(--error); font-weight: 600; }
+.banner.truth { border: 1px solid var(--error); background: #fef2f2; padding: .5rem .8rem;
+  border-radius: .4rem; }
+.badge.truth { background: #fee2e2; color: var(--error); }
 .note { background: #ecfdf5; border: 1px solid var(--ok); border-radius: .4rem;
   padding: .4rem .8rem; }
 
