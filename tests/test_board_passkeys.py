@@ -156,7 +156,8 @@ def test_an_approval_with_the_passkey_is_recorded_with_its_credential(
     assert current_state(project, "login") == "research:approved"
     last = json.loads((project.task_dir("login") / store.HISTORY).read_text().splitlines()[-1])
     assert (last["via"], last["approver"], last["passkey"]) == ("board-passkey", PERSON, key.id)
-    assert set(last["passkey_assertion"]) == {"authenticator_data", "client_data", "signature"}
+    for field in ("nonce", "authenticator_data", "client_data", "signature"):
+        assert last[f"passkey_{field}"], field
     approvals = (project.task_dir("login") / store.APPROVALS).read_text().splitlines()
     assert approvals[-1].endswith(f"|{PERSON}|board-passkey")
     shown = board.get("/").text
@@ -307,3 +308,54 @@ def test_a_task_away_from_its_gate_hands_out_no_challenge(
 ) -> None:
     project.task("build", "implement")
     refused(board.post("/p/0/challenge", {"task": "build"}), 409, "not awaiting approval")
+
+
+# ------------------------------------------------------------ checked again, offline
+
+
+def approved_entry(board: Board, project: AutomatonProject, key: SoftKey) -> dict:
+    assert softkey.approve(board, key, "login").status == 303
+    return dict(
+        json.loads((project.task_dir("login") / store.HISTORY).read_text().splitlines()[-1])
+    )
+
+
+def test_the_audit_and_the_gate_check_a_passkey_approval_again(
+    board: Board, project: AutomatonProject, key: SoftKey
+) -> None:
+    from automaton_rules.core import policy
+    from automaton_rules.core.project import find_project
+
+    entry = approved_entry(board, project, key)
+    found = find_project(project.root)
+    task = found.load("login")
+    rules = policy.Policy("prompt")
+    assert policy.unproven(found, task, rules, entry) is None
+    for change, reason in (
+        ({"passkey_signature": entry["passkey_client_data"]}, "passkey-invalid"),
+        ({"artifact_sha256": "0" * 64}, "passkey-invalid"),  # another text of the artifact
+        ({"from": "design:awaiting_approval"}, "passkey-invalid"),  # another gate
+        ({"passkey_nonce": softkey.b64url(b"n" * 32)}, "passkey-invalid"),
+        ({"passkey": SoftKey().id}, "passkey-unknown-key"),
+        ({"approver": "someone@example.com"}, "passkey-unknown-key"),
+        ({"passkey_authenticator_data": ""}, "passkey-invalid"),
+    ):
+        assert policy.unproven(found, task, rules, {**entry, **change}) == reason, change
+    other = found.load("signup")  # the same record, for another task
+    assert policy.unproven(found, other, rules, entry) == "passkey-invalid"
+
+
+def test_a_passkey_approval_whose_key_is_gone_is_reported_and_holds_the_gate(
+    board: Board, project: AutomatonProject, key: SoftKey
+) -> None:
+    approved_entry(board, project, key)
+    assert "AR210" not in project.run("--audit", "--select", "AR2").out
+    (project.root / KEYS_FILE).write_text("")  # the person removed the key
+    audit = project.run("--audit", "--select", "AR210", "--json")
+    found = [f for f in audit.json()["findings"] if f["code"] == "AR210"]
+    assert audit.exit_code == 1 and len(found) == 1, audit.out
+    assert "names a passkey the project's passkeys file does not hold" in found[0]["message"]
+    (project.task_dir("login") / "DECOMPOSITION.md").write_text("x\n")
+    moved = project.run("--task", "login", "--transition", "decomposition")
+    assert moved.exit_code == 1, moved.out + moved.err
+    assert current_state(project, "login") == "research:approved"

@@ -57,7 +57,7 @@ def approve(
             timeout_minutes=settings.claim_timeout_minutes,
         ),
         policy=policy,
-        given=workflow.Given(VIA, {"passkey": passkey, "passkey_assertion": assertion}),
+        given=workflow.Given(VIA, {"passkey": passkey, **assertion}),
     )
     workflow.announce(engine.pm, project.root, [change], timeout)
     return change

@@ -297,7 +297,7 @@ async def approve(board: Board, request: Request) -> Response:
         found.name,
         board.person,
         key.credential_id,
-        passkeys.assertion_record(credential),
+        passkeys.assertion_record(credential, pending),
     )
     _touched(watched, found.name)
     board.notes[session] = (

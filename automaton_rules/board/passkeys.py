@@ -17,7 +17,6 @@ challenge is kept in this process's memory, answered once, for `CHALLENGE_SECOND
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
@@ -27,22 +26,15 @@ from pathlib import Path
 from typing import Any
 
 from automaton_rules.board.security import Refused
+from automaton_rules.support import passkey_check
+from automaton_rules.support.passkey_check import KEYS_FILE as KEYS_FILE
+from automaton_rules.support.passkey_check import b64url as b64url
+from automaton_rules.support.passkey_check import unb64url as unb64url
 
-KEYS_FILE = ".automaton/passkeys.jsonl"
-RP_ID = "localhost"  # a passkey is bound to a domain name; browsers refuse an address
+RP_ID = passkey_check.RP_ID  # a passkey is bound to a domain name; browsers refuse an address
 RP_NAME = "automaton-rules board"
 CHALLENGE_SECONDS = 300
 ALGORITHMS = {-7: "ES256", -8: "EdDSA"}
-
-
-def b64url(data: bytes) -> str:
-    """Bytes as WebAuthn's JSON writes them: base64url without padding."""
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def unb64url(text: str) -> bytes:
-    """base64url, padded or not, as bytes."""
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 @dataclass(frozen=True)
@@ -117,10 +109,9 @@ class Binding:
     digest: str
 
     def challenge(self, nonce: bytes) -> bytes:
-        """The challenge the authenticator signs: a digest of the nonce and the binding."""
-        fields = ("automaton-board approval", self.pid, self.task, self.gate, self.artifact)
-        text = "\0".join((*fields, self.digest)).encode("utf-8")
-        return hashlib.sha256(nonce + text).digest()
+        """The challenge the authenticator signs: a digest of the nonce and the binding
+        (all but the project's number on this board, so the audit can recompute it)."""
+        return passkey_check.challenge(nonce, self.task, self.gate, self.artifact, self.digest)
 
 
 @dataclass(frozen=True)
@@ -130,6 +121,7 @@ class Pending:
     session: str
     expires: float
     binding: Binding | None  # None: a registration
+    nonce: bytes = b""
 
 
 def _challenge_of(credential: dict[str, Any]) -> str:
@@ -224,8 +216,10 @@ class Ceremonies:
         self, binding: Binding, keys: list[Passkey], session: str, now: float
     ) -> str:
         """The browser's `navigator.credentials.get` options for one approval, as JSON."""
-        challenge = binding.challenge(secrets.token_bytes(32))
-        self.pending[b64url(challenge)] = Pending(session, now + CHALLENGE_SECONDS, binding)
+        nonce = secrets.token_bytes(32)
+        challenge = binding.challenge(nonce)
+        expires = now + CHALLENGE_SECONDS
+        self.pending[b64url(challenge)] = Pending(session, expires, binding, nonce)
         return _request_options(challenge, keys)
 
     def take(self, credential: dict[str, Any], session: str, now: float) -> Pending:
@@ -335,11 +329,13 @@ def _algorithm_of(public_key: bytes) -> str:
     return ALGORITHMS.get(int(decoded.alg or 0), str(decoded.alg))
 
 
-def assertion_record(credential: dict[str, Any]) -> dict[str, str]:
-    """What the history keeps of an assertion, so it can be checked again later."""
+def assertion_record(credential: dict[str, Any], pending: Pending) -> dict[str, str]:
+    """What the history keeps of an assertion, so the audit can check it again
+    (support/passkey_check.py): the nonce, and what the authenticator signed."""
     response = credential.get("response") or {}
     return {
-        "authenticator_data": str(response.get("authenticatorData") or ""),
-        "client_data": str(response.get("clientDataJSON") or ""),
-        "signature": str(response.get("signature") or ""),
+        "passkey_nonce": b64url(pending.nonce),
+        "passkey_authenticator_data": str(response.get("authenticatorData") or ""),
+        "passkey_client_data": str(response.get("clientDataJSON") or ""),
+        "passkey_signature": str(response.get("signature") or ""),
     }
