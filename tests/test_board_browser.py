@@ -368,3 +368,16 @@ def test_10_after_a_restart_the_page_says_so_and_how_to_log_in(
         other.close()
     assert said.startswith("The board restarted")
     assert "press Enter there for a fresh one" in said
+
+
+def test_11_the_filter_hides_the_cards_it_does_not_match(
+    page: Any, browser_board: Board, browser_project: AutomatonProject
+) -> None:
+    browser_project.task("filter-me", "implement")
+    page.goto(browser_board.site + "/")
+    page.wait_for_selector('.card[data-task="filter-me"]')
+    page.fill("#filter", "filter-m")
+    assert page.is_visible('.card[data-task="filter-me"]')
+    assert not page.is_visible('.card[data-task="signup"]')
+    page.fill("#filter", "")
+    assert page.is_visible('.card[data-task="signup"]')

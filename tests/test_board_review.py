@@ -196,3 +196,47 @@ def test_a_large_artifact_is_cut_with_a_link_to_the_whole_file(
     assert whole.headers["content-type"].startswith("text/plain")
     refused(board.get("/p/0/raw?task=login&file=.state"), 404)
     refused(board.request("GET", "/p/0/raw?task=login&file=SPEC.md"), 403)  # no session
+
+
+def test_a_task_being_revised_and_one_revised_say_so(
+    board: Board, project: AutomatonProject
+) -> None:
+    import time
+
+    assert ask(board, "Name the users.").status == 303
+    page = board.get("/").text
+    lane = page[page.index('data-awaiting="login"') :]
+    assert '<span class="badge review">agent revising</span>' in lane[: lane.index("</li>")]
+    (project.task_dir("login") / "SPEC.md").write_text(FIRST.replace("Who", "Admins"))
+    deadline = time.monotonic() + 10
+    while "revised: review again" not in (page := board.get("/").text):
+        assert time.monotonic() < deadline, "the board did not see the revision"
+        time.sleep(0.05)
+    inbox = board.get("/inbox").text
+    assert "Needs me (1)" in inbox and 'data-awaiting="login"' in inbox
+    assert f">{project.root}</a>" in inbox and "revised: review again" in inbox
+
+
+def test_the_inbox_lists_what_waits_in_every_project_and_needs_the_session(
+    tmp_path: Path,
+) -> None:
+    roots = []
+    for name in ("shop", "api"):
+        made = AutomatonProject(tmp_path / name)
+        made.root.mkdir()
+        made.task("login", "research:awaiting_approval")
+        made.task("build", "implement")
+        roots.append(made.root)
+    served = Board(roots)
+    try:
+        home = served.get("/").text
+        assert 'id="filter"' in home and 'href="/inbox">needs me (2)</a>' in home
+        assert home.count('<details open class="fold">') == 2  # each project folds
+        inbox = served.get("/inbox").text
+        assert "Needs me (2)" in inbox
+        for root in roots:
+            assert f">{root}</a>" in inbox
+        assert 'data-awaiting="build"' not in inbox
+        refused(served.request("GET", "/inbox"), 403)
+    finally:
+        served.stop()

@@ -136,6 +136,16 @@ def home(board: Board, request: Request) -> Response:
     return _page(board, request, session, "automaton-rules board", main)
 
 
+def inbox(board: Board, request: Request) -> Response:
+    """What needs the person: every task awaiting approval, in every project."""
+    session = _session(board, request)
+    shown = [
+        (w, w.current(), w.settings().approval) for w in board.projects.values() if not w.missing()
+    ]
+    main = pages.inbox(board.frame(session, True), shown, time.time())
+    return _page(board, request, session, "needs me", main)
+
+
 def task(board: Board, request: Request) -> Response:
     """One task's page."""
     session = _session(board, request)
@@ -472,6 +482,7 @@ def build(board: Board) -> Any:
     routes = [
         Route("/", _handler(board, home)),
         Route("/login", _handler(board, login)),
+        Route("/inbox", _handler(board, inbox)),
         Route("/events", _handler(board, events)),
         Route("/board.js", _handler(board, script)),
         Route("/board.css", _handler(board, style)),

@@ -181,9 +181,29 @@ def passkeys_page(frame: Frame, listed: list[tuple[Watched, list[Passkey]]], may
 
 
 def board(frame: Frame, projects: list[tuple[Watched, list[Card], str]], now: float) -> str:
-    """Every project's board."""
+    """Every project's board, under a filter that hides the cards it does not match."""
     parts = [project_board(frame, watched, cards, mode, now) for watched, cards, mode in projects]
-    return "".join(parts)
+    needs = sum(1 for _w, cards, _m in projects for c in cards if c.awaiting)
+    tools = (
+        '<p class="tools"><label>Filter <input type="search" id="filter" data-keep '
+        'placeholder="task name or state"></label> '
+        f'<a href="/inbox">needs me ({needs})</a></p>'
+    )
+    return tools + "".join(parts)
+
+
+def inbox(frame: Frame, projects: list[tuple[Watched, list[Card], str]], now: float) -> str:
+    """What waits for the person, in every project, the longest waiting first."""
+    waiting = sorted(
+        ((w, c, mode) for w, cards, mode in projects for c in cards if c.awaiting),
+        key=lambda item: item[1].waiting_since or 0,
+    )
+    items = "".join(
+        _waiting_item(frame, w, c, mode, now, f'<a href="/#project-{w.pid}">{text(w.root)}</a> ·')
+        for w, c, mode in waiting
+    )
+    body = f"<ol>{items}</ol>" if items else '<p class="empty">Nothing waits for you.</p>'
+    return f'<h2>Needs me ({len(waiting)})</h2><div class="waiting inbox">{body}</div>'
 
 
 def project_board(frame: Frame, watched: Watched, cards: list[Card], mode: str, now: float) -> str:
@@ -206,14 +226,15 @@ def project_board(frame: Frame, watched: Watched, cards: list[Card], mode: str, 
     audit = _audit_line(watched)
     return (
         f'<section class="project" data-project="{watched.pid}" id="project-{watched.pid}">'
-        f"<h2><code>{text(watched.root)}</code></h2>"
+        f'<details open class="fold"><summary><h2><code>{text(watched.root)}</code></h2>'
+        "</summary>"
         f'<p class="muted">{plural(len(cards), "task")} · approval = "{text(mode)}" · '
         f'<a href="{link(watched.pid, "workflow")}">workflow</a> · {audit}</p>'
         f'<div class="waiting" data-lane="{watched.pid}"><h3>Awaiting approval '
         f"({len(waiting)})</h3>{lane}</div>"
         f'<div class="board">{shown}</div>'
         + (f'<p class="muted empty-phases">No task in: {", ".join(empty)}</p>' if empty else "")
-        + "</section>"
+        + "</details></section>"
     )
 
 
@@ -265,6 +286,8 @@ def card(watched: Watched, task: Card, counts: Counter[str] | None, now: float) 
     if task.truth == HAND_EDITED:
         state = f"{state} (its history: {breakable(task.recorded)})"
     truth = f' <span class="badge truth">{text(task.truth)}</span>' if task.truth else ""
+    if task.review:
+        truth += f' <span class="badge review">{text(task.review)}</span>'
     problem = f'<span class="missing">{text(task.problem)}</span>' if task.problem else ""
     badges = "".join(
         f' <span class="badge {s}">{plural(counts[s], s)}</span>'
@@ -280,18 +303,21 @@ def card(watched: Watched, task: Card, counts: Counter[str] | None, now: float) 
     )
 
 
-def _waiting_item(frame: Frame, watched: Watched, task: Card, mode: str, now: float) -> str:
+def _waiting_item(
+    frame: Frame, watched: Watched, task: Card, mode: str, now: float, where: str = ""
+) -> str:
     waited = (
         f"waiting {duration(max(0, int(now - task.waiting_since)))}"
         if task.waiting_since is not None
         else "waiting since an unknown time"
     )
     return (
-        f'<li data-awaiting="{text(task.name)}">'
+        f'<li data-awaiting="{text(task.name)}">{where}'
         f'<a href="{link(watched.pid, "task", name=task.name)}">{breakable(task.name)}</a> '
         f'<span class="mono muted">{breakable(task.state)}</span> '
         f'<span class="waited">{waited}</span> '
-        f"{how_to_approve(frame, watched, task.name, mode)}</li>"
+        + (f'<span class="badge review">{text(task.review)}</span> ' if task.review else "")
+        + f"{how_to_approve(frame, watched, task.name, mode)}</li>"
     )
 
 

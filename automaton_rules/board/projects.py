@@ -26,6 +26,8 @@ from automaton_rules.support.errors import AutomatonError
 HAND_EDITED = "hand-edited .state"
 UNREADABLE = "unreadable .state"
 UNTRACKED = "untracked (no .state)"
+REVISING = "agent revising"
+REVISED = "revised: review again"
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class Card:
     activity: float = 0.0
     problem: str | None = None
     recorded: str | None = None
+    review: str | None = None  # at a gate: REVISING or REVISED, once changes were asked
 
     @property
     def truth(self) -> str | None:
@@ -86,12 +89,25 @@ def card_of(task: Task) -> Card:
     """A task's card, from its folder: the history's last line and the files' times."""
     recorded = hand_edit(task)
     waiting = None
+    review = None
     if recorded is None and machine.is_awaiting(task.state or ""):
         tail = store.parse_history(store.history_tail(task.path, 1))
         waiting = clock.timestamp(tail[-1].get("time")) if tail else None
+        review = review_of(task)
     active = (task.state or "") not in ("complete", "")
     activity = _activity(task) if active else 0.0
-    return Card(task.name, task.state, waiting, activity, recorded=recorded)
+    return Card(task.name, task.state, waiting, activity, recorded=recorded, review=review)
+
+
+def review_of(task: Task) -> str | None:
+    """Where the review of a task at its gate stands: the agent is REVISING (a request is
+    open), or has REVISED since the last request (the person's turn); None before any."""
+    from automaton_rules.workflow import reviews
+
+    asked = reviews.this_visit(task)
+    if not asked:
+        return None
+    return REVISING if reviews.open_requests(task) else REVISED
 
 
 def _activity(task: Task) -> float:

@@ -212,6 +212,18 @@ SCRIPT = r"""
     }
   });
 
+  // The filter: cards and waiting tasks whose name or state hold what is typed.
+  function applyFilter() {
+    const field = document.getElementById("filter");
+    const words = (field?.value || "").trim().toLowerCase();
+    document.querySelectorAll(".card, [data-awaiting]").forEach((item) => {
+      const said = `${item.dataset.task || item.dataset.awaiting} ${item.dataset.state || ""}`;
+      item.hidden = Boolean(words) && !said.toLowerCase().includes(words);
+    });
+  }
+  document.addEventListener("input", (e) => { if (e.target.id === "filter") applyFilter(); });
+  document.addEventListener("board:updated", applyFilter);
+
   connect();
   setInterval(checkStale, 60000);
 })();
@@ -245,6 +257,11 @@ pre.diff .d-hunk { color: var(--note); } pre.diff .d-head { color: var(--muted);
 .banner.truth { border: 1px solid var(--error); background: #fef2f2; padding: .5rem .8rem;
   border-radius: .4rem; }
 .badge.truth { background: #fee2e2; color: var(--error); }
+.badge.review { background: #e0f2fe; color: var(--note); }
+details.fold > summary { list-style: none; cursor: pointer; }
+details.fold > summary h2 { display: inline; }
+details.fold > summary::before { content: "▾ "; color: var(--muted); }
+details.fold:not([open]) > summary::before { content: "▸ "; }
 .note { background: #ecfdf5; border: 1px solid var(--ok); border-radius: .4rem;
   padding: .4rem .8rem; }
 
