@@ -92,10 +92,6 @@ def _page(board: Board, request: Request, session: str, title: str, main: str) -
     return HTMLResponse(frame.page(title, main, board.generation()), headers=headers)
 
 
-def _fragment(request: Request) -> bool:
-    return request.headers.get("x-board-fragment") == "1"
-
-
 def _refusal(status: int, reason: str) -> Response:
     return HTMLResponse(pages.message("Refused", reason, status), status_code=status)
 

@@ -15,7 +15,7 @@ from html import escape
 
 from automaton_rules.board import passkeys
 from automaton_rules.board.passkeys import KEYS_FILE, Passkey
-from automaton_rules.board.projects import HAND_EDITED, Card, Watched
+from automaton_rules.board.projects import HAND_EDITED_COLUMN, Card, Watched
 from automaton_rules.core import machine
 from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.report import plural
@@ -283,7 +283,7 @@ def card(watched: Watched, task: Card, counts: Counter[str] | None, now: float) 
     """One task on the board."""
     gate = ' <span class="badge gate">awaiting approval</span>' if task.awaiting else ""
     state = breakable(task.state) if task.state is not None else "no .state"
-    if task.truth == HAND_EDITED:
+    if task.truth == HAND_EDITED_COLUMN:
         state = f"{state} (its history: {breakable(task.recorded)})"
     truth = f' <span class="badge truth">{text(task.truth)}</span>' if task.truth else ""
     if task.review:

@@ -153,6 +153,10 @@ class Ceremonies:
         self.pending: dict[str, Pending] = {}
         self.counts: dict[str, int] = {}
 
+    def _forget(self, now: float) -> None:
+        """Drop the challenges no answer can use any more."""
+        self.pending = {k: v for k, v in self.pending.items() if v.expires >= now}
+
     def _take(self, challenge: str, session: str, now: float) -> Pending:
         """The pending challenge the answer names, once: a replayed answer finds none."""
         found = self.pending.pop(challenge, None)
@@ -170,6 +174,7 @@ class Ceremonies:
         self, person: str, session: str, existing: list[Passkey], now: float
     ) -> str:
         """The browser's `navigator.credentials.create` options, as JSON."""
+        self._forget(now)
         challenge = secrets.token_bytes(32)
         self.pending[b64url(challenge)] = Pending(session, now + CHALLENGE_SECONDS, None)
         return _creation_options(person, challenge, existing)
@@ -216,6 +221,7 @@ class Ceremonies:
         self, binding: Binding, keys: list[Passkey], session: str, now: float
     ) -> str:
         """The browser's `navigator.credentials.get` options for one approval, as JSON."""
+        self._forget(now)
         nonce = secrets.token_bytes(32)
         challenge = binding.challenge(nonce)
         expires = now + CHALLENGE_SECONDS

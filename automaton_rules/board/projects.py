@@ -23,9 +23,9 @@ from automaton_rules.core.project import Project, Task, split_name
 from automaton_rules.support import clock
 from automaton_rules.support.errors import AutomatonError
 
-HAND_EDITED = "hand-edited .state"
-UNREADABLE = "unreadable .state"
-UNTRACKED = "untracked (no .state)"
+HAND_EDITED_COLUMN = "hand-edited .state"
+UNREADABLE_COLUMN = "unreadable .state"
+UNTRACKED_COLUMN = "untracked (no .state)"
 REVISING = "agent revising"
 REVISED = "revised: review again"
 
@@ -62,12 +62,13 @@ class Card:
 
 
 def truth_of(state: str | None, problem: str | None, recorded: str | None) -> str | None:
-    """`UNREADABLE`, `UNTRACKED`, `HAND_EDITED`, or None for a state status.py wrote."""
+    """The column a `.state` the board cannot vouch for goes to; None for a state
+    status.py wrote."""
     if problem is not None or (state is not None and not machine.is_state(state)):
-        return UNREADABLE
+        return UNREADABLE_COLUMN
     if state is None:
-        return UNTRACKED
-    return HAND_EDITED if recorded is not None else None
+        return UNTRACKED_COLUMN
+    return HAND_EDITED_COLUMN if recorded is not None else None
 
 
 def hand_edit(task: Task) -> str | None:

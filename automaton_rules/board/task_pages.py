@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from automaton_rules.board.pages import Frame, breakable, crumbs, how_to_approve, link, text
 from automaton_rules.board.projects import (
-    HAND_EDITED,
-    UNREADABLE,
+    HAND_EDITED_COLUMN,
+    UNREADABLE_COLUMN,
     Watched,
     hand_edit,
     truth_of,
@@ -58,7 +58,7 @@ def task_page(frame: Frame, watched: Watched, task: Task, mode: str, now: float)
 def _truth(task: Task, truth: str, recorded: str | None) -> str:
     """A banner saying why the task has no phase the board can show, and what to do."""
     name = text(task.name)
-    if truth == HAND_EDITED:
+    if truth == HAND_EDITED_COLUMN:
         body = (
             f"<code>.state</code> says <code>{text(task.state)}</code>, but its history's last "
             f"move is to <code>{text(recorded)}</code>: it was edited by hand, not moved by "
@@ -66,7 +66,7 @@ def _truth(task: Task, truth: str, recorded: str | None) -> str:
             f"reports it (AR206). Put back what the history says, or run "
             f"<code>status.py --task {name} --audit</code> for the suggested correction."
         )
-    elif truth == UNREADABLE:
+    elif truth == UNREADABLE_COLUMN:
         body = (
             "<code>.state</code> holds no phase the workflow knows: "
             f"<code>{text(task.state)}</code> (shown escaped). The board shows no phase for "

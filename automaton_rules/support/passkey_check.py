@@ -25,13 +25,15 @@ if TYPE_CHECKING:
 
 KEYS_FILE = ".automaton/passkeys.jsonl"
 RP_ID = "localhost"
-UNKNOWN = "passkey-unknown-key"
-INVALID = "passkey-invalid"
-UNCHECKABLE = "passkey-uncheckable"
+PASSKEY_UNKNOWN = "passkey-unknown-key"
+PASSKEY_INVALID = "passkey-invalid"
+PASSKEY_UNCHECKABLE = "passkey-uncheckable"
 REASONS = {
-    UNKNOWN: "it names a passkey the project's passkeys file does not hold for that approver",
-    INVALID: "its passkey assertion is not a valid one of this task, gate and artifact text",
-    UNCHECKABLE: "its passkey assertion cannot be checked here (pip install "
+    PASSKEY_UNKNOWN: "it names a passkey the project's passkeys file does not hold for "
+    "that approver",
+    PASSKEY_INVALID: "its passkey assertion is not a valid one of this task, gate and "
+    "artifact text",
+    PASSKEY_UNCHECKABLE: "its passkey assertion cannot be checked here (pip install "
     "'automaton-rules[board]')",
 }
 _UP, _UV = 0x01, 0x04
@@ -89,11 +91,11 @@ def check_recorded(root: Path, task: str, entry: dict[str, Any]) -> str | None:
         )
     ]
     if not all(isinstance(f, str) and f for f in fields):
-        return INVALID
+        return PASSKEY_INVALID
     credential, nonce, auth, client, signature = (str(f) for f in fields)
     public = registered_key(root, str(entry.get("approver") or ""), credential)
     if public is None:
-        return UNKNOWN
+        return PASSKEY_UNKNOWN
     try:
         auth_bytes, client_bytes = unb64url(auth), unb64url(client)
         said = json.loads(client_bytes)
@@ -105,7 +107,7 @@ def check_recorded(root: Path, task: str, entry: dict[str, Any]) -> str | None:
             str(entry.get("artifact_sha256") or ""),
         )
     except ValueError:
-        return INVALID
+        return PASSKEY_INVALID
     if not (
         isinstance(said, dict)
         and said.get("type") == "webauthn.get"
@@ -116,7 +118,7 @@ def check_recorded(root: Path, task: str, entry: dict[str, Any]) -> str | None:
         and auth_bytes[32] & _UP
         and auth_bytes[32] & _UV
     ):
-        return INVALID
+        return PASSKEY_INVALID
     signed = auth_bytes + hashlib.sha256(client_bytes).digest()
     return _verify(public, signed, signature)
 
@@ -129,7 +131,7 @@ def _verify(public: str, signed: bytes, signature: str) -> str | None:
         from cryptography.hazmat.primitives import hashes
         from cryptography.hazmat.primitives.asymmetric import ec, ed25519
     except ImportError:
-        return UNCHECKABLE
+        return PASSKEY_UNCHECKABLE
     try:
         key = cbor2.loads(unb64url(public))
         raw = unb64url(signature)
@@ -142,9 +144,9 @@ def _verify(public: str, signed: bytes, signature: str) -> str | None:
         elif key.get(1) == 1 and key.get(3) == -8 and key.get(-1) == 6:  # OKP, EdDSA, Ed25519
             ed25519.Ed25519PublicKey.from_public_bytes(key[-2]).verify(raw, signed)
         else:
-            return INVALID
+            return PASSKEY_INVALID
     except (InvalidSignature, ValueError, KeyError, TypeError, AttributeError):
-        return INVALID
+        return PASSKEY_INVALID
     except Exception:  # a COSE key cbor2 cannot read is no key
-        return INVALID
+        return PASSKEY_INVALID
     return None
