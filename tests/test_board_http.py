@@ -224,6 +224,26 @@ def test_a_host_beyond_this_machine_is_refused_without_the_flag(
     assert "--allow-remote" in proc.stderr and proc.stderr.count("\n") == 1
 
 
+def test_status_py_serve_refuses_a_host_beyond_this_machine_too(
+    http_project: AutomatonProject,
+) -> None:
+    import subprocess
+    import sys
+
+    command = ["status.py", "--serve", "--project", str(http_project.root), "--host", "0.0.0.0"]
+    proc = subprocess.run(
+        [sys.executable, *command, "--port", "0"],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        env=status_env(),
+        timeout=60,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.startswith("ERROR: --host 0.0.0.0 listens beyond this machine")
+
+
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "127.0.0.2", "::1"])
 def test_a_loopback_host_needs_no_flag(host: str) -> None:
     from automaton_rules.board.security import is_loopback

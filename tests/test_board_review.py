@@ -240,3 +240,30 @@ def test_the_inbox_lists_what_waits_in_every_project_and_needs_the_session(
         refused(served.request("GET", "/inbox"), 403)
     finally:
         served.stop()
+
+
+def test_a_suggested_edit_is_shown_in_its_thread_and_told_to_the_agent(
+    board: Board, project: AutomatonProject
+) -> None:
+    fields = {
+        "task": "login",
+        "artifact": "SPEC.md",
+        "line": "3",
+        "comment": "Name them.",
+        "suggestion": "Who logs in: admins\nand <b>guests</b>.",
+    }
+    assert board.post("/p/0/changes", fields).status == 303
+    page = board.get(PAGE).text
+    assert (
+        '<pre class="suggestion">Who logs in: admins\nand &lt;b&gt;guests&lt;/b&gt;.</pre>' in page
+    )
+    event = {"hook_event_name": "UserPromptSubmit", "prompt": "go", "cwd": str(project.root)}
+    told = json.loads(run_hook("claude", event).stdout)["hookSpecificOutput"]
+    context = told["additionalContext"]
+    assert "- on SPEC.md, line 3 (lead@example.com): Name them." in context
+    assert (
+        "  suggested text for SPEC.md, line 3:\n    Who logs in: admins\n    and <b>guests</b>."
+        in context
+    )
+    recorded = json.loads((project.task_dir("login") / store.REVIEWS).read_text().splitlines()[0])
+    assert recorded["suggestion"] == fields["suggestion"]

@@ -70,10 +70,18 @@ def request_changes(
     comment: str,
     artifact: str | None,
     line: int | None,
+    suggestion: str = "",
 ) -> reviews.Review:
-    """Record the person's request for changes; the agent reads it at its next hook."""
+    """Record the person's request for changes (and suggested text); the agent reads it
+    at its next hook."""
     return reviews.request_changes(
-        watched.project, name, comment, by=person, artifact=artifact, line=line
+        watched.project,
+        name,
+        comment,
+        by=person,
+        artifact=artifact,
+        line=line,
+        suggestion=suggestion,
     )
 
 

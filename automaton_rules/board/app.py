@@ -383,6 +383,7 @@ async def changes(board: Board, request: Request) -> Response:
         fields.get("comment") or "",
         fields.get("artifact") or None,
         int(line) if line else None,
+        fields.get("suggestion") or "",
     )
     _touched(watched, name)
     board.notes[session] = (

@@ -214,7 +214,14 @@ def _thread(
         f'<li class="thread {status.replace(" ", "-")}" data-thread="{text(review.id)}">'
         f"<p><b>{text(review.by)}</b> on {where} at {text(review.time)} "
         f'<span class="badge">{status}</span></p><p class="comment">{text(review.comment)}</p>'
-        f"<ul>{replies}</ul>{actions}</li>"
+        + (
+            '<p class="muted">suggested text:</p><pre class="suggestion">'
+            + "\n".join(text(line) for line in review.suggestion.splitlines())
+            + "</pre>"
+            if review.suggestion
+            else ""
+        )
+        + f"<ul>{replies}</ul>{actions}</li>"
     )
 
 

@@ -105,6 +105,8 @@ def changes_form(frame: Frame, watched: Watched, task: Task, artifact: str) -> s
         '<textarea name="comment" id="comment" data-keep required rows="3"></textarea>'
         "</label><label>on line (optional) "
         '<input type="number" name="line" id="line" data-keep min="1"></label>'
+        "<label>suggested text for that line (optional; the agent is told it)"
+        '<textarea name="suggestion" id="suggestion" data-keep rows="2"></textarea></label>'
         '<button type="submit">Request changes</button></form>'
     )
 

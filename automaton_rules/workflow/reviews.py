@@ -42,6 +42,7 @@ class Review:
     by: str
     via: str = "board"
     id: str = ""
+    suggestion: str = ""  # the text the person suggests for the line, if any
 
     @classmethod
     def parse(cls, entry: dict[str, Any]) -> Review | None:
@@ -64,11 +65,12 @@ class Review:
             str(text["by"]),
             str(entry.get("via") or "board"),
             str(entry.get("id") or ""),
+            str(entry["suggestion"]) if isinstance(entry.get("suggestion"), str) else "",
         )
 
     def as_dict(self) -> dict[str, Any]:
-        """The recorded line."""
-        return {
+        """The recorded line (a suggestion only when there is one)."""
+        line = {
             "id": self.id,
             "time": self.time,
             "state": self.state,
@@ -79,6 +81,7 @@ class Review:
             "by": self.by,
             "via": self.via,
         }
+        return {**line, "suggestion": self.suggestion} if self.suggestion else line
 
     def where(self) -> str:
         """`DESIGN.md` or `DESIGN.md, line 12`, as messages name it."""
@@ -174,12 +177,14 @@ def request_changes(
     artifact: str | None = None,
     line: int | None = None,
     via: str = "board",
+    suggestion: str = "",
 ) -> Review:
-    """Record a request for changes on a task at its gate; the task stays there."""
+    """Record a request for changes on a task at its gate, with the text suggested for
+    its line if any; the task stays there."""
     text = comment.strip()
     if not text:
         raise AutomatonError("empty-comment", "A request for changes needs a comment.")
-    if len(text) > MAX_COMMENT:
+    if len(text) > MAX_COMMENT or len(suggestion) > MAX_COMMENT:
         raise AutomatonError(
             "comment-too-long", f"A comment holds at most {MAX_COMMENT} characters."
         )
@@ -197,7 +202,9 @@ def request_changes(
         _check_target(task, chosen, line)
         now = project.context.utc_now()
         digest = task.digest(chosen)
-        review = Review(now, state, chosen, digest, line, text, by, via, secrets.token_hex(6))
+        review = Review(
+            now, state, chosen, digest, line, text, by, via, secrets.token_hex(6), suggestion
+        )
         _keep_revision(task, chosen, digest, now)
         store.append_review(task_dir, review.as_dict())
     return review
@@ -268,6 +275,9 @@ def as_context(task: Task, requests: list[Review]) -> str:
     for review in requests:
         comment = printable(review.comment, None)
         parts.append(f"- on {review.where()} ({printable(review.by, None)}): {comment}")
+        if review.suggestion:
+            suggested = "\n    ".join(printable(t, None) for t in review.suggestion.splitlines())
+            parts.append(f"  suggested text for {review.where()}:\n    {suggested}")
     artifact = requests[0].artifact if requests else machine.required_artifact(task.state or "")
     parts.append(
         f"Revise {artifact} accordingly; the task stays at its gate, and the user approves "
