@@ -167,6 +167,20 @@ def artifact(board: Board, request: Request) -> Response:
     return _page(board, request, session, title, main)
 
 
+def code(board: Board, request: Request) -> Response:
+    """The code a task changed: its commits, and the chosen one's diff."""
+    from automaton_rules.board import commits
+
+    session = _session(board, request)
+    watched = board.watched(request.path_params["pid"])
+    found = _task(watched, request.query_params.get("task"))
+    chosen = request.query_params.get("commit")
+    if chosen is not None and not commits.HASH.fullmatch(chosen):
+        raise Refused(400, "A commit is named by its 40 hexadecimal digits.")
+    main = commits.code_page(watched, found.name, chosen)
+    return _page(board, request, session, f"code of {found.name} · {watched.root.name}", main)
+
+
 def raw(board: Board, request: Request) -> Response:
     """An artifact's whole text, as plain text (a large one is cut on its page)."""
     _session(board, request)
@@ -496,6 +510,7 @@ def build(board: Board) -> Any:
         Route("/p/{pid}/reply", _handler(board, reply, True), methods=["POST"]),
         Route("/p/{pid}/resolve", _handler(board, resolve, True), methods=["POST"]),
         Route("/p/{pid}/raw", _handler(board, raw)),
+        Route("/p/{pid}/code", _handler(board, code)),
     ]
     app = Starlette(routes=routes, lifespan=_lifespan(board))
     return Secured(app, board.guard)

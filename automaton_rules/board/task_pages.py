@@ -37,7 +37,8 @@ def task_page(frame: Frame, watched: Watched, task: Task, mode: str, now: float)
         if truth
         else f'<p class="muted">{text(machine.base_phase(task.state or ""))} phase{held} · '
         f'<a href="{link(watched.pid, "workflow", task=task.name)}">its path in the '
-        "workflow</a></p>"
+        f'workflow</a> · <a href="{link(watched.pid, "code", task=task.name)}">the code it '
+        "changed</a></p>"
     )
     parts = [
         f'<article class="task" data-task="{text(task.name)}" '
