@@ -103,6 +103,12 @@ def page(browser_board: Board) -> Any:
             lambda message: opened.errors.append(message.text) if message.type == "error" else None,
         )
         opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+        # Approve asks for confirmation: accepted, unless a test answers it itself.
+        opened.answer_dialog = None
+        opened.on(
+            "dialog",
+            lambda dialog: (opened.answer_dialog or (lambda d: d.accept()))(dialog),
+        )
         opened.goto(
             f"{browser_board.site}/login?code={browser_board.board.guard.issue(time.time())}"
         )
@@ -336,13 +342,18 @@ def test_9_approve_on_the_artifact_page_confirms_naming_the_open_requests(
     page.goto(browser_board.site + "/p/0/artifact?task=pricing&file=SPEC.md")
     assert page.is_visible(".markdown .commented")
     said: list[str] = []
-    page.once("dialog", lambda dialog: (said.append(dialog.message), dialog.dismiss()))
-    page.click(".header-actions form.approve button")
-    page.wait_for_timeout(300)
+    page.answer_dialog = lambda dialog: (said.append(dialog.message), dialog.dismiss())
+    try:
+        page.click(".header-actions form.approve button")
+        for _ in range(100):
+            if said:
+                break
+            page.wait_for_timeout(50)
+    finally:
+        page.answer_dialog = None
     assert "1 open request(s) for changes will stay unanswered" in said[0]
     assert "- SPEC.md, line 3: Which currency?" in said[0]
     assert current_state(browser_project, "pricing") == "research:awaiting_approval"
-    page.once("dialog", lambda dialog: dialog.accept())
     page.click(".header-actions form.approve button")
     page.wait_for_url("**/p/0/task?name=pricing", timeout=10000)
     assert "hana@example.com approved task 'pricing'" in page.text_content(".note")

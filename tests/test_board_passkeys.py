@@ -94,6 +94,9 @@ def test_a_registered_passkey_is_written_to_the_projects_file(
     assert key.id[:16] in page and PERSON in page
     home = board.get("/")
     assert 'action="/p/0/approve"' in home.text and 'data-passkey="/p/0/challenge"' in home.text
+    assert (
+        'data-confirm="Approve task &#x27;login&#x27; at research:awaiting_approval as' in home.text
+    )
 
 
 def test_a_plain_login_cannot_register_a_passkey(board: Board, project: AutomatonProject) -> None:

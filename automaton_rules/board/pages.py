@@ -17,11 +17,14 @@ from automaton_rules.board import passkeys
 from automaton_rules.board.passkeys import KEYS_FILE, Passkey
 from automaton_rules.board.projects import HAND_EDITED_COLUMN, Card, Watched
 from automaton_rules.core import machine
+from automaton_rules.core.project import Task
 from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.report import plural
 from automaton_rules.report.stats import duration
 from automaton_rules.support.context import STATUS_SCRIPT
+from automaton_rules.support.errors import AutomatonError
 from automaton_rules.support.output import printable
+from automaton_rules.workflow import reviews
 
 
 def text(value: object) -> str:
@@ -110,7 +113,12 @@ def how_to_approve(frame: Frame, watched: Watched, name: str, mode: str) -> str:
             f'<span class="how">to approve here, <a href="/passkeys">register a passkey</a>'
             f"{also}</span>"
         )
-    return approve_form(frame, watched, name, "/") + f'<span class="how muted">{also}</span>'
+    try:
+        asked = confirmation(frame, watched.project.load(name, strict=False))
+    except AutomatonError:
+        asked = None
+    button = approve_form(frame, watched, name, "/", confirm=asked)
+    return button + f'<span class="how muted">{also}</span>'
 
 
 def approve_form(
@@ -128,6 +136,28 @@ def approve_form(
         '<input type="hidden" name="assertion" value="">'
         '<button type="submit">Approve</button></form>'
     )
+
+
+def confirmation(frame: Frame, task: Task) -> str:
+    """What the person confirms: the task, the gate, who, the open requests, and whether
+    the text changed since the last request."""
+    requests = reviews.open_requests(task)
+    lines = [f"Approve task '{task.name}' at {task.state} as {frame.person}?"]
+    if requests:
+        lines.append(f"{len(requests)} open request(s) for changes will stay unanswered:")
+        lines += [f"- {r.where()}: {r.comment[:120]}" for r in requests]
+    else:
+        lines.append("No request for changes is open.")
+    visit = reviews.this_visit(task)
+    if visit:
+        last = visit[-1]
+        changed = task.digest(last.artifact) != last.sha256
+        lines.append(
+            "The text changed since the last request for changes."
+            if changed
+            else "The text is unchanged since the last request for changes."
+        )
+    return "\n".join(lines)
 
 
 def crumbs(watched: Watched, task: str | None = None, file: str | None = None) -> str:

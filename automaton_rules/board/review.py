@@ -13,7 +13,15 @@ was made) and the text now; any two are compared.
 from __future__ import annotations
 
 from automaton_rules.board import markup
-from automaton_rules.board.pages import Frame, approve_form, breakable, crumbs, link, text
+from automaton_rules.board.pages import (
+    Frame,
+    approve_form,
+    breakable,
+    confirmation,
+    crumbs,
+    link,
+    text,
+)
 from automaton_rules.board.projects import Watched
 from automaton_rules.core import machine, store
 from automaton_rules.core.project import Task
@@ -82,7 +90,7 @@ def _decision(
 
     back = link(watched.pid, "task", name=task.name).replace("&amp;", "&")
     approve = (
-        approve_form(frame, watched, task.name, back, confirm=_confirmation(frame, task, threads))
+        approve_form(frame, watched, task.name, back, confirm=confirmation(frame, task))
         if passkeys.keys_of(watched.root, frame.person)
         else '<a href="/passkeys">register a passkey</a> to approve here'
     )
@@ -90,28 +98,6 @@ def _decision(
         f'<div class="decision header-actions"><b>Awaiting approval</b> {approve} '
         '<a class="button" href="#ask">Request changes</a></div>'
     )
-
-
-def _confirmation(frame: Frame, task: Task, threads: list[reviews.Review]) -> str:
-    """What the person confirms: the task, the gate, who, the open requests, and whether
-    the text changed since the last request."""
-    requests = reviews.open_requests(task)
-    lines = [f"Approve task '{task.name}' at {task.state} as {frame.person}?"]
-    if requests:
-        lines.append(f"{len(requests)} open request(s) for changes will stay unanswered:")
-        lines += [f"- {r.where()}: {r.comment[:120]}" for r in requests]
-    else:
-        lines.append("No request for changes is open.")
-    visit = reviews.this_visit(task)
-    if visit:
-        last = visit[-1]
-        changed = task.digest(last.artifact) != last.sha256
-        lines.append(
-            "The text changed since the last request for changes."
-            if changed
-            else "The text is unchanged since the last request for changes."
-        )
-    return "\n".join(lines)
 
 
 def _approved_change(task: Task, name: str) -> str:
