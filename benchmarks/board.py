@@ -53,16 +53,16 @@ def start(project: Path) -> tuple[subprocess.Popen[str], int, str, float, float]
     )
     assert proc.stdout is not None
     url = ""
-    while "token=" not in url:
+    while "/login?code=" not in url:
         line = proc.stdout.readline()
         if not line:
             raise RuntimeError("the board did not start")
-        url = line if "token=" in line else url
+        url = line if "/login?code=" in line else url
     started = time.perf_counter() - began
-    found = re.search(r"http://127\.0\.0\.1:(\d+)/\?token=(\S+)", url)
+    found = re.search(r"http://localhost:(\d+)/login\?code=(\S+)", url)
     assert found is not None
     port = int(found.group(1))
-    answer = get(port, f"/?token={found.group(2)}", "")
+    answer = get(port, f"/login?code={found.group(2)}", "")
     cookie = answer.getheader("set-cookie", "").split(";")[0]
     return proc, port, cookie, started, began
 

@@ -853,17 +853,20 @@ class Board:
     """A dashboard served from a thread of the test process, on a free port of 127.0.0.1,
     with a session opened the way a person opens it: the printed address, then its cookie."""
 
-    def __init__(self, roots: list[Path], *, approving: bool = True, person: str = "user"):
+    def __init__(
+        self, roots: list[Path], *, approving: bool = True, person: str = "user", port: int = 0
+    ):
         from automaton_rules.board.projects import open_projects
         from automaton_rules.board.server import make_server
 
         with pytest.MonkeyPatch.context() as patch:  # whom git names where it starts
             patch.setenv("GIT_CONFIG_VALUE_0", person)
             self.server, self.sock, self.board, self.url = make_server(
-                open_projects(list(roots)), port=0, approving=approving
+                open_projects(list(roots)), port=port, approving=approving
             )
         self.port = self.sock.getsockname()[1]
         self.base = f"http://127.0.0.1:{self.port}"
+        self.site = f"http://localhost:{self.port}"  # the printed name: passkeys need one
         import threading
 
         self.thread = threading.Thread(
@@ -874,7 +877,7 @@ class Board:
         while not self.server.started and time.monotonic() < deadline:
             time.sleep(0.02)
         assert self.server.started, "the board did not start"
-        answer = self.request("GET", "/?token=" + self.board.guard.secret)
+        answer = self.request("GET", "/login?code=" + self.board.guard.issue(time.time()))
         cookie = answer.headers["set-cookie"]
         self.cookie = cookie.split(";")[0]
         self.csrf = self.board.guard.csrf(self.cookie.split("=", 1)[1])
@@ -908,8 +911,11 @@ class Board:
         """A page, with the session."""
         return self.request("GET", path, headers={"Cookie": self.cookie, **headers})
 
-    def post(self, path: str, fields: dict[str, str], **headers: str) -> Any:
-        """A change, sent the way the board's own page sends it (override any header)."""
+    def post(
+        self, path: str, fields: dict[str, str], *, csrf: str | None = None, **headers: str
+    ) -> Any:
+        """A change, sent the way the board's own page sends it (override any header, or
+        the CSRF token of another session)."""
         from urllib.parse import urlencode
 
         sent = {
@@ -919,7 +925,8 @@ class Board:
             **headers,
         }
         sent = {k: v for k, v in sent.items() if v}
-        return self.request("POST", path, urlencode({"csrf": self.csrf, **fields}).encode(), sent)
+        token = self.csrf if csrf is None else csrf
+        return self.request("POST", path, urlencode({"csrf": token, **fields}).encode(), sent)
 
     def stop(self) -> None:
         self.board.hub.close()

@@ -60,7 +60,7 @@ def test_the_board_shows_every_task_by_phase_and_collapses_empty_phases(board: B
         assert f'data-phase="{phase}"' in page
     assert 'data-phase="bug_find"' not in page  # an empty phase has no column
     assert "No task in: new, decomposition, test_design, bug_find" in page
-    assert "signed in as <b>alice@example.com</b>" in page
+    assert 'signed in as <b id="person">alice@example.com</b>' in page
 
 
 def test_the_awaiting_lane_says_how_long_and_how_to_approve(board: Board) -> None:
@@ -68,7 +68,7 @@ def test_the_awaiting_lane_says_how_long_and_how_to_approve(board: Board) -> Non
     lane = page[page.index('data-lane="0"') : page.index('<div class="board">')]
     assert 'data-awaiting="login"' in lane
     assert "waiting " in lane
-    assert 'action="/p/0/approve"' in lane
+    assert 'href="/passkeys">register a passkey</a>' in lane  # none registered here
     assert "type <code>approve login</code> in the agent's chat" in lane
 
 
@@ -140,20 +140,115 @@ def test_no_session_is_refused(board: Board, path: str) -> None:
     )
 
 
-def test_a_wrong_secret_opens_no_session(board: Board) -> None:
-    answer = board.request("GET", "/?token=not-the-secret")
-    refused(answer, 403)
-    assert "set-cookie" not in answer.headers
+def test_a_wrong_login_code_opens_no_session(board: Board) -> None:
+    for path in ("/login?code=not-a-code", "/login", "/?token=" + board.board.guard.secret):
+        answer = board.request("GET", path)
+        refused(answer, 403)
+        assert "set-cookie" not in answer.headers
 
 
-def test_the_printed_address_opens_a_session_and_drops_the_secret(board: Board) -> None:
-    answer = board.request("GET", "/?token=" + board.board.guard.secret)
+def test_the_printed_link_opens_a_session_and_lands_on_a_clean_address(board: Board) -> None:
+    code = board.board.guard.issue(time.time())
+    answer = board.request("GET", "/login?code=" + code)
     assert answer.status == 303
-    assert answer.headers["location"] == "/"
+    assert answer.headers["location"] == "/"  # the code leaves the address bar
     cookie = answer.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie
-    assert board.board.guard.secret not in cookie
+    assert code not in cookie and board.board.guard.secret not in cookie
     assert answer.headers["referrer-policy"] == "same-origin"
+    opened = board.request("GET", "/", headers={"Cookie": cookie.split(";")[0]})
+    assert opened.status == 200
+
+
+def test_a_login_link_opens_one_session_only(board: Board) -> None:
+    code = board.board.guard.issue(time.time())
+    assert board.request("GET", "/login?code=" + code).status == 303
+    again = board.request("GET", "/login?code=" + code)  # from the browser's history
+    refused(again, 403)
+    assert "set-cookie" not in again.headers
+    assert "used or has expired" in again.text
+
+
+def test_a_login_link_older_than_its_minutes_has_expired(board: Board) -> None:
+    from automaton_rules.board.security import CODE_MINUTES
+
+    code = board.board.guard.issue(time.time() - CODE_MINUTES * 60 - 1)
+    answer = board.request("GET", "/login?code=" + code)
+    refused(answer, 403)
+    assert "set-cookie" not in answer.headers
+    assert "expired" in answer.text
+    refused(board.request("GET", "/login?code=" + code), 403)
+
+
+def test_enter_at_the_terminal_prints_a_fresh_link_each_time(board: Board) -> None:
+    import io
+    import re
+
+    from automaton_rules.board.server import print_fresh_links
+
+    out = io.StringIO()
+    print_fresh_links(board.board, ["\n", "\n"], out)
+    codes = re.findall(rf"Open http://localhost:{board.port}/login\?code=(\S+)", out.getvalue())
+    assert len(codes) == 2 and codes[0] != codes[1]
+    assert board.request("GET", "/login?code=" + codes[1]).status == 303
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.7", "::", "example.com"])
+def test_a_host_beyond_this_machine_is_refused_without_the_flag(
+    http_project: AutomatonProject, host: str
+) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "automaton_rules.board.server",
+            "--project",
+            str(http_project.root),
+            "--port",
+            "0",
+            "--host",
+            host,
+        ],
+        capture_output=True,
+        text=True,
+        env=status_env(),
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr.startswith(f"ERROR: --host {host} listens beyond this machine")
+    assert "--allow-remote" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_status_py_serve_refuses_a_host_beyond_this_machine_too(
+    http_project: AutomatonProject,
+) -> None:
+    import subprocess
+    import sys
+
+    command = ["status.py", "--serve", "--project", str(http_project.root), "--host", "0.0.0.0"]
+    proc = subprocess.run(
+        [sys.executable, *command, "--port", "0"],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        env=status_env(),
+        timeout=60,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.startswith("ERROR: --host 0.0.0.0 listens beyond this machine")
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "127.0.0.2", "::1"])
+def test_a_loopback_host_needs_no_flag(host: str) -> None:
+    from automaton_rules.board.security import is_loopback
+
+    assert is_loopback(host)
 
 
 @pytest.mark.parametrize(
@@ -348,32 +443,38 @@ def test_fifty_open_pages_each_see_a_change(board: Board, http_project: Automato
 # ------------------------------------------------------------------ approving
 
 
-def test_an_approval_from_the_board_is_recorded_via_board_with_the_person(
+def test_an_approval_from_the_board_is_recorded_via_board_passkey_with_the_person(
     tmp_path: Path,
 ) -> None:
+    import softkey
+
     made = AutomatonProject(tmp_path / "p")
     made.root.mkdir()
     write_config(made, 'approval = "prompt"\n')
     made.task("login", "research:awaiting_approval")
     served = Board([made.root], person="bob@example.com")
     try:
-        answer = served.post("/p/0/approve", {"task": "login", "back": "/"})
+        refused(served.post("/p/0/approve", {"task": "login", "back": "/"}), 403)  # no passkey
+        key = softkey.SoftKey()
+        assert softkey.register(served, key).status == 303
+        answer = softkey.approve(served, key, "login", back="/")
         assert answer.status == 303, answer.text
         assert answer.headers["location"] == "/"
     finally:
         served.stop()
     assert current_state(made, "login") == "research:approved"
     last = json.loads((made.task_dir("login") / store.HISTORY).read_text().splitlines()[-1])
-    assert (last["via"], last["approver"], last["command"]) == (
-        "board",
+    assert (last["via"], last["approver"], last["command"], last["passkey"]) == (
+        "board-passkey",
         "bob@example.com",
         "--approve",
+        key.id,
     )
     assert (
         (made.task_dir("login") / store.APPROVALS)
         .read_text()
         .splitlines()[-1]
-        .endswith("|bob@example.com|board")
+        .endswith("|bob@example.com|board-passkey")
     )
     audit = made.run("--audit", "--select", "AR2")
     assert "AR210" not in audit.out  # in prompt mode a board approval stands
@@ -489,14 +590,16 @@ def test_ctrl_c_stops_the_server_cleanly_and_the_secret_is_only_printed(
         first = proc.stdout.readline()
         address = proc.stdout.readline()
         assert "read-only" in first  # started with no terminal
-        found = re.search(r"Open http://127\.0\.0\.1:(\d+)/\?token=(\S+)", address)
+        found = re.search(r"Open http://localhost:(\d+)/login\?code=(\S+)", address)
         assert found is not None, address
         secret = found.group(2)
         for name in ("cmdline", "environ"):
             assert secret.encode() not in Path(f"/proc/{proc.pid}/{name}").read_bytes()
         port = found.group(1)
         login = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
-        login.sendall(f"GET /?token={secret} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        login.sendall(
+            f"GET /login?code={secret} HTTP/1.1\r\nHost: localhost:{port}\r\n\r\n".encode()
+        )
         answer = login.recv(4096).decode()
         login.close()
         cookie = re.search(r"set-cookie: ([^;]+)", answer, re.IGNORECASE)
@@ -517,3 +620,80 @@ def test_ctrl_c_stops_the_server_cleanly_and_the_secret_is_only_printed(
     assert "Board stopped." in out
     assert secret not in out + err  # printed once, at start, and never again
     assert "Traceback" not in err
+
+
+def test_allow_remote_listens_with_a_warning(http_project: AutomatonProject) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "automaton_rules.board.server",
+            "--project",
+            str(http_project.root),
+            "--port",
+            "0",
+            "--host",
+            "0.0.0.0",
+            "--allow-remote",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=status_env(),
+    )
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        address = proc.stdout.readline()
+        port = address.split("localhost:", 1)[1].split("/", 1)[0]
+        with socket.create_connection(("127.0.0.1", int(port)), timeout=10) as conn:
+            conn.sendall(f"GET /board.js HTTP/1.1\r\nHost: localhost:{port}\r\n\r\n".encode())
+            assert conn.recv(4096).startswith(b"HTTP/1.1 200")  # it serves
+        os.kill(proc.pid, signal.SIGINT)
+        _out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert err.startswith("WARNING: listening on 0.0.0.0, beyond this machine")
+
+
+def test_one_person_for_every_project_the_one_where_the_board_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    roots = []
+    for name, email in (("shop", "repo-a@example.com"), ("api", "repo-b@example.com")):
+        made = AutomatonProject(tmp_path / name)
+        made.root.mkdir()
+        write_config(made, 'approval = "open"\n')
+        made.task("login", "research:awaiting_approval")
+        subprocess.run(["git", "init", "-q", str(made.root)], check=True)
+        subprocess.run(
+            ["git", "-C", str(made.root), "config", "automaton.person", email], check=True
+        )
+        roots.append(made)
+    started = tmp_path / "lead"
+    started.mkdir()
+    monkeypatch.chdir(started)
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "user.email")  # the lead's own, not a repo's
+    served = Board([m.root for m in roots], person="lead@example.com")
+    try:
+        assert 'signed in as <b id="person">lead@example.com</b>' in served.get("/").text
+        for pid in ("0", "1"):
+            assert (
+                'signed in as <b id="person">lead@example.com</b>'
+                in served.get(f"/p/{pid}/task?name=login").text
+            )
+        refused(served.post("/p/1/changes", {"task": "login", "comment": " "}), 400)
+        assert served.post("/p/1/changes", {"task": "login", "comment": "Why?"}).status == 303
+    finally:
+        served.stop()
+    reviews = (roots[1].task_dir("login") / store.REVIEWS).read_text()
+    assert '"by":"lead@example.com"' in reviews

@@ -64,12 +64,15 @@ def waiting(proc: subprocess.Popen) -> None:
 
 def test_the_wait_ends_on_an_approval_from_the_board(tmp_path: Path) -> None:
     made = gated(tmp_path, 60)
+    softkey = pytest.importorskip("softkey", reason="needs webauthn's cbor2: '.[board]'")
     served = Board([made.root], person="dana@example.com")
     try:
+        key = softkey.SoftKey()
+        assert softkey.register(served, key).status == 303
         proc = stop_hook(made)
         waiting(proc)
         started = time.monotonic()
-        assert served.post("/p/0/approve", {"task": "login"}).status == 303
+        assert softkey.approve(served, key, "login").status == 303
         out, code = finished(proc)
         assert time.monotonic() - started < 20
     finally:
@@ -77,7 +80,7 @@ def test_the_wait_ends_on_an_approval_from_the_board(tmp_path: Path) -> None:
     answer = json.loads(out)
     assert (answer["decision"], code) == ("block", 0)
     assert "dana@example.com approved task 'login'" in answer["reason"]
-    assert "via board" in answer["reason"]
+    assert "via board-passkey" in answer["reason"]
     assert "Continue:" in answer["reason"]
 
 

@@ -1,10 +1,11 @@
 """What the board does for the person using it: approve, ask for changes, run the audit.
 
-An approval from the board is recorded `via: board`, with the person git names where the
-board was started as the approver (support/person.py), and only where the project's
-`approval` mode takes a person's approval that way: `open` and `prompt`. In `signed` mode
-a browser cannot sign, and the board shows the command to run instead. Plugins that
-listen to events hear of the approval as of any other.
+An approval from the board is recorded `via: board-passkey` with the id of the passkey
+whose assertion the board checked (board/passkeys.py) and what the assertion carried, the
+board's person (the one who started it and holds its session, support/person.py) as the
+approver, and only where the project's `approval` mode takes a person's approval that
+way: `open` and `prompt`. In `signed` mode a browser cannot sign, and the board shows the
+command to run instead. Plugins that listen to events hear of the approval as of any other.
 """
 
 from __future__ import annotations
@@ -19,47 +20,68 @@ from automaton_rules.support.context import STATUS_SCRIPT
 from automaton_rules.workflow import reviews
 
 _audit_lock = threading.Lock()
+VIA = "board-passkey"
 
 
-def approve(watched: Watched, name: str) -> workflow.Moved:
-    """Approve the task at its gate as the board's person, if the mode lets a person do
-    it here."""
+def refuse_signed(watched: Watched, name: str) -> None:
+    """Signed mode: a browser cannot sign; say what the approver runs instead."""
+    raise Refused(
+        403,
+        f'This project takes signed approvals only (approval = "signed"): a browser '
+        f"cannot sign. The approver runs, in a terminal: {STATUS_SCRIPT} --task {name} "
+        f"--approve --approver ID --project {watched.project.root}",
+    )
+
+
+def approve(
+    watched: Watched, name: str, person: str, passkey: str, assertion: dict[str, str]
+) -> workflow.Moved:
+    """Approve the task at its gate as the board's person, whose passkey `passkey` the
+    board has just checked, if the mode lets a person do it here."""
     from automaton_rules.engine.runner import Engine
 
     project = watched.project
     settings = watched.settings()
     policy = workflow.Policy.of(settings, project.root)
     if policy.mode == "signed":
-        raise Refused(
-            403,
-            f'This project takes signed approvals only (approval = "signed"): a browser '
-            f"cannot sign. The approver runs, in a terminal: {STATUS_SCRIPT} --task {name} "
-            f"--approve --approver ID --project {project.root}",
-        )
+        refuse_signed(watched, name)
     timeout = settings.plugin_timeout_seconds
     engine = Engine.create(settings.plugins, base=settings.base, timeout=timeout)
     change = workflow.approve(
         project,
         name,
-        approver=watched.person,
+        approver=person,
         engine=engine,
         claims=workflow.Claims(
             enabled=multi_agent(project.root, settings),
             timeout_minutes=settings.claim_timeout_minutes,
         ),
         policy=policy,
-        given=workflow.Given("board"),
+        given=workflow.Given(VIA, {"passkey": passkey, **assertion}),
     )
     workflow.announce(engine.pm, project.root, [change], timeout)
     return change
 
 
 def request_changes(
-    watched: Watched, name: str, comment: str, artifact: str | None, line: int | None
+    watched: Watched,
+    person: str,
+    name: str,
+    comment: str,
+    artifact: str | None,
+    line: int | None,
+    suggestion: str = "",
 ) -> reviews.Review:
-    """Record the person's request for changes; the agent reads it at its next hook."""
+    """Record the person's request for changes (and suggested text); the agent reads it
+    at its next hook."""
     return reviews.request_changes(
-        watched.project, name, comment, by=watched.person, artifact=artifact, line=line
+        watched.project,
+        name,
+        comment,
+        by=person,
+        artifact=artifact,
+        line=line,
+        suggestion=suggestion,
     )
 
 

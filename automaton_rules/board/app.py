@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -18,12 +18,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from automaton_rules.board import actions, pages, static, task_pages
+from automaton_rules.board import actions, pages, passkeys, review, static, task_pages
 from automaton_rules.board.live import Hub
 from automaton_rules.board.projects import Watched
-from automaton_rules.board.security import Guard, Refused
+from automaton_rules.board.security import REGISTER, Guard, Refused
+from automaton_rules.core import machine
 from automaton_rules.core.project import Task
+from automaton_rules.report import plural
 from automaton_rules.support.errors import AutomatonError, Refusal
+from automaton_rules.workflow import reviews
 
 MAX_BODY = 64 * 1024
 HEADERS = {
@@ -40,26 +43,33 @@ HEADERS = {
 
 
 class Board:
-    """What the server holds: the projects, the guard, the live hub, the options."""
+    """What the server holds: the projects, the guard, the live hub, the options, and the
+    person the session stands for (one for every project: docs/board.md, "Who")."""
 
     def __init__(
         self,
         projects: list[Watched],
         guard: Guard,
         *,
+        person: str = "user",
         approving: bool = True,
         stale_minutes: float = 30,
     ) -> None:
         self.projects = {watched.pid: watched for watched in projects}
         self.guard = guard
+        self.person = person
         self.hub = Hub(projects)
         self.approving = approving
         self.stale_minutes = stale_minutes
+        self.ceremonies = passkeys.Ceremonies(f"http://{passkeys.RP_ID}:{guard.port}")
+        self.notes: dict[str, str] = {}  # session -> what the last change did, shown once
 
-    def frame(self, session: str) -> pages.Frame:
-        """The frame of this session's pages."""
-        person = next(iter(self.projects.values())).person
-        return pages.Frame(person, self.guard.csrf(session), self.stale_minutes, self.approving)
+    def frame(self, session: str, fragment: bool = False) -> pages.Frame:
+        """The frame of this session's pages, with what its last change did (shown once,
+        on the next whole page)."""
+        csrf = self.guard.csrf(session)
+        note = "" if fragment else self.notes.pop(session, "")
+        return pages.Frame(self.person, csrf, self.stale_minutes, self.approving, note)
 
     def watched(self, pid: str) -> Watched:
         """A project by its number on the board."""
@@ -100,19 +110,36 @@ def _task(watched: Watched, name: str | None) -> Task:
         raise Refused(404, exc.message) from None
 
 
+def login(board: Board, request: Request) -> Response:
+    """The printed link: its one-time code opens a session, then a redirect to `/` takes
+    the code out of the address bar (and so out of the page's entry in the history)."""
+    code = request.query_params.get("code") or ""
+    session, purpose = board.guard.open_session(code, time.time())
+    answer = RedirectResponse("/passkeys" if purpose == REGISTER else "/", status_code=303)
+    answer.set_cookie(board.guard.cookie, session, httponly=True, samesite="strict", path="/")
+    return answer
+
+
 def home(board: Board, request: Request) -> Response:
-    """The board; the printed address (with `?token=`) opens a session first."""
-    token = request.query_params.get("token")
-    if token is not None:
-        session = board.guard.open_session(token)
-        answer = RedirectResponse("/", status_code=303)
-        answer.set_cookie(board.guard.cookie, session, httponly=True, samesite="strict", path="/")
-        return answer
+    """The board: every project."""
     session = _session(board, request)
     now = time.time()
-    shown = [(w, w.current(), w.settings().approval) for w in board.projects.values()]
-    main = pages.board(board.frame(session), shown, now)
+    shown = [
+        (w, [], "") if w.missing() else (w, w.current(), w.settings().approval)
+        for w in board.projects.values()
+    ]
+    main = pages.board(board.frame(session, True), shown, now)
     return _page(board, request, session, "automaton-rules board", main)
+
+
+def inbox(board: Board, request: Request) -> Response:
+    """What needs the person: every task awaiting approval, in every project."""
+    session = _session(board, request)
+    shown = [
+        (w, w.current(), w.settings().approval) for w in board.projects.values() if not w.missing()
+    ]
+    main = pages.inbox(board.frame(session, True), shown, time.time())
+    return _page(board, request, session, "needs me", main)
 
 
 def task(board: Board, request: Request) -> Response:
@@ -121,8 +148,8 @@ def task(board: Board, request: Request) -> Response:
     watched = board.watched(request.path_params["pid"])
     found = _task(watched, request.query_params.get("name"))
     mode = watched.settings().approval
-    main = task_pages.task_page(board.frame(session), watched, found, mode, time.time())
-    return _page(board, request, session, found.name, main)
+    main = task_pages.task_page(board.frame(session, True), watched, found, mode, time.time())
+    return _page(board, request, session, f"{found.name} · {watched.root.name}", main)
 
 
 def artifact(board: Board, request: Request) -> Response:
@@ -133,8 +160,37 @@ def artifact(board: Board, request: Request) -> Response:
     name = request.query_params.get("file") or ""
     if "/" in name or "\\" in name or name.startswith(".") or name not in found.files:
         raise Refused(404, f"Task '{found.name}' has no such file.")
-    main = task_pages.artifact_page(board.frame(session), watched, found, name)
-    return _page(board, request, session, f"{found.name}: {name}", main)
+    start, end = request.query_params.get("from"), request.query_params.get("to")
+    compare = (start, end) if start and end else None
+    main = review.artifact_page(board.frame(session, True), watched, found, name, compare)
+    title = f"{found.name}: {name} · {watched.root.name}"
+    return _page(board, request, session, title, main)
+
+
+def code(board: Board, request: Request) -> Response:
+    """The code a task changed: its commits, and the chosen one's diff."""
+    from automaton_rules.board import commits
+
+    session = _session(board, request)
+    watched = board.watched(request.path_params["pid"])
+    found = _task(watched, request.query_params.get("task"))
+    chosen = request.query_params.get("commit")
+    if chosen is not None and not commits.HASH.fullmatch(chosen):
+        raise Refused(400, "A commit is named by its 40 hexadecimal digits.")
+    main = commits.code_page(watched, found.name, chosen)
+    return _page(board, request, session, f"code of {found.name} · {watched.root.name}", main)
+
+
+def raw(board: Board, request: Request) -> Response:
+    """An artifact's whole text, as plain text (a large one is cut on its page)."""
+    _session(board, request)
+    watched = board.watched(request.path_params["pid"])
+    found = _task(watched, request.query_params.get("task"))
+    name = request.query_params.get("file") or ""
+    if "/" in name or "\\" in name or name.startswith(".") or name not in found.files:
+        raise Refused(404, f"Task '{found.name}' has no such file.")
+    body = found.read(name) or ""
+    return Response(body, media_type="text/plain; charset=utf-8")
 
 
 def workflow(board: Board, request: Request) -> Response:
@@ -148,7 +204,7 @@ def workflow(board: Board, request: Request) -> Response:
     found = _task(watched, name) if name else None
     drawing, engine = watched.cached(("workflow", name), lambda: draw(workflow_graph(found)))
     main = task_pages.workflow_page(watched, drawing, found, engine)
-    return _page(board, request, session, "workflow", main)
+    return _page(board, request, session, f"workflow · {watched.root.name}", main)
 
 
 def audit(board: Board, request: Request) -> Response:
@@ -160,7 +216,7 @@ def audit(board: Board, request: Request) -> Response:
     current = watched.audit is not None and watched.audit[0] == watched.generation
     section, ran = actions.audit_section(watched) if current else ("", None)
     main = task_pages.audit_page(watched, section, ran)
-    return _page(board, request, session, "audit", main)
+    return _page(board, request, session, f"audit · {watched.root.name}", main)
 
 
 async def _form(board: Board, request: Request) -> tuple[str, dict[str, str]]:
@@ -195,35 +251,195 @@ def _back(fields: dict[str, str], default: str) -> str:
     return back if back.startswith("/") and not back.startswith("//") else default
 
 
-async def approve(board: Board, request: Request) -> Response:
-    """Approve a task at its gate, in `open` or `prompt` mode, as the board's person."""
-    _session_id, fields = await _form(board, request)
+def _binding(watched: Watched, name: str) -> tuple[Task, passkeys.Binding]:
+    """The task at its gate, and what an approval of it now binds: its gate and the
+    artifact's SHA-256 as it is on disk."""
+    found = _task(watched, name)
+    state = found.state or ""
+    if not machine.is_awaiting(state):
+        raise Refused(409, f"Task '{found.name}' is not awaiting approval (it is at '{state}').")
+    artifact = machine.required_artifact(state) or ""
+    digest = found.digest(artifact) or ""
+    return found, passkeys.Binding(watched.pid, found.name, state, artifact, digest)
+
+
+def _person_keys(board: Board, watched: Watched) -> list[passkeys.Passkey]:
+    """The board's person's passkeys in a project: an approval needs one."""
+    keys = passkeys.keys_of(watched.root, board.person)
+    if not keys:
+        raise Refused(
+            403,
+            f"No passkey is registered for {board.person} in {watched.root}: an approval "
+            "from the board needs one. Type `passkey` and Enter on the board's terminal, "
+            "open the link it prints, and register one (docs/board.md).",
+        )
+    return keys
+
+
+def _approvable(watched: Watched, name: str) -> None:
+    if watched.settings().approval == "signed":
+        actions.refuse_signed(watched, name)
+
+
+async def challenge(board: Board, request: Request) -> Response:
+    """The WebAuthn options for approving a task now: a challenge bound to its gate."""
+    session, fields = await _form(board, request)
     watched = board.watched(request.path_params["pid"])
     name = fields.get("task") or ""
-    await run_in_threadpool(actions.approve, watched, name)
-    _touched(watched, name)
-    default = f"/p/{watched.pid}/task?name={name}"
+    _approvable(watched, name)
+    keys = _person_keys(board, watched)
+    _found, binding = await run_in_threadpool(_binding, watched, name)
+    options = board.ceremonies.approval_options(binding, keys, session, time.time())
+    return Response(options, media_type="application/json")
+
+
+async def approve(board: Board, request: Request) -> Response:
+    """Approve a task at its gate as the board's person, with a passkey's assertion over
+    a challenge bound to that gate and artifact (in `open` and `prompt` mode)."""
+    session, fields = await _form(board, request)
+    watched = board.watched(request.path_params["pid"])
+    name = fields.get("task") or ""
+    _approvable(watched, name)
+    keys = _person_keys(board, watched)
+    if not fields.get("assertion"):
+        raise Refused(
+            403,
+            "Refused: an approval from the board needs your passkey (the page asks your "
+            "authenticator when you click Approve; it needs the board's script).",
+        )
+    credential = passkeys.parse_credential(fields["assertion"])
+    pending = board.ceremonies.take(credential, session, time.time())  # once, before all
+    found, binding = await run_in_threadpool(_binding, watched, name)
+    key = board.ceremonies.verify_approval(credential, pending, binding, keys)
+    moved = await run_in_threadpool(
+        actions.approve,
+        watched,
+        found.name,
+        board.person,
+        key.credential_id,
+        passkeys.assertion_record(credential, pending),
+    )
+    _touched(watched, found.name)
+    board.notes[session] = (
+        f"{board.person} approved task '{found.name}' ({moved.target}) with the passkey "
+        f"{key.label or key.credential_id[:12]}."
+    )
+    default = f"/p/{watched.pid}/task?name={found.name}"
     return RedirectResponse(_back(fields, default), status_code=303)
+
+
+def passkeys_page(board: Board, request: Request) -> Response:
+    """The registered passkeys of every project, and registering one (with a link)."""
+    session = _session(board, request)
+    may = board.approving and board.guard.may_register(session, time.time())
+    listed = [(w, passkeys.read_keys(w.root)) for w in board.projects.values()]
+    main = pages.passkeys_page(board.frame(session, True), listed, may)
+    return _page(board, request, session, "passkeys", main)
+
+
+async def register_options(board: Board, request: Request) -> Response:
+    """The WebAuthn options for registering a passkey of the board's person."""
+    session, _fields = await _form(board, request)
+    _may_register(board, session)
+    existing = [
+        key for w in board.projects.values() for key in passkeys.keys_of(w.root, board.person)
+    ]
+    options = board.ceremonies.registration_options(board.person, session, existing, time.time())
+    return Response(options, media_type="application/json")
+
+
+async def register(board: Board, request: Request) -> Response:
+    """Register the new passkey in every project the board serves."""
+    from automaton_rules.support import clock
+
+    session, fields = await _form(board, request)
+    _may_register(board, session)
+    credential = passkeys.parse_credential(fields.get("credential") or "")
+    now = time.time()
+    when = clock.stamp(now)
+    key = board.ceremonies.register(
+        board.person, session, credential, fields.get("label") or "", when, now
+    )
+    for watched in board.projects.values():
+        await run_in_threadpool(passkeys.add_key, watched.root, key)
+    board.guard.registering.pop(session, None)
+    board.notes[session] = (
+        f"Registered the passkey {key.label or key.credential_id[:12]} ({key.algorithm}) of "
+        f"{board.person} in {passkeys.KEYS_FILE} of {plural(len(board.projects), 'project')}: "
+        "commit it."
+    )
+    return RedirectResponse("/passkeys", status_code=303)
+
+
+def _may_register(board: Board, session: str) -> None:
+    if not board.guard.may_register(session, time.time()):
+        raise Refused(
+            403,
+            "Refused: registering a passkey needs a registration link: type `passkey` and "
+            "Enter on the board's terminal, and open the link it prints (good once, for 10 "
+            "minutes).",
+        )
 
 
 async def changes(board: Board, request: Request) -> Response:
     """Ask for changes to a task's artifact, or to one of its lines."""
-    _session_id, fields = await _form(board, request)
+    session, fields = await _form(board, request)
     watched = board.watched(request.path_params["pid"])
     name = fields.get("task") or ""
     line = fields.get("line") or ""
     if line and not line.isdigit():
         raise Refused(400, "A line is a number.")
-    await run_in_threadpool(
+    made = await run_in_threadpool(
         actions.request_changes,
         watched,
+        board.person,
         name,
         fields.get("comment") or "",
         fields.get("artifact") or None,
         int(line) if line else None,
+        fields.get("suggestion") or "",
     )
     _touched(watched, name)
+    board.notes[session] = (
+        f"{board.person} requested changes to task '{name}' on {made.where()}: the agent is "
+        "told at its next hook."
+    )
     return RedirectResponse(f"/p/{watched.pid}/task?name={name}", status_code=303)
+
+
+async def reply(board: Board, request: Request) -> Response:
+    """Reply to a request for changes: the thread goes on."""
+    return await _answer(board, request, reviews.REPLY)
+
+
+async def resolve(board: Board, request: Request) -> Response:
+    """Resolve a request for changes: the agent is no longer asked to revise it."""
+    return await _answer(board, request, reviews.RESOLVE)
+
+
+async def _answer(board: Board, request: Request, kind: str) -> Response:
+    session, fields = await _form(board, request)
+    watched = board.watched(request.path_params["pid"])
+    name = fields.get("task") or ""
+    await run_in_threadpool(
+        lambda: reviews.answer(
+            watched.project,
+            name,
+            fields.get("to") or "",
+            by=board.person,
+            comment=fields.get("comment") or "",
+            kind=kind,
+        )
+    )
+    _touched(watched, name)
+    board.notes[session] = (
+        f"{board.person} {'replied to' if kind == reviews.REPLY else 'resolved'} a request "
+        f"for changes of task '{name}'."
+    )
+    back = f"/p/{watched.pid}/artifact?" + urlencode(
+        {"task": name, "file": fields.get("file") or ""}
+    )
+    return RedirectResponse(back, status_code=303)
 
 
 def _touched(watched: Watched, name: str) -> None:
@@ -276,6 +492,8 @@ def build(board: Board) -> Any:
     """The application, wrapped in the guard that checks every request's host."""
     routes = [
         Route("/", _handler(board, home)),
+        Route("/login", _handler(board, login)),
+        Route("/inbox", _handler(board, inbox)),
         Route("/events", _handler(board, events)),
         Route("/board.js", _handler(board, script)),
         Route("/board.css", _handler(board, style)),
@@ -284,7 +502,15 @@ def build(board: Board) -> Any:
         Route("/p/{pid}/workflow", _handler(board, workflow)),
         Route("/p/{pid}/audit", _handler(board, audit)),
         Route("/p/{pid}/approve", _handler(board, approve, True), methods=["POST"]),
+        Route("/p/{pid}/challenge", _handler(board, challenge, True), methods=["POST"]),
+        Route("/passkeys", _handler(board, passkeys_page)),
+        Route("/passkeys/options", _handler(board, register_options, True), methods=["POST"]),
+        Route("/passkeys/register", _handler(board, register, True), methods=["POST"]),
         Route("/p/{pid}/changes", _handler(board, changes, True), methods=["POST"]),
+        Route("/p/{pid}/reply", _handler(board, reply, True), methods=["POST"]),
+        Route("/p/{pid}/resolve", _handler(board, resolve, True), methods=["POST"]),
+        Route("/p/{pid}/raw", _handler(board, raw)),
+        Route("/p/{pid}/code", _handler(board, code)),
     ]
     app = Starlette(routes=routes, lifespan=_lifespan(board))
     return Secured(app, board.guard)

@@ -6,6 +6,8 @@ batch of changes (gathered for 30 ms) bumps the project's generation, marks the 
 touched for reading again, and is sent to every open page as one `change` event naming
 the project, the tasks, and those that now await approval; the page then fetches its
 own new content. A page that falls behind drops old events: the next fetch is current.
+The kernel follows a new folder only once told of it, so the files written in a new task
+folder at once send no event: a moment after a folder appears, the tasks are read again.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from automaton_rules.core import machine, store
 KEEPALIVE_SECONDS = 25.0
 QUEUE_SIZE = 64
 DEBOUNCE_MS = 30
+SETTLE_SECONDS = (0.3, 1.5)  # after a task folder appears, read the tasks again
 
 
 class Hub:
@@ -78,8 +81,20 @@ class Hub:
         async for changes in awatch(
             *paths, stop_event=self.stop, debounce=DEBOUNCE_MS, step=10, recursive=True
         ):
-            for payload in self.changed([path for _, path in changes]):
+            changed = [path for _, path in changes]
+            for payload in self.changed(changed):
                 self.publish(payload)
+            appeared = [w for w in self.projects if _folder_changed(w, changed)]
+            for delay in SETTLE_SECONDS if appeared else ():
+                self.loop.call_later(delay, self._settle, appeared)
+
+    def _settle(self, projects: list[Watched]) -> None:
+        """Read the projects' tasks again a moment after a task folder appeared: what was
+        written in it before the watcher followed it into the folder sent no event."""
+        if self.closed:
+            return
+        for payload in self.changed([str(w.project.tasks_dir) for w in projects]):
+            self.publish(payload)
 
     def changed(self, paths: list[str]) -> list[str]:
         """One event per project the changed paths belong to."""
@@ -116,6 +131,20 @@ class Hub:
                 yield f"event: change\ndata: {payload}\n\n"
         finally:
             self.unsubscribe(queue)
+
+
+def _folder_changed(watched: Watched, paths: list[str]) -> bool:
+    """A task folder (or a sub-task's) appeared or went among these paths."""
+    import os
+
+    base = str(watched.project.tasks_dir)
+    for path in paths:
+        if not path.startswith(base + os.sep):
+            continue
+        parts = path[len(base) + 1 :].split(os.sep)
+        if len(parts) == 1 or (len(parts) == 3 and parts[1] == machine.SUBTASKS_DIR):
+            return True
+    return False
 
 
 def _belongs(watched: Watched, path: str) -> bool:

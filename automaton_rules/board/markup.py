@@ -4,7 +4,8 @@ An artifact is written by an agent, so it is untrusted text. markdown-it-py rend
 as CommonMark (with tables and strikethrough) with `html` off: a `<script>` in SPEC.md is
 shown as text, never run, and links keep markdown-it's own check that refuses
 `javascript:`, `vbscript:`, `file:` and `data:` (but images') URLs. Each top-level block
-carries the number of the line it starts on, so a comment can be made on a line.
+carries the number of the line it starts on, so a comment can be made on a line, and
+the blocks comments are about are marked.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ def _markdown() -> MarkdownIt:
     return _parser
 
 
-def render(text: str) -> str:
-    """The artifact as HTML; each top-level block names its first line (`data-line`)."""
+def render(text: str, marked: set[int] | frozenset[int] = frozenset()) -> str:
+    """The artifact as HTML; each top-level block names its first line (`data-line`), and
+    one holding a line in `marked` (a comment's) is marked `commented`."""
     parser = _markdown()
     tokens = parser.parse(text)
     for token in tokens:
@@ -37,17 +39,21 @@ def render(text: str) -> str:
             line = token.map[0] + 1
             token.attrSet("data-line", str(line))
             token.attrSet("id", f"L{line}")
+            if any(token.map[0] < n <= token.map[1] for n in marked):
+                token.attrSet("class", "commented")
     return str(parser.renderer.render(tokens, parser.options, {}))
 
 
-def diff(before: str, after: str, name: str) -> list[tuple[str, str]]:
-    """The lines of a unified diff from the approved text to the current one, each with
-    its kind (`add`, `del`, `hunk`, `head`, `same`)."""
+def diff(
+    before: str, after: str, name: str, labels: tuple[str, str] = ("approved", "now")
+) -> list[tuple[str, str]]:
+    """The lines of a unified diff from one revision to another, each with its kind
+    (`add`, `del`, `hunk`, `head`, `same`)."""
     lines = difflib.unified_diff(
         before.splitlines(),
         after.splitlines(),
-        f"{name} (approved)",
-        f"{name} (now)",
+        f"{name} ({labels[0]})",
+        f"{name} ({labels[1]})",
         lineterm="",
     )
     out = []

@@ -23,41 +23,92 @@ from automaton_rules.core.project import Project, Task, split_name
 from automaton_rules.support import clock
 from automaton_rules.support.errors import AutomatonError
 
+HAND_EDITED_COLUMN = "hand-edited .state"
+UNREADABLE_COLUMN = "unreadable .state"
+UNTRACKED_COLUMN = "untracked (no .state)"
+REVISING = "agent revising"
+REVISED = "revised: review again"
+
 
 @dataclass(frozen=True)
 class Card:
     """One task on the board: its state, since when it waits at its gate (None away from
-    a gate), when anything of it last changed, and what is wrong with it, if anything."""
+    a gate), when anything of it last changed, what is wrong with it, if anything, and
+    for a `.state` edited by hand, the state its history last recorded."""
 
     name: str
     state: str | None
     waiting_since: float | None = None
     activity: float = 0.0
     problem: str | None = None
+    recorded: str | None = None
+    review: str | None = None  # at a gate: REVISING or REVISED, once changes were asked
+
+    @property
+    def truth(self) -> str | None:
+        """Why the task has no phase the board can show: a `.state` that is unreadable,
+        missing, or says what its history does not; None when its state is real."""
+        return truth_of(self.state, self.problem, self.recorded)
 
     @property
     def phase(self) -> str:
-        """Its column: the base phase of a known state, else why it has none."""
-        if self.problem is not None:
-            return "unreadable"
-        if self.state is None:
-            return "no .state"
-        return machine.base_phase(self.state) if machine.is_state(self.state) else "unknown state"
+        """Its column: the base phase of a real state, else why it has none."""
+        return self.truth or machine.base_phase(self.state or "")
 
     @property
     def awaiting(self) -> bool:
-        """Waiting at an approval gate."""
-        return machine.is_awaiting(self.state or "")
+        """Waiting at an approval gate (a hand-edited gate is no gate)."""
+        return self.truth is None and machine.is_awaiting(self.state or "")
+
+
+def truth_of(state: str | None, problem: str | None, recorded: str | None) -> str | None:
+    """The column a `.state` the board cannot vouch for goes to; None for a state
+    status.py wrote."""
+    if problem is not None or (state is not None and not machine.is_state(state)):
+        return UNREADABLE_COLUMN
+    if state is None:
+        return UNTRACKED_COLUMN
+    return HAND_EDITED_COLUMN if recorded is not None else None
+
+
+def hand_edit(task: Task) -> str | None:
+    """The state the history last recorded, when `.state` says another (a hand edit)."""
+    from automaton_rules.core import integrity
+
+    if task.state is None or not machine.is_state(task.state):
+        return None
+    try:
+        tail = integrity.recorded_moves(task.path)
+    except (OSError, AutomatonError):
+        return None
+    if not integrity.hand_edited(task.state, tail):
+        return None
+    return integrity.last_recorded(tail) or "(no state)"
 
 
 def card_of(task: Task) -> Card:
     """A task's card, from its folder: the history's last line and the files' times."""
+    recorded = hand_edit(task)
     waiting = None
-    if machine.is_awaiting(task.state or ""):
+    review = None
+    if recorded is None and machine.is_awaiting(task.state or ""):
         tail = store.parse_history(store.history_tail(task.path, 1))
         waiting = clock.timestamp(tail[-1].get("time")) if tail else None
+        review = review_of(task)
     active = (task.state or "") not in ("complete", "")
-    return Card(task.name, task.state, waiting, _activity(task) if active else 0.0)
+    activity = _activity(task) if active else 0.0
+    return Card(task.name, task.state, waiting, activity, recorded=recorded, review=review)
+
+
+def review_of(task: Task) -> str | None:
+    """Where the review of a task at its gate stands: the agent is REVISING (a request is
+    open), or has REVISED since the last request (the person's turn); None before any."""
+    from automaton_rules.workflow import reviews
+
+    asked = reviews.this_visit(task)
+    if not asked:
+        return None
+    return REVISING if reviews.open_requests(task) else REVISED
 
 
 def _activity(task: Task) -> float:
@@ -84,12 +135,15 @@ class Watched:
         self.audit: tuple[int, Any, str] | None = None  # (generation, AuditReport, when)
         self.cache: dict[Any, tuple[int, Any]] = {}
         self.config_path = find_config(project.root)
-        self.person = "user"
 
     @property
     def root(self) -> Path:
         """The project's folder, as resolved when the server started."""
         return self.project.root
+
+    def missing(self) -> bool:
+        """The project's tasks folder is gone (deleted or moved since the board started)."""
+        return not self.project.tasks_dir.is_dir()
 
     def settings(self) -> Config:
         """The project's configuration, read again for each decision (it may change)."""
@@ -125,7 +179,10 @@ class Watched:
         with self._lock:
             stale, self._stale = self._stale, set()
             if stale is None:
-                self.cards = {name: _card(name, found) for name, found in self.project.load_all()}
+                self.cards = {
+                    name: _card(self.project, name, found)
+                    for name, found in self.project.load_all()
+                }
             else:
                 for name in stale:
                     self._reload(name)
@@ -142,7 +199,7 @@ class Watched:
         try:
             self.cards[name] = card_of(self.project.load(name))
         except AutomatonError as exc:
-            self.cards[name] = Card(name, None, problem=exc.message)
+            self.cards[name] = Card(name, _raw_state(folder), problem=exc.message)
 
     def cached(self, key: Any, make: Any) -> Any:
         """A value computed once per generation of the files (a page's parts, a diagram)."""
@@ -154,10 +211,22 @@ class Watched:
         return value
 
 
-def _card(name: str, loaded: Task | AutomatonError) -> Card:
+def _card(project: Project, name: str, loaded: Task | AutomatonError) -> Card:
     if isinstance(loaded, AutomatonError):
-        return Card(name, None, problem=loaded.message)
+        try:
+            raw = _raw_state(project.task_dir(name))
+        except AutomatonError:
+            raw = None
+        return Card(name, raw, problem=loaded.message)
     return card_of(loaded)
+
+
+def _raw_state(folder: Path) -> str | None:
+    """What `.state` holds, however garbled, to show it (escaped); None when unreadable."""
+    try:
+        return store.read_state(folder)
+    except (OSError, AutomatonError):
+        return None
 
 
 def _valid_segment(segment: str) -> bool:

@@ -1,10 +1,13 @@
 """`automaton-board` and `status.py --serve`: start the dashboard on this machine.
 
 The projects are found once, at start (`--project`, as many as wanted; none: the one
-above the current folder), and never again. The server listens on 127.0.0.1 unless told
-otherwise, prints its address with the session's secret once, and stops cleanly on
-Ctrl-C. Approving and asking for changes need the server to have been started at a
-terminal: an agent's shell tool has none, so a board an agent starts only shows.
+above the current folder), and never again. The server listens on 127.0.0.1, and on an
+address beyond this machine only with `--allow-remote` and a warning; it prints a login
+link good once and for minutes (a fresh one each time Enter is pressed), and stops cleanly
+on Ctrl-C. The person it acts for is read once, where it starts (support/person.py), the
+same for every project it serves. Approving and asking for changes need the server to
+have been started at a terminal: an agent's shell tool has none, so a board an agent
+starts only shows.
 """
 
 from __future__ import annotations
@@ -22,17 +25,21 @@ if TYPE_CHECKING:
 
 DEFAULT_PORT = 8765
 USAGE = """\
-usage: automaton-board [--project DIR]... [--port N] [--host ADDR] [--stale-minutes M] [--read-only]
+usage: automaton-board [--project DIR]... [--port N] [--host ADDR [--allow-remote]] [OPTION]...
 
 Serves a live dashboard of one or many projects' tasks on this machine: tasks by phase,
 those awaiting approval with how long they have waited, each task's timeline and
 artifacts, the workflow diagram and the audit. Approve or request changes from the page
 (approval = "open" or "prompt"; signed mode shows the command to run). It prints the
-address to open, with a secret that only the person at this terminal sees.
+address to open, with a login code that only the person at this terminal sees: good for
+one use, within 10 minutes; press Enter for a fresh one, or type `passkey` and Enter for
+one that registers a passkey (approvals from the board need one).
 
   --project DIR      a project to serve (repeat for more); default: the one above here
   --port N           the port (default 8765; 0 picks a free one)
   --host ADDR        where to listen (default 127.0.0.1, this machine only)
+  --allow-remote     let --host name an address beyond this machine (a warning says
+                     who could then reach the board)
   --stale-minutes M  notify when an active task shows no activity for M minutes
                      (default 30; 0: never)
   --read-only        show only: approving and requesting changes are refused
@@ -44,7 +51,7 @@ SCRIPT = Script(
     "automaton-board",
     USAGE,
     valued=("--port", "--host", "--stale-minutes"),
-    switches=("--read-only",),
+    switches=("--read-only", "--allow-remote"),
 )
 
 
@@ -96,6 +103,7 @@ def _start(options: dict[str, Any], roots: list[Path | None]) -> int:
         port = int(_number(options, "port", DEFAULT_PORT, whole=True))
         stale = _number(options, "stale-minutes", 30)
         host = str(options.get("host") or "127.0.0.1")
+        _check_host(host, bool(options.get("allow-remote")))
         _need_libraries()
         from automaton_rules.board.projects import open_projects
 
@@ -107,12 +115,31 @@ def _start(options: dict[str, Any], roots: list[Path | None]) -> int:
         return 2
 
 
+def _check_host(host: str, allowed: bool) -> None:
+    """A host beyond this machine only when asked for in so many words, and then said."""
+    from automaton_rules.board.security import is_loopback
+
+    if is_loopback(host):
+        return
+    if not allowed:
+        raise AutomatonError(
+            "usage",
+            f"--host {host} listens beyond this machine: anyone who can reach {host} could "
+            "try the board's login. Pass --allow-remote as well to do it anyway.",
+        )
+    sys.stderr.write(
+        f"WARNING: listening on {host}, beyond this machine: every host that reaches it can "
+        "try the board. Only the Host 127.0.0.1 or localhost is served, so open it through "
+        "an SSH tunnel (ssh -L).\n"
+    )
+
+
 def _need_libraries() -> None:
     import importlib.util
 
     missing = [
         name
-        for name in ("starlette", "uvicorn", "watchfiles", "markdown_it")
+        for name in ("starlette", "uvicorn", "watchfiles", "markdown_it", "webauthn")
         if importlib.util.find_spec(name) is None
     ]
     if missing:
@@ -159,7 +186,9 @@ def make_server(
     approving: bool = True,
     stale_minutes: float = 30,
 ) -> tuple[Any, Any, Any, str]:
-    """(uvicorn server, its bound socket, the board, the address with the secret)."""
+    """(uvicorn server, its bound socket, the board, the login link to print)."""
+    import time
+
     import uvicorn
 
     from automaton_rules.board.app import Board, build
@@ -168,9 +197,8 @@ def make_server(
 
     sock = bind(host, port)
     guard = Guard(sock.getsockname()[1], host)
-    for watched in projects:
-        watched.person = identity(watched.root)
-    board = Board(projects, guard, approving=approving, stale_minutes=stale_minutes)
+    person = identity()  # where the board starts: its person's, not each repository's
+    board = Board(projects, guard, person=person, approving=approving, stale_minutes=stale_minutes)
     config = uvicorn.Config(
         build(board),
         log_level="warning",
@@ -178,8 +206,7 @@ def make_server(
         timeout_graceful_shutdown=2,
         h11_max_incomplete_event_size=64 * 1024,
     )
-    shown = "127.0.0.1" if host in ("127.0.0.1", "0.0.0.0") else host
-    return _server(config, board), sock, board, guard.url(shown)
+    return _server(config, board), sock, board, guard.url(guard.issue(time.time()))
 
 
 def serve(
@@ -195,6 +222,8 @@ def serve(
         projects, port=port, host=host, approving=approving, stale_minutes=stale_minutes
     )
     _print_address(board, url)
+    if approving:
+        _offer_links(board, sys.stdin)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
@@ -209,10 +238,36 @@ def _print_address(board: Any, url: str) -> None:
     names = ", ".join(str(w.root) for w in board.projects.values())
     mode = "" if board.approving else " (read-only: not started at a terminal)"
     sys.stdout.write(
-        f"automaton-rules board{mode} of {names}\nOpen {url}\n"
-        "The address carries this board's secret: do not share it. Ctrl-C stops.\n"
+        f"automaton-rules board{mode} of {names}, for {board.person}\nOpen {url}\n"
+        "The link logs in once, within 10 minutes: do not share it. Enter prints a fresh "
+        "one, `passkey` and Enter one that registers your passkey; Ctrl-C stops.\n"
     )
     sys.stdout.flush()
+
+
+def print_fresh_links(board: Any, lines: Any, out: Any) -> None:
+    """Each line read at the terminal: Enter, a fresh login link; `passkey`, a link that
+    also registers a passkey. Printed on the terminal only."""
+    import time
+
+    from automaton_rules.board.security import LOGIN, REGISTER
+
+    for line in lines:
+        purpose = REGISTER if line.strip() == "passkey" else LOGIN
+        url = board.guard.url(board.guard.issue(time.time(), purpose))
+        what = "to register a passkey of " + board.person if purpose == REGISTER else "to log in"
+        out.write(f"Open {url} {what} (once, within 10 minutes)\n")
+        out.flush()
+
+
+def _offer_links(board: Any, stdin: Any) -> None:
+    """Read the terminal in the background for requests of a fresh login link."""
+    import threading
+
+    thread = threading.Thread(
+        target=print_fresh_links, args=(board, stdin, sys.stdout), daemon=True
+    )
+    thread.start()
 
 
 def _server(config: Any, board: Any) -> Any:

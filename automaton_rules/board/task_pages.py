@@ -3,16 +3,20 @@
 The task page shows the state and how long it has been there, the decision a gate waits
 for (approve, or ask for changes), the requests for changes and whether the agent has
 revised since, the time spent in each phase with rework, every history line with who
-made it, the sub-tasks, parent, follow-ups and origin, and the artifacts. An artifact
-page renders the Markdown (raw HTML escaped) and, when the artifact was approved and has
-changed since, the diff from the approved text.
+made it, the sub-tasks, parent, follow-ups and origin, and the artifacts. The
+artifact page, where the person reviews, is board/review.py.
 """
 
 from __future__ import annotations
 
-from automaton_rules.board import markup
-from automaton_rules.board.pages import Frame, breakable, how_to_approve, link, text
-from automaton_rules.board.projects import Watched
+from automaton_rules.board.pages import Frame, breakable, crumbs, how_to_approve, link, text
+from automaton_rules.board.projects import (
+    HAND_EDITED_COLUMN,
+    UNREADABLE_COLUMN,
+    Watched,
+    hand_edit,
+    truth_of,
+)
 from automaton_rules.core import machine, store
 from automaton_rules.core.project import Task
 from automaton_rules.report.stats import duration, from_entries
@@ -25,13 +29,23 @@ def task_page(frame: Frame, watched: Watched, task: Task, mode: str, now: float)
     entries = task.entries
     since = entries[-1].time.timestamp() if entries else None
     held = f" for {duration(max(0, int(now - since)))}" if since is not None else ""
-    parts = [
-        f'<article class="task" data-task="{text(task.name)}" data-state="{text(task.state)}">'
-        f"<h2>{breakable(task.name)} <code>{breakable(task.state)}</code></h2>"
-        f'<p class="muted">{text(machine.base_phase(task.state or ""))} phase{held} · '
+    recorded = hand_edit(task)
+    truth = truth_of(task.state, None, recorded)
+    shown = breakable(task.state) if task.state is not None else "no .state"
+    where = (
+        _truth(task, truth, recorded)
+        if truth
+        else f'<p class="muted">{text(machine.base_phase(task.state or ""))} phase{held} · '
         f'<a href="{link(watched.pid, "workflow", task=task.name)}">its path in the '
-        "workflow</a></p>",
-        _decision(frame, watched, task, mode),
+        f'workflow</a> · <a href="{link(watched.pid, "code", task=task.name)}">the code it '
+        "changed</a></p>"
+    )
+    parts = [
+        f'<article class="task" data-task="{text(task.name)}" '
+        f'data-state="{text(task.state or "")}" data-truth="{text(truth or "")}">'
+        f"{crumbs(watched, task.name)}"
+        f"<h2>{breakable(task.name)} <code>{shown}</code></h2>{where}",
+        "" if truth else _decision(frame, watched, task, mode),
         _requests(task),
         _relatives(watched, task),
         _artifacts(watched, task),
@@ -40,6 +54,33 @@ def task_page(frame: Frame, watched: Watched, task: Task, mode: str, now: float)
         "</article>",
     ]
     return "".join(parts)
+
+
+def _truth(task: Task, truth: str, recorded: str | None) -> str:
+    """A banner saying why the task has no phase the board can show, and what to do."""
+    name = text(task.name)
+    if truth == HAND_EDITED_COLUMN:
+        body = (
+            f"<code>.state</code> says <code>{text(task.state)}</code>, but its history's last "
+            f"move is to <code>{text(recorded)}</code>: it was edited by hand, not moved by "
+            "status.py. The board shows no phase for it and offers no decision; the audit "
+            f"reports it (AR206). Put back what the history says, or run "
+            f"<code>status.py --task {name} --audit</code> for the suggested correction."
+        )
+    elif truth == UNREADABLE_COLUMN:
+        body = (
+            "<code>.state</code> holds no phase the workflow knows: "
+            f"<code>{text(task.state)}</code> (shown escaped). The board shows no phase for "
+            f"it; <code>status.py --task {name} --upgrade</code> rebuilds it from the "
+            "artifacts."
+        )
+    else:
+        body = (
+            "This folder has no <code>.state</code>: it was made by hand, not by "
+            "<code>status.py --create-task</code>. The board shows no phase for it; "
+            f"<code>status.py --task {name} --upgrade</code> takes it into the workflow."
+        )
+    return f'<p class="banner truth" role="alert"><b>{text(truth)}.</b> {body}</p>'
 
 
 def _decision(frame: Frame, watched: Watched, task: Task, mode: str) -> str:
@@ -65,6 +106,8 @@ def changes_form(frame: Frame, watched: Watched, task: Task, artifact: str) -> s
         '<textarea name="comment" id="comment" data-keep required rows="3"></textarea>'
         "</label><label>on line (optional) "
         '<input type="number" name="line" id="line" data-keep min="1"></label>'
+        "<label>suggested text for that line (optional; the agent is told it)"
+        '<textarea name="suggestion" id="suggestion" data-keep rows="2"></textarea></label>'
         '<button type="submit">Request changes</button></form>'
     )
 
@@ -204,40 +247,12 @@ def approved_change(task: Task, artifact: str) -> tuple[str | None, str] | None:
     return before, task.read(artifact) or ""
 
 
-def artifact_page(frame: Frame, watched: Watched, task: Task, name: str) -> str:
-    """An artifact rendered, its diff since approval, and a form to comment on it."""
-    body = task.read(name) or ""
-    changed = approved_change(task, name)
-    diff = ""
-    if changed is not None:
-        before, after = changed
-        diff = (
-            '<section class="changed"><h3>Changed since its approval</h3>'
-            + (
-                markup.diff_html(markup.diff(before, after, name))
-                if before is not None
-                else '<p class="missing">The approved text was not kept (approved by an older '
-                "version); only its digest shows the change.</p>"
-            )
-            + "</section>"
-        )
-    ask = ""
-    if machine.is_awaiting(task.state or "") and frame.approving and machine.is_artifact(name):
-        ask = changes_form(frame, watched, task, name)
-    back = link(watched.pid, "task", name=task.name)
-    rendered = markup.render(body) if name.endswith(".md") else f"<pre>{text(body)}</pre>"
-    return (
-        f'<article class="artifact" data-task="{text(task.name)}" data-file="{text(name)}">'
-        f'<h2><a href="{back}">{breakable(task.name)}</a> / {text(name)}</h2>{diff}{ask}'
-        f'<div class="markdown">{rendered}</div></article>'
-    )
-
-
 def workflow_page(watched: Watched, drawing: str, task: Task | None, engine: str) -> str:
     """The workflow diagram; with a task, its path."""
     title = f"The path of {breakable(task.name)}" if task is not None else "The workflow"
     return (
-        f'<h2>{title}</h2><p class="muted">Drawn by {text(engine)}. Approval gates in '
+        f"{crumbs(watched, task.name if task is not None else None)}<h2>{title}</h2>"
+        f'<p class="muted">Drawn by {text(engine)}. Approval gates in '
         "amber; with a task, the states it went through in blue and where it stands in "
         f'green.</p><div class="diagram">{drawing}</div>'
     )
@@ -248,12 +263,13 @@ def audit_page(watched: Watched, section: str, ran: str | None) -> str:
     run = link(watched.pid, "audit", run="1")
     if ran is None:
         return (
-            f"<h2>Audit of <code>{text(watched.root)}</code></h2><p>The audit runs on "
+            f"{crumbs(watched)}<h2>Audit of <code>{text(watched.root)}</code></h2>"
+            "<p>The audit runs on "
             f'request and is kept until the files change. <a class="button" href="{run}">'
             "Run the audit</a></p>"
         )
     return (
-        f"<h2>Audit of <code>{text(watched.root)}</code></h2>"
+        f"{crumbs(watched)}<h2>Audit of <code>{text(watched.root)}</code></h2>"
         f'<p class="muted">run at {text(ran)} on the files as they are now · '
         f'<a href="{run}">run again</a></p>{section}'
     )

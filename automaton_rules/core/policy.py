@@ -20,8 +20,8 @@ from automaton_rules.support import signing
 
 # The ways each mode accepts; `signed` is also the strongest way in the other modes.
 ACCEPTED = {
-    "open": ("cli", "terminal", "prompt", "signed", "board"),
-    "prompt": ("terminal", "prompt", "signed", "board"),
+    "open": ("cli", "terminal", "prompt", "signed", "board", "board-passkey"),
+    "prompt": ("terminal", "prompt", "signed", "board", "board-passkey"),
     "signed": ("signed",),
 }
 NO_SIGNERS = "no-signers-file"
@@ -36,7 +36,9 @@ _REASONS = {
     NO_SIGNERS: "the allowed signers file does not exist",
 }
 # Why a recorded approval may not stand: a refusal names it as its code, `approval-REASON`.
-REASONS: tuple[str, ...] = tuple(_REASONS)
+# (support/passkey_check.py's, named here so the edit-time path does not import it).
+PASSKEY_REASONS = ("passkey-unknown-key", "passkey-invalid", "passkey-uncheckable")
+REASONS: tuple[str, ...] = (*_REASONS, *PASSKEY_REASONS)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,10 @@ def unproven(project: Project, task: Task, policy: Policy, entry: dict[str, Any]
         via = entry.get("via") or "cli"
         if via not in ACCEPTED["prompt"]:
             return NOT_A_PERSON
+        if via == "board-passkey":
+            from automaton_rules.support import passkey_check
+
+            return passkey_check.check_recorded(project.root, task.name, entry)
         if via != "signed":
             return None
         # A line that says it was signed is held to its signature: the label alone would
@@ -84,6 +90,10 @@ def unproven(project: Project, task: Task, policy: Policy, entry: dict[str, Any]
 
 def describe(reason: str) -> str:
     """A reason from `unproven`, in words."""
+    if reason in PASSKEY_REASONS:
+        from automaton_rules.support import passkey_check
+
+        return passkey_check.REASONS[reason]
     return _REASONS.get(reason, reason)
 
 

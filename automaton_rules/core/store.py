@@ -32,6 +32,7 @@ HISTORY = ".state.history"
 CLAIM = ".state.lock"
 MUTEX = ".state.mutex"
 REVIEWS = ".state.reviews"
+REVISIONS = ".state.revisions"  # the texts requests for changes were made on
 APPROVED_COPY = ".state.approved."  # + the artifact's name: its text as last approved
 
 MAX_STATE_BYTES = 4096
@@ -176,8 +177,9 @@ def _read_lines(path: Path) -> list[str]:
 
 # How an approval was given: `--approve` on a command line, confirmed by a person at a
 # terminal, typed by the user in the agent's chat, signed with an SSH key, or clicked on
-# the dashboard by the person who started it.
-VIAS = ("cli", "terminal", "prompt", "signed", "board")
+# the dashboard by the person who started it (`board`, before the board asked for a
+# passkey; `board-passkey` since).
+VIAS = ("cli", "terminal", "prompt", "signed", "board", "board-passkey")
 
 
 class Approval(Record):
@@ -304,6 +306,19 @@ def append_review(task_dir: Path, entry: Mapping[str, Any]) -> None:
 def read_reviews(task_dir: Path) -> list[dict[str, Any]]:
     """Every request for changes recorded; a line that is not a JSON object reads as {}."""
     return parse_history(_read_lines(task_dir / REVIEWS))
+
+
+def append_revision(task_dir: Path, entry: Mapping[str, Any]) -> None:
+    """Keep the text a request for changes was made on (`.state.revisions`, one JSON
+    object a line, append-only), so the board can diff it against the agent's revision."""
+    import json
+
+    append_line(task_dir / REVISIONS, json.dumps(dict(entry), separators=(",", ":")))
+
+
+def read_revisions(task_dir: Path) -> list[dict[str, Any]]:
+    """Every kept revision; a line that is not a JSON object reads as {}."""
+    return parse_history(_read_lines(task_dir / REVISIONS))
 
 
 def write_approved_copy(task_dir: Path, artifact: str, data: bytes) -> None:
@@ -553,6 +568,7 @@ __all__ = [
     "STATE",
     "Approval",
     "append_review",
+    "append_revision",
     "bytes_digest",
     "commit",
     "create_task_dir",
@@ -570,6 +586,7 @@ __all__ = [
     "read_claim",
     "read_history",
     "read_reviews",
+    "read_revisions",
     "read_state",
     "remove_claim",
     "state_mtime",

@@ -120,6 +120,10 @@ CODES: dict[str, Code] = {
         Code("approval-unknown-key", REFUSED, _APPROVALS + "signed-mode-at-the-gate"),
         Code("approval-no-signers-file", REFUSED, _APPROVALS + "signed-mode-at-the-gate"),
         Code("approval-not-given-by-a-person", REFUSED, _APPROVALS + "signed-mode-at-the-gate"),
+        # A board approval made with a passkey, checked again (support/passkey_check.py).
+        Code("approval-passkey-unknown-key", REFUSED, _APPROVALS + "signed-mode-at-the-gate"),
+        Code("approval-passkey-invalid", REFUSED, _APPROVALS + "signed-mode-at-the-gate"),
+        Code("approval-passkey-uncheckable", REFUSED, _APPROVALS + "signed-mode-at-the-gate"),
         Code("unknown-approver", ERROR, _APPROVALS + "signed-mode-setting-it-up"),
         Code("no-signing-key", ERROR, _APPROVALS + "signed-mode-setting-it-up"),
         Code("no-signers-file", ERROR, _APPROVALS + "signed-mode-setting-it-up"),
@@ -166,6 +170,7 @@ CODES: dict[str, Code] = {
         Code("comment-too-long", ERROR, ERROR_CODES),
         Code("unknown-artifact", ERROR, ERROR_CODES),
         Code("unknown-line", ERROR, ERROR_CODES),
+        Code("unknown-request", ERROR, ERROR_CODES),
         Code("board-not-installed", ERROR, ERROR_CODES),
         Code("port-unavailable", ERROR, ERROR_CODES),
         # The installer.

@@ -4,14 +4,18 @@ A task waiting at `X:awaiting_approval` can be approved, or sent back with a com
 its artifact, or on one line of it. The comment is recorded in `.state.reviews` (one
 JSON object a line, append-only, beside the history) and the task stays at its gate: the
 workflow has no move back from a gate, and the artifact is its phase's, which the agent
-may edit there. A request is open while the task is still at the gate it was made at and
-the artifact is byte for byte the one commented on; once the agent revises the artifact
-it is answered, and the person approves or asks again.
+may edit there. A request is open while the task is still at the gate it was made at,
+the artifact is byte for byte the one commented on, and the person has not resolved it;
+once the agent revises the artifact it is answered, and the person approves or asks
+again. A request is a thread: the same file records replies to it and its resolution
+(lines with `kind` `reply` or `resolve` and the request's `id`), and the text commented
+on is kept in `.state.revisions`, so the board can show what the agent changed since.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import secrets
+from dataclasses import dataclass, replace
 from typing import Any
 
 from automaton_rules.core import machine, store
@@ -20,6 +24,8 @@ from automaton_rules.support.errors import AutomatonError, Refusal
 from automaton_rules.support.output import printable
 
 MAX_COMMENT = 20_000
+MAX_REVISION = 1_000_000  # a larger text is not kept: its digest still says it changed
+REQUEST, REPLY, RESOLVE = "request", "reply", "resolve"
 
 
 @dataclass(frozen=True)
@@ -35,10 +41,15 @@ class Review:
     comment: str
     by: str
     via: str = "board"
+    id: str = ""
+    suggestion: str = ""  # the text the person suggests for the line, if any
 
     @classmethod
     def parse(cls, entry: dict[str, Any]) -> Review | None:
-        """The request a line records; None for a line that is not one."""
+        """The request a line records; None for a line that is not one (a reply, a
+        resolution, anything unreadable)."""
+        if entry.get("kind", REQUEST) != REQUEST:
+            return None
         text = {k: entry.get(k) for k in ("time", "state", "artifact", "comment", "by")}
         if not all(isinstance(value, str) for value in text.values()):
             return None
@@ -53,11 +64,14 @@ class Review:
             str(text["comment"]),
             str(text["by"]),
             str(entry.get("via") or "board"),
+            str(entry.get("id") or ""),
+            str(entry["suggestion"]) if isinstance(entry.get("suggestion"), str) else "",
         )
 
     def as_dict(self) -> dict[str, Any]:
-        """The recorded line."""
-        return {
+        """The recorded line (a suggestion only when there is one)."""
+        line = {
+            "id": self.id,
             "time": self.time,
             "state": self.state,
             "artifact": self.artifact,
@@ -67,16 +81,63 @@ class Review:
             "by": self.by,
             "via": self.via,
         }
+        return {**line, "suggestion": self.suggestion} if self.suggestion else line
 
     def where(self) -> str:
         """`DESIGN.md` or `DESIGN.md, line 12`, as messages name it."""
         return self.artifact if self.line is None else f"{self.artifact}, line {self.line}"
 
 
+@dataclass(frozen=True)
+class Note:
+    """A reply to a request, or its resolution: which request, when, who, what."""
+
+    kind: str
+    to: str
+    time: str
+    by: str
+    comment: str = ""
+
+
 def reviews(task: Task) -> list[Review]:
-    """Every request recorded for the task, oldest first."""
-    parsed = (Review.parse(entry) for entry in store.read_reviews(task.path))
-    return [review for review in parsed if review is not None]
+    """Every request recorded for the task, oldest first; one recorded without an id
+    (before threads) is named by its place, `r1`, `r2`…"""
+    found = []
+    for index, entry in enumerate(store.read_reviews(task.path), 1):
+        review = Review.parse(entry)
+        if review is not None:
+            found.append(review if review.id else replace(review, id=f"r{index}"))
+    return found
+
+
+def notes(task: Task) -> list[Note]:
+    """Every reply and resolution recorded for the task, oldest first."""
+    found = []
+    for entry in store.read_reviews(task.path):
+        kind, to = entry.get("kind"), entry.get("to")
+        fields = (entry.get("time"), entry.get("by"), entry.get("comment", ""))
+        if (
+            kind in (REPLY, RESOLVE)
+            and isinstance(to, str)
+            and all(isinstance(f, str) for f in fields)
+        ):
+            found.append(Note(str(kind), to, *(str(f) for f in fields)))
+    return found
+
+
+def resolved(task: Task) -> set[str]:
+    """The ids of the requests the person has resolved."""
+    return {note.to for note in notes(task) if note.kind == RESOLVE}
+
+
+def revisions(task: Task, artifact: str) -> dict[str, tuple[str, str]]:
+    """The kept texts of an artifact by SHA-256: (when kept, the text)."""
+    found: dict[str, tuple[str, str]] = {}
+    for entry in store.read_revisions(task.path):
+        digest, text, when = entry.get("sha256"), entry.get("text"), entry.get("time")
+        if entry.get("artifact") == artifact and isinstance(digest, str) and isinstance(text, str):
+            found.setdefault(digest, (str(when or ""), text))
+    return found
 
 
 def gate_entered(task: Task) -> str | None:
@@ -102,8 +163,9 @@ def is_open(task: Task, review: Review) -> bool:
 
 
 def open_requests(task: Task) -> list[Review]:
-    """What the agent must still revise before asking again."""
-    return [review for review in this_visit(task) if is_open(task, review)]
+    """What the agent must still revise before asking again: not revised, not resolved."""
+    done = resolved(task)
+    return [r for r in this_visit(task) if r.id not in done and is_open(task, r)]
 
 
 def request_changes(
@@ -115,12 +177,14 @@ def request_changes(
     artifact: str | None = None,
     line: int | None = None,
     via: str = "board",
+    suggestion: str = "",
 ) -> Review:
-    """Record a request for changes on a task at its gate; the task stays there."""
+    """Record a request for changes on a task at its gate, with the text suggested for
+    its line if any; the task stays there."""
     text = comment.strip()
     if not text:
         raise AutomatonError("empty-comment", "A request for changes needs a comment.")
-    if len(text) > MAX_COMMENT:
+    if len(text) > MAX_COMMENT or len(suggestion) > MAX_COMMENT:
         raise AutomatonError(
             "comment-too-long", f"A comment holds at most {MAX_COMMENT} characters."
         )
@@ -136,11 +200,56 @@ def request_changes(
             )
         chosen = artifact or machine.required_artifact(state) or ""
         _check_target(task, chosen, line)
+        now = project.context.utc_now()
+        digest = task.digest(chosen)
         review = Review(
-            project.context.utc_now(), state, chosen, task.digest(chosen), line, text, by, via
+            now, state, chosen, digest, line, text, by, via, secrets.token_hex(6), suggestion
         )
+        _keep_revision(task, chosen, digest, now)
         store.append_review(task_dir, review.as_dict())
     return review
+
+
+def _keep_revision(task: Task, artifact: str, digest: str | None, now: str) -> None:
+    """Keep the text commented on, once per text, unless it is too large to keep."""
+    body = task.read(artifact)
+    if digest is None or body is None or len(body) > MAX_REVISION:
+        return
+    if digest in revisions(task, artifact):
+        return
+    entry = {"time": now, "artifact": artifact, "sha256": digest, "text": body}
+    store.append_revision(task.path, entry)
+
+
+def answer(
+    project: Project,
+    name: str,
+    to: str,
+    *,
+    by: str,
+    comment: str = "",
+    kind: str = REPLY,
+    via: str = "board",
+) -> Note:
+    """Reply to a request of the task, or resolve it (`kind` RESOLVE)."""
+    text = comment.strip()
+    if kind == REPLY and not text:
+        raise AutomatonError("empty-comment", "A reply needs a comment.")
+    if len(text) > MAX_COMMENT:
+        raise AutomatonError(
+            "comment-too-long", f"A comment holds at most {MAX_COMMENT} characters."
+        )
+    task_dir = load_tracked(project, name).path
+    with store.locked(task_dir):
+        task = load_tracked(project, name)
+        if to not in {review.id for review in reviews(task)}:
+            raise AutomatonError(
+                "unknown-request", f"Task '{name}' has no request for changes '{printable(to)}'."
+            )
+        note = Note(kind, to, project.context.utc_now(), by, text)
+        entry = {"kind": kind, "to": to, "time": note.time, "by": by, "via": via}
+        store.append_review(task_dir, {**entry, "comment": text} if text else entry)
+    return note
 
 
 def _check_target(task: Task, artifact: str, line: int | None) -> None:
@@ -166,6 +275,9 @@ def as_context(task: Task, requests: list[Review]) -> str:
     for review in requests:
         comment = printable(review.comment, None)
         parts.append(f"- on {review.where()} ({printable(review.by, None)}): {comment}")
+        if review.suggestion:
+            suggested = "\n    ".join(printable(t, None) for t in review.suggestion.splitlines())
+            parts.append(f"  suggested text for {review.where()}:\n    {suggested}")
     artifact = requests[0].artifact if requests else machine.required_artifact(task.state or "")
     parts.append(
         f"Revise {artifact} accordingly; the task stays at its gate, and the user approves "
