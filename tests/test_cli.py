@@ -290,8 +290,18 @@ def test_inside_framework_home_its_tasks_folder_is_used(installed_home: Path) ->
             ("--task", "x", "--transition", "research", "--approver", "bob"),
             "ERROR: --approver goes with --approve.\n",
         ),
-        (("--list", "--select", "AR1"), "ERROR: --select goes with --audit.\n"),
-        (("--list", "--ignore", "AR1"), "ERROR: --ignore goes with --audit.\n"),
+        (
+            ("--list", "--select", "AR1"),
+            "ERROR: --select goes with --validate-folder or --audit.\n",
+        ),
+        (
+            ("--list", "--ignore", "AR1"),
+            "ERROR: --ignore goes with --validate-folder or --audit.\n",
+        ),
+        (
+            ("--task", "x", "--select", "AR1"),
+            "ERROR: --select goes with --validate-folder or --audit.\n",
+        ),
         (("--validate-folder", "--fail-on", "warning"), "ERROR: --fail-on goes with --audit.\n"),
         (
             ("--list", "--format", "sarif"),

@@ -1,8 +1,9 @@
 """The audit report: the specification's example line for line, the text, JSON,
 SARIF and GitHub formats, and what --select, --ignore, severity overrides and
---fail-on do to it. Projects come from the `automaton_project` fixture of the
-package's own pytest plugin; conftest's `backdate()` moves a task's recorded past so
-a commit falls after the transitions it is judged against without racing the clock.
+--fail-on do to it (--select and --ignore to --validate-folder too). Projects come from
+the `automaton_project` fixture of the package's own pytest plugin; conftest's
+`backdate()` moves a task's recorded past so a commit falls after the transitions it is
+judged against without racing the clock.
 """
 
 from __future__ import annotations
@@ -232,6 +233,48 @@ def test_selection_in_automaton_toml(
     audit = warned.audit(*args)
     assert audit.codes == codes
     assert audit.exit_code == exit_code
+
+
+@pytest.mark.parametrize(
+    ("config", "args", "failed"),
+    [
+        ("", (), True),
+        ("", ("--ignore", "AR101"), False),
+        ("", ("--select", "AR2"), False),
+        ("", ("--select", "AR1"), True),
+        ('ignore = ["AR101"]\n', (), False),
+        ('select = ["AR2"]\n', (), False),
+        ('select = ["AR2"]\n', ("--select", "AR1"), True),  # --select replaces
+        ('ignore = ["AR2"]\n', ("--ignore", "AR1"), False),  # --ignore adds
+    ],
+)
+def test_validate_folder_takes_the_selection_as_flags_and_as_keys(
+    warned: AutomatonProject, config: str, args: tuple[str, ...], failed: bool
+) -> None:
+    """Issue 32: the README lists `select` and `ignore` for the audit and --validate-folder,
+    so the flags go with both, and mean on --validate-folder what they mean on --audit."""
+    write_config(warned, config)
+    verdict = (
+        "Folder validation: FAIL — found out-of-order artifacts:"
+        if failed
+        else "Folder validation: PASS — no out-of-order artifacts found"
+    )
+    for task in ((), ("--task", "fix-login-bug")):
+        result = warned.run("--validate-folder", *task, *args)
+        assert result.exit_code == (1 if failed else 0), result
+        assert verdict in result.out.splitlines(), result.out
+        assert result.err == ""
+        body = json.loads(warned.run("--validate-folder", "--json", *task, *args).out)
+        assert [finding["code"] for finding in body["findings"]] == (["AR101"] if failed else [])
+        assert body["exit_code"] == result.exit_code
+
+
+@pytest.mark.parametrize("args", [("--select", "XX1"), ("--ignore", "AR9")])
+def test_unknown_rule_code_on_validate_folder(warned: AutomatonProject, args) -> None:
+    result = warned.run("--validate-folder", *args)
+    assert result.exit_code == 2
+    assert result.err == f"ERROR: Unknown rule code or prefix: {args[1]} (see --list-rules)\n"
+    assert result.out == ""
 
 
 def test_severity_override_shows_in_every_format(warned: AutomatonProject) -> None:

@@ -169,7 +169,7 @@ PARTICULAR = (
     ),
     Option("name", "--name", "Name of the --follow-up task (default TASK-fix).", "NAME"),
     Option(
-        "select", "--select", "Audit only these rule codes or prefixes (comma-separated).", "CODES"
+        "select", "--select", "Run only these rule codes or prefixes (comma-separated).", "CODES"
     ),
     Option("ignore", "--ignore", "Skip these rule codes or prefixes (comma-separated).", "CODES"),
     Option(
@@ -266,6 +266,7 @@ ACTIONS = (
         "validate_folder",
         "--validate-folder",
         "Check --task (or every task) for out-of-order artifacts.",
+        options=("select", "ignore"),
         handler="cli.commands:validate_folder",
         view="cli.views:validate_view",
     ),

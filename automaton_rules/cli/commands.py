@@ -257,9 +257,16 @@ def _problem(name: str, error: AutomatonError) -> str:
 
 
 def validate_folder(
-    *, run: Run, task: str | None, project: Path | None, config: Path | None
+    *,
+    run: Run,
+    task: str | None,
+    project: Path | None,
+    config: Path | None,
+    select: str | None,
+    ignore: str | None,
 ) -> Validation:
-    """`--validate-folder [--task NAME]`: out-of-order artifacts and hand-made folders."""
+    """`--validate-folder [--task NAME] [--select CODES] [--ignore CODES]`: out-of-order
+    artifacts and hand-made folders, the rules chosen as the audit's are."""
     proj, settings = run.open(project, config)
     if task is not None:
         tasks, errors = [proj.load(task)], list[str]()
@@ -275,7 +282,7 @@ def validate_folder(
         proj,
         tasks,
         config=settings,
-        selection=selection(engine, settings),
+        selection=selection(engine, settings, select, ignore),
         whole_project=task is None,
         jobs=settings.jobs,
     )
