@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import ENVELOPE, Project
+from helpers import ENVELOPE, Project
 
 from automaton_rules.cli import actions, commands, parser
 from automaton_rules.cli.actions import (

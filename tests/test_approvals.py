@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import (
+from helpers import (
     PROMPT,
     ROOT,
     STATUS_PY,
@@ -412,7 +412,7 @@ def test_a_user_prompt_approve_task_approves_the_task(prompted: Project) -> None
 
 
 def test_an_ordinary_prompt_changes_nothing(prompted: Project) -> None:
-    from conftest import files_below
+    from helpers import files_below
 
     name = awaiting(prompted)
     before = files_below(prompted.root)

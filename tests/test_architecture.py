@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import PACKAGE, ROOT
+from helpers import PACKAGE, ROOT
 
 from automaton_rules import _LAZY as LAZY_NAMES
 
@@ -264,10 +264,26 @@ def test_no_test_module_imports_another() -> None:
     assert {name: found for name, found in borrowing.items() if found} == {}
 
 
+def test_conftest_holds_fixtures_and_hooks_and_helpers_live_in_helpers() -> None:
+    """Issue 31: pytest keeps fixtures in conftest.py and helpers in a module the tests
+    import (`from helpers import NAME`); conftest.py is no module to import from."""
+    conftest = TESTS / "conftest.py"
+    source = conftest.read_text(encoding="utf-8")
+    assert len(source.splitlines()) <= 400
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef):
+            raise AssertionError(f"class {node.name} in conftest.py: it goes to tests/helpers/")
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("pytest_"):
+            decorators = [ast.unparse(decorator) for decorator in node.decorator_list]
+            assert any(d.startswith("pytest.fixture") for d in decorators), node.name
+    importing = re.compile(r"^\s*(?:from|import)\s+conftest\b", re.MULTILINE)
+    assert [p.name for p in TESTS.rglob("*.py") if importing.search(p.read_text())] == []
+
+
 def test_the_long_tests_run_first_are_tests_that_exist() -> None:
-    """conftest.LONG_TESTS orders the suite for parallel workers: a renamed test would
+    """helpers.LONG_TESTS orders the suite for parallel workers: a renamed test would
     silently drop out of it, and the suite would end later."""
-    from conftest import LONG_TESTS
+    from helpers import LONG_TESTS
 
     missing = []
     for name in LONG_TESTS:

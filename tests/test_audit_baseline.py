@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import CAT4, HOUR, backdate, git_project, now, section, with_code
+from helpers import CAT4, HOUR, backdate, git_project, now, section, with_code
 
 from automaton_rules.engine.findings import Finding
 from automaton_rules.report import baseline as baselines

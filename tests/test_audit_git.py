@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import (
+from helpers import (
     CAT1,
     CAT3,
     ERRORS,

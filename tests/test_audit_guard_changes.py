@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, STATUS_PY, git_with_hooks
+from helpers import ROOT, STATUS_PY, git_with_hooks
 
 from automaton_rules.engine import gitlog
 from automaton_rules.testing import Audit, AutomatonProject

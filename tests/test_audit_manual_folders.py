@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import OUT_OF_ORDER_PASS, Project, section, with_code
+from helpers import OUT_OF_ORDER_PASS, Project, section, with_code
 
 from automaton_rules.testing import AutomatonProject
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 
-from conftest import CAT4, Project, backdate, git_project, now, section, write_config
+from helpers import CAT4, Project, backdate, git_project, now, section, write_config
 
 from automaton_rules.testing import AutomatonProject
 

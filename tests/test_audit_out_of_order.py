@@ -4,7 +4,7 @@ not reached is an error naming that phase; the tasks without one pass.
 
 from __future__ import annotations
 
-from conftest import with_code
+from helpers import with_code
 
 from automaton_rules.testing import AutomatonProject
 

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import (
+from helpers import (
     HOUR,
     TIME_FORMAT,
     assert_clean,

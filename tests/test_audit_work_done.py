@@ -4,7 +4,7 @@ through the audit as CI runs it, on a git history dated by the fixture's clock."
 
 from __future__ import annotations
 
-from conftest import CAT2, CAT3, section, with_code
+from helpers import CAT2, CAT3, section, with_code
 
 from automaton_rules.testing import AutomatonProject
 

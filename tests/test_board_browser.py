@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Board, current_state, run_hook, status_env, system_tool, write_config
+from helpers import Board, current_state, run_hook, status_env, system_tool, write_config
 
 from automaton_rules.board.passkeys import KEYS_FILE
 from automaton_rules.core import store

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="the dashboard's extra: pip install '.[board]'")
 
-from conftest import Board
+from helpers import Board
 
 from automaton_rules.testing import AutomatonProject
 

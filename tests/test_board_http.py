@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="the dashboard's extra: pip install '.[board]'")
 
-from conftest import Board, current_state, run_hook, status_env, write_config
+from helpers import Board, current_state, run_hook, status_env, write_config
 
 from automaton_rules.core import store
 from automaton_rules.testing import AutomatonProject

@@ -17,7 +17,7 @@ pytest.importorskip("starlette", reason="the dashboard's extra: pip install '.[b
 pytest.importorskip("webauthn", reason="the dashboard's extra: pip install '.[board]'")
 
 import softkey
-from conftest import Board, current_state, write_config
+from helpers import Board, current_state, write_config
 from softkey import UP, SoftKey
 
 from automaton_rules.board.passkeys import KEYS_FILE

@@ -17,7 +17,7 @@ pytest.importorskip("starlette", reason="the dashboard's extra: pip install '.[b
 pytest.importorskip("webauthn", reason="the dashboard's extra: pip install '.[board]'")
 
 import softkey
-from conftest import Board, current_state, run_hook, write_config
+from helpers import Board, current_state, run_hook, write_config
 
 from automaton_rules.core import store
 from automaton_rules.testing import AutomatonProject

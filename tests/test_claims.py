@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import TIME_FORMAT, Project, stamp
+from helpers import TIME_FORMAT, Project, stamp
 
 STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
 LOCK = re.compile(

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import STATUS_PY, Project, files_below, one_line, path_to, status_env, status_py
+from helpers import STATUS_PY, Project, files_below, one_line, path_to, status_env, status_py
 
 from automaton_rules import __version__
 from automaton_rules.cli import entry as cli

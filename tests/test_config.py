@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Project, files_below
+from helpers import ROOT, Project, files_below
 
 from automaton_rules.core.config import Config, find_config, load_config
 from automaton_rules.support.errors import AutomatonError

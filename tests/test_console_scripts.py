@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN
+from helpers import BIN
 
 from automaton_rules import __version__
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, chained_history, path_to, sized
+from helpers import ROOT, chained_history, path_to, sized
 
 from automaton_rules.core import store
 from automaton_rules.support import clock

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+from helpers import ROOT
 
 
 def test_the_demo_runs_to_its_audit(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import inspect
 import re
 
 import pytest
-from conftest import README, ROOT, WRITING_RULES
+from helpers import README, ROOT, WRITING_RULES
 
 from automaton_rules.cli import parser
 from automaton_rules.engine import hookspecs
@@ -126,7 +126,7 @@ def test_the_guides_shell_blocks_run_as_written(tmp_path) -> None:
     import shutil
     import subprocess
 
-    from conftest import ROOT
+    from helpers import ROOT
 
     template = ROOT / "examples" / "acme-rules"
     readme = (template / "README.md").read_text(encoding="utf-8")

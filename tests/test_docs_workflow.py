@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import README, ROOT
+from helpers import README, ROOT
 
 from automaton_rules.core import machine
 from automaton_rules.core.project import find_project

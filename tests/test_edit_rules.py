@@ -14,7 +14,7 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-from conftest import HOOK, ROOT, STATUS_PY, denied, edit_event
+from helpers import HOOK, ROOT, STATUS_PY, denied, edit_event
 
 from automaton_rules import Edit, Rule, hookimpl, rule
 from automaton_rules.core.project import find_project

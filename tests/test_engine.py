@@ -9,7 +9,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import BUILTIN_CODES, empty_project, walk
+from helpers import BUILTIN_CODES, empty_project, walk
 
 from automaton_rules import AutomatonError, Refusal, Rule, Transition, rule, workflow
 from automaton_rules.core.project import find_project

@@ -13,7 +13,7 @@ import ast
 import re
 
 import pytest
-from conftest import ROOT, Project
+from helpers import ROOT, Project
 
 from automaton_rules.core import policy
 from automaton_rules.support.errors import CODES, ERROR_CODES, AutomatonError, Code, Refusal

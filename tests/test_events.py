@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROMPT, ROOT, Project, awaiting, claude_prompt, history, run_hook, write_config
+from helpers import PROMPT, ROOT, Project, awaiting, claude_prompt, history, run_hook, write_config
 
 from automaton_rules import Event
 

@@ -21,7 +21,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, STATUS_PY, empty_project
+from helpers import ROOT, STATUS_PY, empty_project
 
 TEMPLATE = ROOT / "examples" / "acme-rules"
 GUIDE = (ROOT / "docs" / "writing-rules.md").read_text(encoding="utf-8")

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, TIME_FORMAT, Project, assert_clean, section, with_code
+from helpers import ROOT, TIME_FORMAT, Project, assert_clean, section, with_code
 
 import automaton_rules
 from automaton_rules import verdict_of

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Project, denied, hook_command, implement, reader_only, rewritten
+from helpers import Project, denied, hook_command, implement, reader_only, rewritten
 
 from automaton_rules.guards import harnesses, hook_settings
 from automaton_rules.guards.sandbox import mechanisms

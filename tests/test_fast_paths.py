@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

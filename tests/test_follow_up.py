@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import Project, history, path_to
+from helpers import Project, history, path_to
 
 EARLY = ("SPEC.md", "DESIGN.md", "TEST_PLAN.md", "IMPLEMENTATION.md")
 LATE = ("BUG_REPORT.md", "ADVERSARIAL_BUG_REPORT.md", "DOC_REVIEW.md")

@@ -5,7 +5,7 @@ project's `automaton.toml` hold, and whatever arguments status.py gets, a comman
 with exit 0, 1 or 2, never a traceback, an `ERROR:` line whenever it exits 2, nothing
 written outside the tasks folder, and nothing written at all by a command that only reads.
 
-Commands run in-process (as conftest's `Project.run` does), each example on a fresh copy
+Commands run in-process (as helpers' `Project.run` does), each example on a fresh copy
 of a small project. `AUTOMATON_FUZZ=long` runs many more examples than CI's default.
 """
 
@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import entries_below, path_to, sized
+from helpers import entries_below, path_to, sized
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Project, git_with_hooks
+from helpers import ROOT, Project, git_with_hooks
 
 from automaton_rules.cli import install_files
 from automaton_rules.support.context import STATUS_SCRIPT

@@ -7,7 +7,7 @@ import re
 import subprocess
 
 import pytest
-from conftest import ROOT, Project, path_to, system_tool
+from helpers import ROOT, Project, path_to, system_tool
 
 from automaton_rules.core import machine
 from automaton_rules.report import graph as graphs

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ENVELOPE, ROOT, STATUS_PY, Project, age_task, modules_imported, put
+from helpers import ENVELOPE, ROOT, STATUS_PY, Project, age_task, modules_imported, put
 
 EDIT_RULE = "Code edits require implement or doc_review phase."
 STATE_FILES = (".state", ".state.approvals", ".state.history", ".state.lock", ".state.tmp")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import HOOK, ROOT, denied, edit_event, put, replay, run_hook
+from helpers import HOOK, ROOT, denied, edit_event, put, replay, run_hook
 
 from automaton_rules.core import store
 from automaton_rules.guards import harness

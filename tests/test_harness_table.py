@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import (
+from helpers import (
     HOOK_FIXTURES,
     INSTALL,
     PACKAGE,

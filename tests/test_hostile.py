@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import (
+from helpers import (
     ROOT,
     STATUS_PY,
     Project,

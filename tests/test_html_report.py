@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import status_py, system_tool
+from helpers import status_py, system_tool
 
 from automaton_rules.core import machine
 from automaton_rules.core.project import Project

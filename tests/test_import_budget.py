@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import HOOK, ROOT, STATUS_PY, Project, edit_event, modules_imported, put, shell_event
+from helpers import HOOK, ROOT, STATUS_PY, Project, edit_event, modules_imported, put, shell_event
 
 from automaton_rules.guards.sandbox import mechanisms
 

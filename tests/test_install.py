@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SCRIPT_CALL, clean_env, run_install
+from helpers import ROOT, SCRIPT_CALL, clean_env, run_install
 
 from automaton_rules.cli import install, install_files
 from automaton_rules.guards import harnesses, hook_settings

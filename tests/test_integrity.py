@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import HOOK, STATUS_PY, Project, modules_imported, recorded
+from helpers import HOOK, STATUS_PY, Project, modules_imported, recorded
 
 from automaton_rules import workflow
 from automaton_rules.core import integrity, store

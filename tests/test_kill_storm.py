@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 import storm_child
-from conftest import Project, path_to, sized
+from helpers import Project, path_to, sized
 
 from automaton_rules.core import machine, store
 

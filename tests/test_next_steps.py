@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 
 import pytest
-from conftest import Project
+from helpers import Project
 
 from automaton_rules.core import machine
 

@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import write_config
+from helpers import write_config
 
 from automaton_rules.engine import parallel
 from automaton_rules.testing import AutomatonProject

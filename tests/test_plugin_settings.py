@@ -5,7 +5,7 @@ rules as `settings`."""
 from __future__ import annotations
 
 import pytest
-from conftest import write_config
+from helpers import write_config
 
 from automaton_rules.testing import AutomatonProject
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import (
+from helpers import (
     BUILTIN_CODES,
     CAT1,
     CAT2,

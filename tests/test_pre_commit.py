@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import (
+from helpers import (
     BIN,
     ROOT,
     Project,

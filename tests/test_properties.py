@@ -6,7 +6,7 @@ import tempfile
 from collections import deque
 from pathlib import Path
 
-from conftest import chained_history, run, sized
+from helpers import chained_history, run, sized
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

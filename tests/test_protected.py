@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GUARD_PHASES, HOOK, HOOK_FIXTURES, Project, denied, recorded, run_hook
+from helpers import GUARD_PHASES, HOOK, HOOK_FIXTURES, Project, denied, recorded, run_hook
 
 from automaton_rules.core.config import load_config
 from automaton_rules.core.guard_files import PROGRAM

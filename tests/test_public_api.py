@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, TIME_FORMAT, WRITING_RULES, Project, status_env
+from helpers import ROOT, TIME_FORMAT, WRITING_RULES, Project, status_env
 
 import automaton_rules
 from automaton_rules import (

@@ -20,7 +20,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import ROOT, status_py
+from helpers import ROOT, status_py
 from markdown_it import MarkdownIt
 
 from automaton_rules.core.project import Project

@@ -1,7 +1,7 @@
 """The audit report: the specification's example line for line, the text, JSON,
 SARIF and GitHub formats, and what --select, --ignore, severity overrides and
 --fail-on do to it (--select and --ignore to --validate-folder too). Projects come from
-the `automaton_project` fixture of the package's own pytest plugin; conftest's
+the `automaton_project` fixture of the package's own pytest plugin; helpers'
 `backdate()` moves a task's recorded past so a commit falls after the transitions it is
 judged against without racing the clock.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import (
+from helpers import (
     BUILTIN_CODES,
     CAT1,
     CAT2,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from conftest import section
+from helpers import section
 
 from automaton_rules.testing import AutomatonProject
 

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import (
+from helpers import (
     BIN,
     STATUS_PY,
     Project,

@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Project, answered, context_of, recorded, replay, run_hook, run_install
+from helpers import Project, answered, context_of, recorded, replay, run_hook, run_install
 
 from automaton_rules.cli import install_files
 from automaton_rules.core.config import load_config

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from conftest import ROOT
+from helpers import ROOT
 
 PIP_SAYS = """\
 Obtaining file:///work/automaton-rules

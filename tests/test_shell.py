@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import GUARD_PHASES, ROOT, recorded, run_hook
+from helpers import GUARD_PHASES, ROOT, recorded, run_hook
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 from automaton_rules.guards import shell, shell_git, shell_handlers, shell_table
 

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import make_key, signers_file
+from helpers import make_key, signers_file
 
 from automaton_rules.support import signing
 from automaton_rules.support.errors import AutomatonError

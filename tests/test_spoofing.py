@@ -19,7 +19,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from conftest import STATUS_PY, empty_project, run, walk
+from helpers import STATUS_PY, empty_project, run, walk
 
 from automaton_rules.core import store
 from automaton_rules.guards import git_hooks as githooks

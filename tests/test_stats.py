@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
-from conftest import HOUR, ROOT, Project, history, path_to, rewrite_history
+from helpers import HOUR, ROOT, Project, history, path_to, rewrite_history
 
 from automaton_rules.core.history import HistoryEntry
 from automaton_rules.report import stats as figures

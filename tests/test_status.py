@@ -36,7 +36,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SCRIPT_CALL, STATUS_PY, entries_below, no_traceback, one_line, put
+from helpers import ROOT, SCRIPT_CALL, STATUS_PY, entries_below, no_traceback, one_line, put
 from spec_tables import (
     ACCEPTANCE_CRITERIA,
     ALL_ARTIFACTS,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import Project, backdate, git_project, now, section, with_code
+from helpers import Project, backdate, git_project, now, section, with_code
 
 
 def _audited(automaton_project: Any) -> Any:

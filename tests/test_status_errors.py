@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import no_traceback, put
+from helpers import no_traceback, put
 
 
 def tasks_label(project) -> str:

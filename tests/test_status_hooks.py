@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import age_task, put
+from helpers import age_task, put
 from spec_tables import STATES, base
 
 # --------------------------------------------------------------------------------------

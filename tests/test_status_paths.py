@@ -8,7 +8,7 @@ The acceptance criterion "Project path resolution (defaults to CWD, handles
 from __future__ import annotations
 
 import pytest
-from conftest import entries_below, no_traceback, put
+from helpers import entries_below, no_traceback, put
 
 from automaton_rules.cli import entry as cli
 

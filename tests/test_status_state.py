@@ -9,7 +9,7 @@ and adopted with --upgrade, and `untracked = "infer"` gives the specification's 
 
 from __future__ import annotations
 
-from conftest import SCRIPT_CALL
+from helpers import SCRIPT_CALL
 
 
 def test_fallback_to_artifact_heuristic_when_state_doesnt_exist(project):

@@ -7,7 +7,7 @@ The acceptance criterion "Sub-task support (reading .state from sub-task folder)
 from __future__ import annotations
 
 import pytest
-from conftest import put
+from helpers import put
 
 
 def test_subtask_support_reading_state_from_subtask_folder(project, task_in):

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import no_traceback, put
+from helpers import no_traceback, put
 from spec_tables import APPROVAL_LINE, ILLEGAL_PAIRS, LEGAL, LEGAL_EDGES, base, own_artifacts
 
 # --------------------------------------------------------------------------------------

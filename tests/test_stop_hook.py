@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Board, status_env, write_config
+from helpers import Board, status_env, write_config
 
 from automaton_rules.core import store
 from automaton_rules.guards import harnesses

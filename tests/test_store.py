@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Project, path_to, status_py
+from helpers import ROOT, Project, path_to, status_py
 from hypothesis import given
 from hypothesis import strategies as st
 

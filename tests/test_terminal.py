@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from conftest import BIN, ENVELOPE, STATUS_PY, Project, status_env, status_py
+from helpers import BIN, ENVELOPE, STATUS_PY, Project, status_env, status_py
 
 from automaton_rules.cli.style import PLAIN, Style
 

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, history, make_key, signers_file
+from helpers import ROOT, history, make_key, signers_file
 
 from automaton_rules import Project
 from automaton_rules.cli import entry as cli

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, STATUS_PY, Project
+from helpers import ROOT, STATUS_PY, Project
 
 from automaton_rules.cli import install
 

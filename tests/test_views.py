@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import OUT_OF_ORDER_PASS, ROOT, Project, empty_project, one_line, run, walk
+from helpers import OUT_OF_ORDER_PASS, ROOT, Project, empty_project, one_line, run, walk
 
 from automaton_rules.core import machine, store
 

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Project, denied, hook_command, rewritten
+from helpers import BIN, Project, denied, hook_command, rewritten
 
 from automaton_rules.guards import witness
 from automaton_rules.guards.sandbox import mechanisms

@@ -8,7 +8,7 @@ operations, have their own files (test_claims.py, test_follow_up.py).
 from __future__ import annotations
 
 import pytest
-from conftest import OUT_OF_ORDER_PASS, Project, one_line, path_to
+from helpers import OUT_OF_ORDER_PASS, Project, one_line, path_to
 
 # ----------------------------------------------- a sub-task never enters decomposition
 

@@ -4,7 +4,7 @@ status.py carries out, each test named after the statement it checks and quoting
 
 from __future__ import annotations
 
-from conftest import SCRIPT_CALL, put
+from helpers import SCRIPT_CALL, put
 
 
 def test_autopilot_pauses_when_the_referee_identifies_tie_breaks(project, task_in):

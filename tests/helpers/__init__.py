@@ -1,0 +1,179 @@
+"""What more than one test module uses, other than fixtures (those are in conftest.py):
+`from helpers import NAME`. Each concern has a module of its own:
+
+- `checkout`: where the checkout, its documents and the installation under test are;
+- `suite`: the sized suites' size (AUTOMATON_TESTS) and the long tests run first;
+- `projects`: temporary projects (`Project`) and ways to run status.py on them;
+- `output`: reading what status.py printed, and proving what it left alone;
+- `audit`: the audit report's headings, the built-in codes, readers of findings;
+- `past`: a task's recorded past moved instead of racing the clock, and git history;
+- `tools`: the system programs some tests need, found or the test skipped;
+- `hooks`: automaton-hook fed recorded events, answers read in each harness's protocol;
+- `installer`: automaton-install run as a person runs it;
+- `imports`: what a command imports;
+- `board`: the dashboard served in a thread.
+"""
+
+from __future__ import annotations
+
+from helpers.audit import (
+    BUILTIN_CODES,
+    CAT1,
+    CAT2,
+    CAT3,
+    CAT4,
+    CAT5,
+    CATEGORY_HEADINGS,
+    ERRORS,
+    assert_clean,
+    section,
+    with_code,
+    write_config,
+)
+from helpers.board import Board
+from helpers.checkout import BIN, HOOK, INSTALL, PACKAGE, README, ROOT, STATUS_PY, WRITING_RULES
+from helpers.hooks import (
+    HOOK_FIXTURES,
+    answered,
+    claude_prompt,
+    context_of,
+    denied,
+    edit_event,
+    hook_command,
+    protocol,
+    reader_only,
+    recorded,
+    replay,
+    rewritten,
+    run_hook,
+    shell_event,
+)
+from helpers.imports import IMPORT_LINE, modules_imported
+from helpers.installer import clean_env, run_install
+from helpers.output import (
+    OUT_OF_ORDER_PASS,
+    SCRIPT_CALL,
+    entries_below,
+    files_below,
+    no_traceback,
+    one_line,
+)
+from helpers.past import (
+    HOUR,
+    TIME_FORMAT,
+    age_task,
+    backdate,
+    chained_history,
+    git_project,
+    git_with_hooks,
+    history,
+    now,
+    rewrite_history,
+    seconds,
+    shift_times,
+    stamp,
+)
+from helpers.projects import (
+    ENVELOPE,
+    GUARD_PHASES,
+    PROMPT,
+    Project,
+    Result,
+    awaiting,
+    commit_source_and_task,
+    current_state,
+    empty_project,
+    implement,
+    path_to,
+    put,
+    run,
+    status_env,
+    status_py,
+    walk,
+)
+from helpers.suite import LONG_TESTS, SIZE, SIZES, sized
+from helpers.tools import make_key, signers_file, system_tool
+
+__all__ = [
+    "BIN",
+    "BUILTIN_CODES",
+    "CAT1",
+    "CAT2",
+    "CAT3",
+    "CAT4",
+    "CAT5",
+    "CATEGORY_HEADINGS",
+    "ENVELOPE",
+    "ERRORS",
+    "GUARD_PHASES",
+    "HOOK",
+    "HOOK_FIXTURES",
+    "HOUR",
+    "IMPORT_LINE",
+    "INSTALL",
+    "LONG_TESTS",
+    "OUT_OF_ORDER_PASS",
+    "PACKAGE",
+    "PROMPT",
+    "README",
+    "ROOT",
+    "SCRIPT_CALL",
+    "SIZE",
+    "SIZES",
+    "STATUS_PY",
+    "TIME_FORMAT",
+    "WRITING_RULES",
+    "Board",
+    "Project",
+    "Result",
+    "age_task",
+    "answered",
+    "assert_clean",
+    "awaiting",
+    "backdate",
+    "chained_history",
+    "claude_prompt",
+    "clean_env",
+    "commit_source_and_task",
+    "context_of",
+    "current_state",
+    "denied",
+    "edit_event",
+    "empty_project",
+    "entries_below",
+    "files_below",
+    "git_project",
+    "git_with_hooks",
+    "history",
+    "hook_command",
+    "implement",
+    "make_key",
+    "modules_imported",
+    "no_traceback",
+    "now",
+    "one_line",
+    "path_to",
+    "protocol",
+    "put",
+    "reader_only",
+    "recorded",
+    "replay",
+    "rewrite_history",
+    "rewritten",
+    "run",
+    "run_hook",
+    "run_install",
+    "seconds",
+    "section",
+    "shell_event",
+    "shift_times",
+    "signers_file",
+    "sized",
+    "stamp",
+    "status_env",
+    "status_py",
+    "system_tool",
+    "walk",
+    "with_code",
+    "write_config",
+]
