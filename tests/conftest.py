@@ -103,5 +103,5 @@ def hooked_repo(project: Project, task_in) -> Project:
 
 @pytest.fixture(scope="session")
 def ssh_keygen() -> str:
-    """The ssh-keygen to use, installed here if the machine allows."""
+    """The ssh-keygen to use; the tests that sign skip without it."""
     return system_tool("openssh-client", "ssh-keygen")

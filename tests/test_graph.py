@@ -247,7 +247,7 @@ def test_graph_format_dot_prints_a_digraph(project: Project) -> None:
 
 
 def test_graphviz_reads_the_digraph(project: Project) -> None:
-    dot = system_tool("graphviz", "dot")  # installed here where apt-get can
+    dot = system_tool("graphviz", "dot")  # bash scripts/setup.sh test installs it
     _rework(project, "alpha")
     text = project.run("--graph", "--format", "dot", "--task", "alpha").out
     proc = subprocess.run([dot, "-Tsvg"], input=text, capture_output=True, text=True, check=False)

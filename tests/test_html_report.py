@@ -4,7 +4,7 @@ Without a browser (always): the page parsed with `html.parser` — no reference 
 file, the tasks awaiting approval listed first on the board, every task in its phase's
 column (awaiting approval first there too), each task's timeline and artifacts, hostile
 strings escaped, the exit codes of the text report. In a real browser (Debian's
-`chromium`, installed here when running as root with apt, else the test is skipped with
+`chromium`, which `bash scripts/setup.sh test` installs; else the test is skipped with
 the reason): the page loads with no console error, no exception and no request but the
 file itself, shows every task, opens on the tasks awaiting approval, and prints without
 its sticky header. The browser is driven over the DevTools pipe, with no extra dependency.
@@ -486,8 +486,8 @@ BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    """Debian's chromium (or another Chrome on PATH), installed with apt where the test
-    runs as root; else the browser tests are skipped, saying why."""
+    """Debian's chromium (or another Chrome on PATH); else the browser tests are skipped,
+    saying why."""
     return system_tool("chromium", *BROWSERS)
 
 

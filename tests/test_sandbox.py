@@ -41,7 +41,7 @@ from automaton_rules.guards.sandbox import boundary, bubblewrap, landlock, mecha
 
 
 def bwrap_or_skip() -> str:
-    """bubblewrap, installed where the test can (apt-get as root), else a skip saying why."""
+    """bubblewrap where it is installed and works, else a skip saying why."""
     pinned = os.environ.get(mechanisms.PINNED)
     if pinned and pinned != "bubblewrap":
         pytest.skip(f"the suite runs under {pinned} alone ({mechanisms.PINNED})")

@@ -1,8 +1,12 @@
 """`scripts/setup.sh` says what it does while pip installs (issue 32: a first install looked
-hung for a minute), and shows pip's whole output when pip fails.
+hung for a minute), and shows pip's whole output when pip fails. `setup.sh test` installs
+the system programs some tests need, saying so, unless AUTOMATON_SYSTEM_TOOLS=skip; the
+tests themselves install nothing (issue 31).
 
 The script runs for real on a copy of itself, with a stand-in for `.venv/bin/python` that
-prints what pip prints: installing the project for real takes a minute and the network.
+prints what pip prints (installing the project for real takes a minute and the network),
+on a PATH of its own: the utilities it runs, stand-ins for the system programs, for `id`
+and for apt-get.
 """
 
 from __future__ import annotations
@@ -11,7 +15,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from helpers import ROOT
+import pytest
+from helpers import ROOT, system_tool
 
 PIP_SAYS = """\
 Obtaining file:///work/automaton-rules
@@ -42,14 +47,74 @@ def _copy(tmp_path: Path, status: int, output: str) -> Path:
     return checkout
 
 
-def _setup(checkout: Path, *args: str) -> subprocess.CompletedProcess[str]:
+# What setup.sh runs besides bash's builtins, and the system programs it looks for.
+UTILITIES = ("dirname", "mktemp", "tee", "cat", "rm", "tr")
+PROGRAMS = {
+    "chromium": "chromium",
+    "openssh-client": "ssh-keygen",
+    "graphviz": "dot",
+    "bubblewrap": "bwrap",
+    "tmux": "tmux",
+}
+# An apt-get that records its calls and "installs" a package by making its program, as
+# apt-get prints it; with a `fail` file beside it, every call fails.
+APT_GET = """#!/bin/sh
+here=$(dirname "$0")
+echo "$*" >> "$here/../apt-calls"
+if [ -e "$here/../fail" ]; then echo "E: Unable to locate package $*"; exit 100; fi
+[ "$1" = install ] || exit 0
+shift
+for package in "$@"; do
+    case $package in -*) continue ;; esac
+    program=$(grep "^$package " "$here/../programs" | cut -d' ' -f2)
+    printf '#!/bin/sh\\n' > "$here/$program" && chmod +x "$here/$program"
+    echo "Setting up $package (1.0) ..."
+done
+"""
+
+
+def _path(
+    tmp_path: Path, present: tuple[str, ...] = tuple(PROGRAMS), uid: int = 0, apt: bool = True
+) -> Path:
+    """A folder to be the whole PATH: the utilities, a stand-in for each package of
+    `present`, an `id -u` that says `uid`, and an apt-get unless `apt` is false."""
+    folder = tmp_path / "path" / "bin"
+    folder.mkdir(parents=True)
+    for name in (*UTILITIES, "grep", "cut", "chmod"):
+        found = shutil.which(name)
+        assert found is not None, name
+        (folder / name).symlink_to(found)
+    stands = {name: "#!/bin/sh\n" for package in present for name in [PROGRAMS[package]]}
+    stands["id"] = f"#!/bin/sh\necho {uid}\n"
+    if apt:
+        stands["apt-get"] = APT_GET
+    for name, text in stands.items():
+        (folder / name).write_text(text)
+        (folder / name).chmod(0o755)
+    (folder.parent / "programs").write_text("".join(f"{p} {n}\n" for p, n in PROGRAMS.items()))
+    return folder
+
+
+def _setup(
+    checkout: Path, *args: str, path: Path | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """setup.sh run with bash, on `path` alone (default: every program present)."""
+    path = path or _path(checkout.parent)
+    bash = shutil.which("bash")
+    assert bash is not None
     return subprocess.run(
-        ["bash", str(checkout / "scripts" / "setup.sh"), *args],
+        [bash, str(checkout / "scripts" / "setup.sh"), *args],
         capture_output=True,
         text=True,
+        env={"PATH": str(path), "TMPDIR": str(checkout.parent), **env},
         timeout=60,
         check=False,
     )
+
+
+def _apt_calls(path: Path) -> list[str]:
+    calls = path.parent / "apt-calls"
+    return calls.read_text().splitlines() if calls.exists() else []
 
 
 def test_setup_prints_each_package_as_pip_collects_it(tmp_path: Path) -> None:
@@ -79,3 +144,102 @@ def test_setup_shows_pip_s_whole_output_when_pip_fails(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "setup.sh: pip failed; its output:\n" + failure in proc.stderr
     assert "done in" not in proc.stderr
+
+
+# ------------------------------------------------------------- the system programs
+
+
+def test_setup_test_installs_the_missing_system_programs_saying_so(tmp_path: Path) -> None:
+    checkout = _copy(tmp_path, 0, PIP_SAYS)
+    path = _path(tmp_path, present=("openssh-client", "graphviz"))
+    proc = _setup(checkout, "test", path=path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    said = lines.index(
+        "setup.sh: installing with apt-get what some tests need: chromium bubblewrap tmux "
+        "(AUTOMATON_SYSTEM_TOOLS=skip leaves it out)"
+    )
+    assert lines[said - 1].startswith("  Successfully installed")  # after pip
+    assert lines[said + 1 : -1] == [
+        "  Setting up chromium (1.0) ...",
+        "  Setting up bubblewrap (1.0) ...",
+        "  Setting up tmux (1.0) ...",
+    ]
+    assert lines[-1].startswith("setup.sh: done in ")
+    assert _apt_calls(path) == ["install -y -q chromium bubblewrap tmux"]
+    again = _setup(checkout, "test", path=path)
+    assert again.returncode == 0, again.stderr
+    assert "apt-get" not in again.stderr
+    assert _apt_calls(path) == ["install -y -q chromium bubblewrap tmux"]
+
+
+def test_setup_test_leaves_them_out_with_the_variable(tmp_path: Path) -> None:
+    checkout = _copy(tmp_path, 0, PIP_SAYS)
+    path = _path(tmp_path, present=("openssh-client", "graphviz", "bubblewrap", "tmux"))
+    proc = _setup(checkout, "test", path=path, AUTOMATON_SYSTEM_TOOLS="skip")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "setup.sh: not installing chromium (AUTOMATON_SYSTEM_TOOLS=skip): the tests that "
+        "need it skip\n"
+    ) in proc.stderr
+    assert _apt_calls(path) == []
+
+
+@pytest.mark.parametrize(("uid", "apt"), [(1000, True), (0, False)])
+def test_setup_test_says_what_to_install_where_it_cannot(
+    tmp_path: Path, uid: int, apt: bool
+) -> None:
+    checkout = _copy(tmp_path, 0, PIP_SAYS)
+    path = _path(tmp_path, present=("openssh-client", "bubblewrap", "tmux"), uid=uid, apt=apt)
+    proc = _setup(checkout, "test", path=path)
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "setup.sh: no chromium graphviz here, and no apt-get as root to install it: the "
+        "tests that need it skip (on Debian, as root: apt-get install chromium graphviz)\n"
+    ) in proc.stderr
+    assert _apt_calls(path) == []
+
+
+def test_a_failed_apt_get_is_shown_and_the_setup_goes_on(tmp_path: Path) -> None:
+    checkout = _copy(tmp_path, 0, PIP_SAYS)
+    path = _path(tmp_path, present=("openssh-client", "graphviz", "bubblewrap", "tmux"))
+    (path.parent / "fail").write_text("")
+    proc = _setup(checkout, "test", path=path)
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "setup.sh: apt-get failed; its output:\n"
+        "E: Unable to locate package install -y -q chromium\n"
+        "E: Unable to locate package update -q\n"
+        "setup.sh: the tests that need chromium skip\n"
+    ) in proc.stderr
+    assert _apt_calls(path) == ["install -y -q chromium", "update -q"]
+
+
+def test_only_setup_test_looks_for_system_programs(tmp_path: Path) -> None:
+    checkout = _copy(tmp_path, 0, PIP_SAYS)
+    path = _path(tmp_path, present=())
+    for args in ((), ("board",)):
+        proc = _setup(checkout, *args, path=path)
+        assert proc.returncode == 0, proc.stderr
+        assert len(proc.stderr.splitlines()) == 7, proc.stderr  # pip's lines, and done
+    assert _apt_calls(path) == []
+
+
+def test_a_missing_program_skips_its_test_naming_it() -> None:
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        system_tool("graphviz", "no-such-dot", "nor-this-one")
+    assert str(skipped.value) == (
+        "no-such-dot or nor-this-one is not installed (Debian's graphviz: "
+        "`bash scripts/setup.sh test` installs it, as root with apt-get)"
+    )
+
+
+def test_the_tests_install_nothing() -> None:
+    """Issue 31: the suite called apt-get in the middle of a run; now only setup.sh does."""
+    here = Path(__file__)
+    found = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "tests").rglob("*.py")
+        if path != here and "apt-get install" in path.read_text(encoding="utf-8")
+    ]
+    assert found == []

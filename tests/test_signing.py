@@ -1,8 +1,7 @@
 """Signed approvals' cryptography: ssh-keygen signs what was approved, and checks it.
 
-Keys are made by `ssh-keygen` in each test. Where the machine lacks it, the setup installs
-Debian's openssh-client when it can (as root, with apt-get) and skips with the reason when
-it cannot.
+Keys are made by `ssh-keygen` in each test. Where the machine lacks it, the tests skip,
+naming it (`bash scripts/setup.sh test` installs Debian's openssh-client, as root).
 """
 
 from __future__ import annotations
