@@ -4,6 +4,7 @@ changes, or on its time limit (then the agent stops, as it did before)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -18,7 +19,12 @@ from automaton_rules.core import store
 from automaton_rules.guards import harnesses
 from automaton_rules.testing import AutomatonProject
 
-pytest.importorskip("starlette", reason="the dashboard's extra: pip install '.[board]'")
+# The tests that approve or ask for changes from the board need the dashboard's extra; the
+# others test the hook alone, which never imports it (issue 31: all were skipped without).
+needs_board = pytest.mark.skipif(
+    importlib.util.find_spec("starlette") is None,
+    reason="the dashboard's extra: pip install '.[board]'",
+)
 
 
 def gated(tmp_path: Path, wait: float) -> AutomatonProject:
@@ -62,6 +68,7 @@ def waiting(proc: subprocess.Popen) -> None:
     assert proc.poll() is None, "the hook did not wait for a decision"
 
 
+@needs_board
 def test_the_wait_ends_on_an_approval_from_the_board(tmp_path: Path) -> None:
     made = gated(tmp_path, 60)
     softkey = pytest.importorskip("softkey", reason="needs webauthn's cbor2: '.[board]'")
@@ -84,6 +91,7 @@ def test_the_wait_ends_on_an_approval_from_the_board(tmp_path: Path) -> None:
     assert "Continue:" in answer["reason"]
 
 
+@needs_board
 def test_the_wait_ends_on_changes_requested(tmp_path: Path) -> None:
     made = gated(tmp_path, 60)
     served = Board([made.root], person="erin@example.com")
