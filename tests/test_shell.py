@@ -14,6 +14,7 @@ Bash PreToolUse input.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -238,6 +239,35 @@ def test_each_corpus_line_through_the_sandbox(world_at_home: World, line: dict[s
         root = world_at_home.sandboxed[phase]
         verdict = decide(root, line["run"])
         assert kind(verdict) == through_the_sandbox(line, phase, root), (phase, verdict.reason)
+
+
+# The corpus's lines that name status.py: which one a line runs is found on PATH.
+STATUS_LINES = [line for line in CORPUS_LINES if "status" in line["run"]]
+
+
+@pytest.mark.skipif(not mechanisms.choose(), reason="no sandbox mechanism works on this machine")
+@pytest.mark.parametrize("installation", ["off PATH", "on PATH, outside the checkout"])
+def test_the_answer_through_the_sandbox_is_the_same_wherever_the_installation_lives(
+    world_at_home: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, installation: str
+) -> None:
+    """Issue 31: `automaton-status --list` and two more lines ran unsandboxed (`allow`)
+    when the virtual environment sat outside the checkout with its console scripts on
+    PATH, in a folder the boundary keeps read-only; in `.venv` inside it, sandboxed. The
+    answer may not depend on where the installation is, nor on what PATH finds."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    if installation != "off PATH":
+        for name in ("automaton-status", "status.py", "python", "python3"):
+            (venv / "bin" / name).write_text("#!/bin/sh\nexit 0\n")
+            (venv / "bin" / name).chmod(0o755)
+        monkeypatch.setenv("VIRTUAL_ENV", str(venv))
+    monkeypatch.setenv("PATH", os.pathsep.join([str(venv / "bin"), "/usr/bin", "/bin"]))
+    assert len(STATUS_LINES) >= 40
+    for line in STATUS_LINES:
+        for phase in GUARD_PHASES:
+            root = world_at_home.sandboxed[phase]
+            verdict = decide(root, line["run"])
+            assert kind(verdict) == through_the_sandbox(line, phase, root), (line["run"], phase)
 
 
 def test_a_refusal_by_the_phase_names_the_task_and_says_the_command_writes(
