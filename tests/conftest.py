@@ -5,6 +5,8 @@ helpers in an importable module.
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +15,8 @@ import pytest
 from helpers import (
     LONG_TESTS,
     ROOT,
+    USER_CLAUDE,
+    USER_GEMINI,
     Project,
     commit_source_and_task,
     git_with_hooks,
@@ -105,3 +109,28 @@ def hooked_repo(project: Project, task_in) -> Project:
 def ssh_keygen() -> str:
     """The ssh-keygen to use; the tests that sign skip without it."""
     return system_tool("openssh-client", "ssh-keygen")
+
+
+# ------------------------------------------------------- the installer's projects
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """An empty home folder, the installer's HOME: the real one is never touched."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def user_repo(tmp_path: Path) -> Path:
+    """A git project with the user's own Claude and Gemini settings already there."""
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    subprocess.run(["git", "init", "-q", str(folder)], check=True, timeout=60)
+    (folder / ".claude").mkdir()
+    (folder / ".claude" / "settings.json").write_text(json.dumps(USER_CLAUDE, indent=4) + "\n")
+    (folder / ".gemini").mkdir()
+    (folder / ".gemini" / "settings.json").write_text(json.dumps(USER_GEMINI) + "\n")
+    (folder / ".automaton" / "tasks").mkdir(parents=True)
+    return folder

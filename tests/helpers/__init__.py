@@ -49,7 +49,15 @@ from helpers.hooks import (
     shell_event,
 )
 from helpers.imports import IMPORT_LINE, modules_imported
-from helpers.installer import clean_env, run_install
+from helpers.installer import (
+    LAUNCHED,
+    USER_CLAUDE,
+    USER_GEMINI,
+    clean_env,
+    files_with_modes,
+    git_hooks_dir,
+    run_install,
+)
 from helpers.output import (
     OUT_OF_ORDER_PASS,
     SCRIPT_CALL,
@@ -111,6 +119,7 @@ __all__ = [
     "HOUR",
     "IMPORT_LINE",
     "INSTALL",
+    "LAUNCHED",
     "LONG_TESTS",
     "OUT_OF_ORDER_PASS",
     "PACKAGE",
@@ -122,6 +131,8 @@ __all__ = [
     "SIZES",
     "STATUS_PY",
     "TIME_FORMAT",
+    "USER_CLAUDE",
+    "USER_GEMINI",
     "WRITING_RULES",
     "Board",
     "Project",
@@ -142,6 +153,8 @@ __all__ = [
     "empty_project",
     "entries_below",
     "files_below",
+    "files_with_modes",
+    "git_hooks_dir",
     "git_project",
     "git_with_hooks",
     "history",

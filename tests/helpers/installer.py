@@ -1,8 +1,10 @@
-"""automaton-install run as a person runs it."""
+"""automaton-install run as a person runs it, and what its tests start from: the user's own
+settings it must keep."""
 
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -31,3 +33,36 @@ def run_install(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=home,
         timeout=60,
     )
+
+
+# The programs the installer's launchers start.
+LAUNCHED = ("automaton-hook", "automaton-git-hook")
+
+USER_CLAUDE = {
+    "permissions": {"allow": ["Bash(ls:*)", "Read"], "deny": ["Bash(rm -rf:*)"]},
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [{"type": "command", "command": "my-own-linter --strict"}],
+            }
+        ],
+        "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "fmt"}]}],
+    },
+    "model": "opus",
+}
+USER_GEMINI = {"theme": "dark", "general": {"vimMode": True}}
+
+
+def files_with_modes(*folders: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file below the folders: its bytes and permission bits."""
+    files = {}
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                files[str(path)] = (path.read_bytes(), stat.S_IMODE(path.stat().st_mode))
+    return files
+
+
+def git_hooks_dir(user_repo: Path) -> Path:
+    return user_repo / ".git" / "hooks"
