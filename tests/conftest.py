@@ -21,8 +21,11 @@ from helpers import (
     commit_source_and_task,
     git_with_hooks,
     path_to,
+    spec_example,
     system_tool,
 )
+
+from automaton_rules.testing import AutomatonProject
 
 # The example rules of rules/ are importable by module name in tests.
 sys.path.insert(0, str(ROOT / "rules"))
@@ -134,3 +137,13 @@ def user_repo(tmp_path: Path) -> Path:
     (folder / ".gemini" / "settings.json").write_text(json.dumps(USER_GEMINI) + "\n")
     (folder / ".automaton" / "tasks").mkdir(parents=True)
     return folder
+
+
+# ------------------------------------------------------------ the audit's projects
+
+
+@pytest.fixture
+def warned(automaton_project: AutomatonProject) -> AutomatonProject:
+    """One AR101 error and one AR202 warning (the specification's example, no git)."""
+    spec_example(automaton_project, git=False)
+    return automaton_project

@@ -1,12 +1,14 @@
-"""The audit formats for CI systems beyond GitHub's annotations (issue 15): Markdown for a
-job summary or a pull request comment, JUnit XML, and GitLab Code Quality JSON.
+"""The audit's formats besides the text report: JSON, SARIF and GitHub's annotations,
+Markdown for a job summary or a pull request comment, JUnit XML, and GitLab Code Quality
+JSON (tests/test_html_report.py has the HTML page).
 
-Each is read back the way its consumer reads it: JUnit with `xml.etree`, GitLab's items
-against the schema GitLab validates them with (vendored in tests/fixtures/gitlab), the
-Markdown with a GFM parser. The project has findings in several categories, untrusted
-names (a folder called `odd|<b>name`, a plugin's message full of Markdown), and, where a
-test asks, a broken plugin. Reports come from `python status.py` as CI runs it, and from
-the renderers called on an `AuditReport`.
+Each is read back the way its consumer reads it: JSON and SARIF with `json`, JUnit with
+`xml.etree`, GitLab's items against the schema GitLab validates them with (vendored in
+tests/fixtures/gitlab), the Markdown with a GFM parser. The projects have findings in
+several categories (the `warned` fixture: the specification's example), untrusted names
+(a folder called `odd|<b>name`, a plugin's message full of Markdown), and, where a test
+asks, a broken plugin. Reports come from status.py as CI runs it, and from the renderers
+called on an `AuditReport`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from helpers import ROOT, status_py
+from helpers import BUILTIN_CODES, ROOT, status_py, with_code
 from markdown_it import MarkdownIt
 
 from automaton_rules.core.project import Project
@@ -29,7 +31,7 @@ from automaton_rules.engine.result import RunResult
 from automaton_rules.engine.runner import Engine
 from automaton_rules.report import AuditReport, renderer
 from automaton_rules.report.baseline import fingerprint
-from automaton_rules.testing import AutomatonProject
+from automaton_rules.testing import Audit, AutomatonProject
 
 FORMATS = ("markdown", "junit", "gitlab")
 SCHEMA = json.loads((ROOT / "tests" / "fixtures" / "gitlab" / "codeclimate.json").read_text())
@@ -87,6 +89,193 @@ def as_json(project: AutomatonProject, *args: str) -> dict[str, Any]:
 def broken(project: AutomatonProject) -> None:
     """A second plugin that fails to import: the audit goes on, and exits 2."""
     project.write_plugin("raise RuntimeError('boom <here>')\n", name="broken_rules")
+
+
+# ------------------------------------------------------------------ JSON, SARIF, GitHub
+
+
+def test_json_and_format_json_are_the_same_object(warned: AutomatonProject) -> None:
+    by_flag = warned.run("--audit", "--json")
+    by_format = warned.run("--audit", "--format", "json")
+    assert by_flag.exit_code == by_format.exit_code == 1
+    assert json.loads(by_flag.out) == json.loads(by_format.out)
+
+
+def test_json_report_shape(warned: AutomatonProject) -> None:
+    result = warned.run("--audit", "--json")
+    report = json.loads(result.out)  # exactly one JSON object on stdout
+    assert report["schema_version"] == 1
+    assert report["tool"] == "automaton-rules"
+    assert report["summary"]["exit_code"] == result.exit_code == 1
+    assert report["summary"]["tasks"] == 3
+    assert report["summary"]["violations"] == 1
+    assert report["errors"] == []
+    keys = {"code", "category", "severity", "task", "message", "path", "correction"}
+    for finding in report["findings"]:
+        assert keys <= set(finding)
+    ahead = report["findings"][1]
+    assert ahead["code"] == "AR202"
+    assert ahead["category"] == "State-Artifact Inconsistency"
+    assert ahead["severity"] == "warning"
+    assert ahead["task"] == "fix-login-bug"
+    assert ahead["path"] == ".automaton/tasks/fix-login-bug/.state"
+    assert ahead["correction"] == "implement"
+    assert result.err == ""
+
+
+def _sarif(project: AutomatonProject, *args: str) -> tuple[int, dict[str, Any]]:
+    result = project.run("--audit", "--format", "sarif", *args)
+    return result.exit_code, json.loads(result.out)
+
+
+def test_sarif_report(warned: AutomatonProject) -> None:
+    legacy = warned.task("legacy", "research", files=["SPEC.md"])
+    (legacy / ".state.history").unlink()  # an AR208 note
+    (legacy / ".state.mutex").unlink()
+    exit_code, log = _sarif(warned)
+    assert exit_code == 1
+    assert log["version"] == "2.1.0"
+    assert "sarif" in log["$schema"] and log["$schema"].endswith(".json")
+    (run,) = log["runs"]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "automaton-rules"
+    ids = [rule["id"] for rule in driver["rules"]]
+    assert len(ids) == len(set(ids))
+    assert ids == list(BUILTIN_CODES)
+    for rule in driver["rules"]:
+        assert rule["shortDescription"]["text"]
+        assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
+    results = run["results"]
+    assert [r["ruleId"] for r in results] == ["AR101", "AR202", "AR208"]
+    assert [r["level"] for r in results] == ["error", "warning", "note"]
+    for result in results:
+        assert result["ruleId"] in ids
+        assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["message"]["text"]
+        (location,) = result["locations"]
+        artifact = location["physicalLocation"]["artifactLocation"]
+        assert artifact["uriBaseId"] == "%SRCROOT%"
+        assert artifact["uri"].startswith(".automaton/tasks/")
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].endswith("/")
+    (invocation,) = run["invocations"]
+    assert invocation["executionSuccessful"] is True
+    notes = invocation["toolExecutionNotifications"]
+    assert [note["level"] for note in notes if note["level"] != "note"] == []
+
+
+def test_sarif_rules_are_the_enabled_rules(warned: AutomatonProject) -> None:
+    _, log = _sarif(warned, "--select", "AR2", "--ignore", "AR208")
+    ids = [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
+    assert ids == [*(f"AR20{n}" for n in range(1, 8)), "AR209", "AR212", "AR210", "AR211"]
+    (result,) = log["runs"][0]["results"]
+    assert ids[result["ruleIndex"]] == result["ruleId"] == "AR202"
+
+
+def test_sarif_rule_ids_are_stable_across_runs(warned: AutomatonProject) -> None:
+    _, first = _sarif(warned)
+    warned.task("another", "implement")
+    _, second = _sarif(warned)
+    rules = [r["id"] for r in first["runs"][0]["tool"]["driver"]["rules"]]
+    assert rules == [r["id"] for r in second["runs"][0]["tool"]["driver"]["rules"]]
+
+
+ODD_PATH_RULE = """
+from automaton_rules import Finding, hookimpl, rule
+
+
+@rule("URI101", summary="odd path", category="Odd Paths")
+def odd(task):
+    yield Finding("odd path", path="src/my file \\u00fc.py")
+
+
+@hookimpl
+def register_rules(register):
+    register(odd)
+"""
+
+
+def test_sarif_uri_is_percent_encoded(automaton_project: AutomatonProject) -> None:
+    automaton_project.task("odd", "research", files=["SPEC.md"])
+    automaton_project.write_plugin(ODD_PATH_RULE, name="odd_rules")
+    result = automaton_project.run("--audit", "--format", "sarif")
+    assert result.exit_code == 1, result
+    (found,) = [r for r in json.loads(result.out)["runs"][0]["results"] if r["ruleId"] == "URI101"]
+    (location,) = found["locations"]
+    artifact = location["physicalLocation"]["artifactLocation"]
+    assert artifact["uri"] == "src/my%20file%20%C3%BC.py"
+    assert artifact["uriBaseId"] == "%SRCROOT%"
+    report = json.loads(automaton_project.run("--audit", "--json").out)
+    assert with_code(Audit(1, report, "", report["findings"]), "URI101")[0]["path"] == (
+        "src/my file ü.py"
+    )
+
+
+def test_github_annotations(warned: AutomatonProject) -> None:
+    legacy = warned.task("legacy", "research", files=["SPEC.md"])
+    (legacy / ".state.history").unlink()
+    (legacy / ".state.mutex").unlink()
+    result = warned.run("--audit", "--format", "github")
+    assert result.exit_code == 1
+    lines = result.out.splitlines()
+    assert lines[0] == (
+        "::error file=.automaton/tasks/fix-login-bug/IMPLEMENTATION.md,title=AR101::"
+        "fix-login-bug: IMPLEMENTATION.md belongs to the implement phase, which task state "
+        "'research' has not reached — suggested correction: implement"
+    )
+    assert lines[1].startswith(
+        "::warning file=.automaton/tasks/fix-login-bug/.state,title=AR202::"
+        'fix-login-bug: .state says "research" but IMPLEMENTATION.md exists'
+    )
+    # The history is gone: the note is annotated at the task's .state, and names the path.
+    assert lines[2].startswith("::notice file=.automaton/tasks/legacy/.state,title=AR208::legacy: ")
+    assert " (.automaton/tasks/legacy/.state.history: no such file)" in lines[2]
+    assert len([line for line in lines if line.startswith("::")]) == 3
+
+
+ODD_PLUGIN = """
+from automaton_rules import Finding, hookimpl, rule
+
+
+@rule("ODD101", summary="odd characters", category="Odd Checks")
+def odd(task):
+    yield Finding("100% bad,\\nreally: yes", path="src/a,b:c%.py")
+
+
+@hookimpl
+def register_rules(register):
+    register(odd)
+"""
+
+
+def test_github_annotations_escape_data_and_properties(
+    automaton_project: AutomatonProject,
+) -> None:
+    automaton_project.task("odd", "research", files=["SPEC.md"])
+    automaton_project.write_plugin(ODD_PLUGIN)
+    (automaton_project.root / "src").mkdir()
+    (automaton_project.root / "src" / "a,b:c%.py").write_text("x = 1\n")
+    result = automaton_project.run("--audit", "--format", "github")
+    assert result.exit_code == 1
+    assert result.out.splitlines()[0] == (
+        "::error file=src/a%2Cb%3Ac%25.py,title=ODD101::odd: 100%25 bad,%0Areally: yes"
+    )
+
+
+def test_github_reports_plugin_errors(automaton_project: AutomatonProject) -> None:
+    automaton_project.task("odd", "research", files=["SPEC.md"])
+    automaton_project.write_plugin("raise RuntimeError('100%\\nbroken')\n", name="broken_rules")
+    result = automaton_project.run("--audit", "--format", "github")
+    assert result.exit_code == 2
+    errors = [line for line in result.out.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1
+    assert "broken_rules" in errors[0]
+    assert "100%25%0Abroken" in errors[0]
+
+
+def test_unknown_format(warned: AutomatonProject) -> None:
+    result = warned.run("--audit", "--format", "xml")
+    assert result.exit_code == 2
+    assert "xml" in result.err
 
 
 # ---------------------------------------------------------------------------------- JUnit

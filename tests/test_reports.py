@@ -1,6 +1,6 @@
-"""The audit report: the specification's example line for line, the text, JSON,
-SARIF and GitHub formats, and what --select, --ignore, severity overrides and
---fail-on do to it (--select and --ignore to --validate-folder too). Projects come from
+"""The audit report: the specification's example line for line, and what --select,
+--ignore, severity overrides and --fail-on do to it (--select and --ignore to
+--validate-folder too); the formats are tests/test_report_formats.py. Projects come from
 the `automaton_project` fixture of the package's own pytest plugin; helpers'
 `backdate()` moves a task's recorded past so a commit falls after the transitions it is
 judged against without racing the clock.
@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from helpers import (
-    BUILTIN_CODES,
     CAT1,
     CAT2,
     CAT3,
@@ -22,38 +20,17 @@ from helpers import (
     CATEGORY_HEADINGS,
     ROOT,
     assert_clean,
-    backdate,
     git_project,
-    now,
     section,
+    spec_example,
     stamp,
     with_code,
     write_config,
 )
 
-from automaton_rules.testing import Audit, AutomatonProject
+from automaton_rules.testing import AutomatonProject
 
 # --------------------------------------------------------- the specification's example
-
-
-def spec_example(project: AutomatonProject, *, git: bool = True) -> tuple[str, int]:
-    """Section 11's project; with git, src/auth.py is committed during research."""
-    if git:
-        project.git("status")  # initialises the repository
-    project.task("add-user-auth", "research", files=["SPEC.md"])
-    project.task("fix-login-bug", "research", files=["SPEC.md", "IMPLEMENTATION.md"])
-    project.task("add-payment-api", "complete")
-    backdate(project)
-    if not git:
-        return "", 0
-    when = now() - 600
-    sha = project.commit(
-        {"src/auth.py": "def login():\n    return True\n"},
-        "Fix the login bug",
-        task="fix-login-bug",
-        when=when,
-    )
-    return sha, when
 
 
 def spec_report(root: Path, sha: str, when: int) -> list[str]:
@@ -182,13 +159,6 @@ def test_clean_project_exits_0(automaton_project: AutomatonProject) -> None:
 
 
 # --------------------------------------------------------------------------- selection
-
-
-@pytest.fixture
-def warned(automaton_project: AutomatonProject) -> AutomatonProject:
-    """One AR101 error and one AR202 warning (the specification's example, no git)."""
-    spec_example(automaton_project, git=False)
-    return automaton_project
 
 
 @pytest.mark.parametrize(
@@ -372,193 +342,6 @@ def test_broken_task_is_an_error_and_the_rest_is_still_audited(warned: Automaton
     assert any("add-user-auth" in e and "implemnt" in e for e in audit.errors)
     assert audit.codes == ["AR101", "AR202"]
     assert "=== Errors ===" in audit.text
-
-
-# ----------------------------------------------------------------------------- formats
-
-
-def test_json_and_format_json_are_the_same_object(warned: AutomatonProject) -> None:
-    by_flag = warned.run("--audit", "--json")
-    by_format = warned.run("--audit", "--format", "json")
-    assert by_flag.exit_code == by_format.exit_code == 1
-    assert json.loads(by_flag.out) == json.loads(by_format.out)
-
-
-def test_json_report_shape(warned: AutomatonProject) -> None:
-    result = warned.run("--audit", "--json")
-    report = json.loads(result.out)  # exactly one JSON object on stdout
-    assert report["schema_version"] == 1
-    assert report["tool"] == "automaton-rules"
-    assert report["summary"]["exit_code"] == result.exit_code == 1
-    assert report["summary"]["tasks"] == 3
-    assert report["summary"]["violations"] == 1
-    assert report["errors"] == []
-    keys = {"code", "category", "severity", "task", "message", "path", "correction"}
-    for finding in report["findings"]:
-        assert keys <= set(finding)
-    ahead = report["findings"][1]
-    assert ahead["code"] == "AR202"
-    assert ahead["category"] == "State-Artifact Inconsistency"
-    assert ahead["severity"] == "warning"
-    assert ahead["task"] == "fix-login-bug"
-    assert ahead["path"] == ".automaton/tasks/fix-login-bug/.state"
-    assert ahead["correction"] == "implement"
-    assert result.err == ""
-
-
-def _sarif(project: AutomatonProject, *args: str) -> tuple[int, dict[str, Any]]:
-    result = project.run("--audit", "--format", "sarif", *args)
-    return result.exit_code, json.loads(result.out)
-
-
-def test_sarif_report(warned: AutomatonProject) -> None:
-    legacy = warned.task("legacy", "research", files=["SPEC.md"])
-    (legacy / ".state.history").unlink()  # an AR208 note
-    (legacy / ".state.mutex").unlink()
-    exit_code, log = _sarif(warned)
-    assert exit_code == 1
-    assert log["version"] == "2.1.0"
-    assert "sarif" in log["$schema"] and log["$schema"].endswith(".json")
-    (run,) = log["runs"]
-    driver = run["tool"]["driver"]
-    assert driver["name"] == "automaton-rules"
-    ids = [rule["id"] for rule in driver["rules"]]
-    assert len(ids) == len(set(ids))
-    assert ids == list(BUILTIN_CODES)
-    for rule in driver["rules"]:
-        assert rule["shortDescription"]["text"]
-        assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
-    results = run["results"]
-    assert [r["ruleId"] for r in results] == ["AR101", "AR202", "AR208"]
-    assert [r["level"] for r in results] == ["error", "warning", "note"]
-    for result in results:
-        assert result["ruleId"] in ids
-        assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
-        assert result["message"]["text"]
-        (location,) = result["locations"]
-        artifact = location["physicalLocation"]["artifactLocation"]
-        assert artifact["uriBaseId"] == "%SRCROOT%"
-        assert artifact["uri"].startswith(".automaton/tasks/")
-    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].endswith("/")
-    (invocation,) = run["invocations"]
-    assert invocation["executionSuccessful"] is True
-    notes = invocation["toolExecutionNotifications"]
-    assert [note["level"] for note in notes if note["level"] != "note"] == []
-
-
-def test_sarif_rules_are_the_enabled_rules(warned: AutomatonProject) -> None:
-    _, log = _sarif(warned, "--select", "AR2", "--ignore", "AR208")
-    ids = [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
-    assert ids == [*(f"AR20{n}" for n in range(1, 8)), "AR209", "AR212", "AR210", "AR211"]
-    (result,) = log["runs"][0]["results"]
-    assert ids[result["ruleIndex"]] == result["ruleId"] == "AR202"
-
-
-def test_sarif_rule_ids_are_stable_across_runs(warned: AutomatonProject) -> None:
-    _, first = _sarif(warned)
-    warned.task("another", "implement")
-    _, second = _sarif(warned)
-    rules = [r["id"] for r in first["runs"][0]["tool"]["driver"]["rules"]]
-    assert rules == [r["id"] for r in second["runs"][0]["tool"]["driver"]["rules"]]
-
-
-ODD_PATH_RULE = """
-from automaton_rules import Finding, hookimpl, rule
-
-
-@rule("URI101", summary="odd path", category="Odd Paths")
-def odd(task):
-    yield Finding("odd path", path="src/my file \\u00fc.py")
-
-
-@hookimpl
-def register_rules(register):
-    register(odd)
-"""
-
-
-def test_sarif_uri_is_percent_encoded(automaton_project: AutomatonProject) -> None:
-    automaton_project.task("odd", "research", files=["SPEC.md"])
-    automaton_project.write_plugin(ODD_PATH_RULE, name="odd_rules")
-    result = automaton_project.run("--audit", "--format", "sarif")
-    assert result.exit_code == 1, result
-    (found,) = [r for r in json.loads(result.out)["runs"][0]["results"] if r["ruleId"] == "URI101"]
-    (location,) = found["locations"]
-    artifact = location["physicalLocation"]["artifactLocation"]
-    assert artifact["uri"] == "src/my%20file%20%C3%BC.py"
-    assert artifact["uriBaseId"] == "%SRCROOT%"
-    report = json.loads(automaton_project.run("--audit", "--json").out)
-    assert with_code(Audit(1, report, "", report["findings"]), "URI101")[0]["path"] == (
-        "src/my file ü.py"
-    )
-
-
-def test_github_annotations(warned: AutomatonProject) -> None:
-    legacy = warned.task("legacy", "research", files=["SPEC.md"])
-    (legacy / ".state.history").unlink()
-    (legacy / ".state.mutex").unlink()
-    result = warned.run("--audit", "--format", "github")
-    assert result.exit_code == 1
-    lines = result.out.splitlines()
-    assert lines[0] == (
-        "::error file=.automaton/tasks/fix-login-bug/IMPLEMENTATION.md,title=AR101::"
-        "fix-login-bug: IMPLEMENTATION.md belongs to the implement phase, which task state "
-        "'research' has not reached — suggested correction: implement"
-    )
-    assert lines[1].startswith(
-        "::warning file=.automaton/tasks/fix-login-bug/.state,title=AR202::"
-        'fix-login-bug: .state says "research" but IMPLEMENTATION.md exists'
-    )
-    # The history is gone: the note is annotated at the task's .state, and names the path.
-    assert lines[2].startswith("::notice file=.automaton/tasks/legacy/.state,title=AR208::legacy: ")
-    assert " (.automaton/tasks/legacy/.state.history: no such file)" in lines[2]
-    assert len([line for line in lines if line.startswith("::")]) == 3
-
-
-ODD_PLUGIN = """
-from automaton_rules import Finding, hookimpl, rule
-
-
-@rule("ODD101", summary="odd characters", category="Odd Checks")
-def odd(task):
-    yield Finding("100% bad,\\nreally: yes", path="src/a,b:c%.py")
-
-
-@hookimpl
-def register_rules(register):
-    register(odd)
-"""
-
-
-def test_github_annotations_escape_data_and_properties(
-    automaton_project: AutomatonProject,
-) -> None:
-    automaton_project.task("odd", "research", files=["SPEC.md"])
-    automaton_project.write_plugin(ODD_PLUGIN)
-    (automaton_project.root / "src").mkdir()
-    (automaton_project.root / "src" / "a,b:c%.py").write_text("x = 1\n")
-    result = automaton_project.run("--audit", "--format", "github")
-    assert result.exit_code == 1
-    assert result.out.splitlines()[0] == (
-        "::error file=src/a%2Cb%3Ac%25.py,title=ODD101::odd: 100%25 bad,%0Areally: yes"
-    )
-
-
-def test_github_reports_plugin_errors(automaton_project: AutomatonProject) -> None:
-    automaton_project.task("odd", "research", files=["SPEC.md"])
-    automaton_project.write_plugin("raise RuntimeError('100%\\nbroken')\n", name="broken_rules")
-    result = automaton_project.run("--audit", "--format", "github")
-    assert result.exit_code == 2
-    errors = [line for line in result.out.splitlines() if line.startswith("::error")]
-    assert len(errors) == 1
-    assert "broken_rules" in errors[0]
-    assert "100%25%0Abroken" in errors[0]
-
-
-def test_unknown_format(warned: AutomatonProject) -> None:
-    result = warned.run("--audit", "--format", "xml")
-    assert result.exit_code == 2
-    assert "xml" in result.err
 
 
 # -------------------------------------------------------------------------- documented

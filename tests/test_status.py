@@ -17,7 +17,7 @@ in the file named after that section:
   7: exit codes, no traceback, --json);
 - tests/test_status_hooks.py: section 14, the tool integration hooks.
 
-The v2.0 workflow's statements (seeds/001) are in tests/test_workflow_v2.py.
+The v2.0 workflow's statements (seeds/001) are in tests/test_workflow.py.
 spec_tables.ACCEPTANCE_CRITERIA lists every criterion with the name of its tests, and
 test_tests_in_tests_test_status_py holds that list to these files. The workflow tables
 (states, legal transitions, required and forbidden artifacts) are typed out from the

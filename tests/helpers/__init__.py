@@ -27,6 +27,7 @@ from helpers.audit import (
     ERRORS,
     assert_clean,
     section,
+    spec_example,
     with_code,
     write_config,
 )
@@ -182,6 +183,7 @@ __all__ = [
     "shift_times",
     "signers_file",
     "sized",
+    "spec_example",
     "stamp",
     "status_env",
     "status_py",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from automaton_rules.testing import Audit, AutomatonProject
+from helpers.past import backdate, now
 
 CAT1 = "=== Category 1: Out-of-order Artifacts ==="
 CAT2 = "=== Category 2: State-Artifact Inconsistency ==="
@@ -59,3 +60,24 @@ def section(text: str, heading: str) -> list[str]:
 def assert_clean(audit: Audit) -> None:
     assert audit.findings == [], audit.text
     assert audit.exit_code == 0, audit.text
+
+
+# The specification's example (section 11), which several report tests start from.
+def spec_example(project: AutomatonProject, *, git: bool = True) -> tuple[str, int]:
+    """Section 11's project; with git, src/auth.py is committed during research."""
+    if git:
+        project.git("status")  # initialises the repository
+    project.task("add-user-auth", "research", files=["SPEC.md"])
+    project.task("fix-login-bug", "research", files=["SPEC.md", "IMPLEMENTATION.md"])
+    project.task("add-payment-api", "complete")
+    backdate(project)
+    if not git:
+        return "", 0
+    when = now() - 600
+    sha = project.commit(
+        {"src/auth.py": "def login():\n    return True\n"},
+        "Fix the login bug",
+        task="fix-login-bug",
+        when=when,
+    )
+    return sha, when
