@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv and install the project into it (editable), with extras if asked:
 #   bash scripts/setup.sh          # the tool
-#   bash scripts/setup.sh test     # the tool, its test dependencies and the dashboard's;
-#                                  # also Debian's chromium for the browser tests
+#   bash scripts/setup.sh test     # the tool, its test dependencies and the dashboard's
 #   bash scripts/setup.sh board    # the tool and the dashboard (automaton-board)
 # It says what it is doing as it goes, one line per package pip fetches or builds, so a
 # first install (a minute or more) does not look hung; an up-to-date .venv prints two lines.
@@ -41,7 +40,10 @@ if ! .venv/bin/python -m pip install --disable-pip-version-check --progress-bar 
     exit 1
 fi
 
-# The system programs the tests use, each as `programs...:Debian package`.
+# The system programs the tests use, each as `programs...:Debian package`: a browser for
+# the HTML report and the board (tests/test_board_browser.py drives it with playwright and
+# its virtual passkey authenticator), ssh-keygen for signed approvals, dot, the sandbox's
+# bwrap, and tmux.
 TOOLS=(
     "chromium chromium-browser google-chrome:chromium"
     "ssh-keygen:openssh-client"
@@ -99,19 +101,3 @@ else
     apt_install $missing || say "the tests that need $missing skip"
 fi
 say "done in ${SECONDS}s"
-if [ "${1:-}" = "test" ]; then
-    # tests/test_board_browser.py drives Debian's chromium with playwright (installed above
-    # from the test extra) and its virtual passkey authenticator; without it they skip.
-    if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
-        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-            echo "setup.sh: installing Debian's chromium for the browser tests (apt-get)"
-            if ! apt-get install -y -qq chromium >/dev/null 2>&1; then
-                apt-get update -qq >/dev/null 2>&1
-                apt-get install -y -qq chromium >/dev/null 2>&1 \
-                    || echo "setup.sh: chromium could not be installed; the browser tests will skip"
-            fi
-        else
-            echo "setup.sh: no chromium, and apt-get cannot install it here; the browser tests will skip"
-        fi
-    fi
-fi
