@@ -174,3 +174,41 @@ def test_a_stop_hook_that_cannot_run_lets_the_agent_stop(tmp_path: Path) -> None
     assert proc.returncode == 0
     assert "not installed" in proc.stderr
     assert os.environ.get("PATH")  # the test's own environment is untouched
+
+
+@needs_board
+def test_the_board_shows_an_agent_waiting_while_its_stop_hook_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: nothing showed that an agent was waiting on a decision, which the Stop
+    hook knows. While it waits the card says so; once the wait ends, it does not."""
+    from automaton_rules.support import waiting as waits
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    made = gated(tmp_path, 60)
+    served = Board([made.root], person="dana@example.com")
+    badge = '<span class="badge review">agent waiting for your decision</span>'
+    try:
+        assert badge not in served.get("/").text
+        proc = stop_hook(made)
+        waiting(proc)
+        assert waits.waiting(made.root.resolve(), time.time()) == {"login"}
+        page = served.get("/").text
+        lane = page[page.index('data-awaiting="login"') :]
+        assert badge in lane[: lane.index("</li>")]
+        proc.kill()
+        proc.wait(30)
+        assert badge not in served.get("/").text  # a hook that is gone waits no more
+    finally:
+        served.stop()
+
+
+def test_a_finished_wait_leaves_no_waiting_agent(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    made = gated(tmp_path, 1)
+    out, code = finished(stop_hook(made))
+    assert (out, code) == ("", 0)
+    from automaton_rules.support import waiting as waits
+
+    assert waits.waiting(made.root.resolve(), time.time()) == set()
+    assert list(waits.folder().iterdir()) == []

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ UNREADABLE_COLUMN = "unreadable .state"
 UNTRACKED_COLUMN = "untracked (no .state)"
 REVISING = "agent revising"
 REVISED = "revised: review again"
+AGENT_WAITING = "agent waiting for your decision"  # its Stop hook waits (support/waiting.py)
 
 
 @dataclass(frozen=True)
@@ -186,7 +187,8 @@ class Watched:
             else:
                 for name in stale:
                     self._reload(name)
-            return [self.cards[name] for name in sorted(self.cards, key=lambda n: n.split("/"))]
+            cards = [self.cards[name] for name in sorted(self.cards, key=lambda n: n.split("/"))]
+        return _with_waits(cards, self.project.root)
 
     def _reload(self, name: str) -> None:
         try:
@@ -209,6 +211,24 @@ class Watched:
         value = make()
         self.cache[key] = (self.generation, value)
         return value
+
+
+def _with_waits(cards: list[Card], root: Path) -> list[Card]:
+    """The cards, those an agent waits on at their gate said so (read at each request:
+    a wait begins and ends without a file of the task changing)."""
+    import time
+
+    from automaton_rules.support import waiting
+
+    waited = waiting.waiting(root.resolve(), time.time())
+    if not waited:
+        return cards
+    return [
+        replace(card, review=AGENT_WAITING)
+        if card.name in waited and card.awaiting and card.review != REVISING
+        else card
+        for card in cards
+    ]
 
 
 def _card(project: Project, name: str, loaded: Task | AutomatonError) -> Card:

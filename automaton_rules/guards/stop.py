@@ -17,6 +17,7 @@ from automaton_rules.core import machine, store
 from automaton_rules.core.project import Project, Task
 from automaton_rules.guards.checks import find_event_project, task_states
 from automaton_rules.guards.session import next_step, requested_changes
+from automaton_rules.support import waiting
 from automaton_rules.support.context import DEFAULT, Context
 from automaton_rules.support.output import printable
 
@@ -68,11 +69,16 @@ def decide(
         if told:
             return told
     deadline = clock() + wait_seconds
-    while clock() < deadline:
-        sleep(min(POLL_SECONDS, max(0.0, deadline - clock())))
-        decided = _decision(project, gates, approval)
-        if decided is not None:
-            return decided
+    names = [gate.task.name for gate in gates]
+    marker = waiting.begin(project.root.resolve(), names, time.time() + wait_seconds)
+    try:
+        while clock() < deadline:
+            sleep(min(POLL_SECONDS, max(0.0, deadline - clock())))
+            decided = _decision(project, gates, approval)
+            if decided is not None:
+                return decided
+    finally:
+        waiting.end(marker)  # the board shows "agent waiting" only while the wait lasts
     return None
 
 
