@@ -180,6 +180,21 @@ def test_a_login_link_older_than_its_minutes_has_expired(board: Board) -> None:
     refused(board.request("GET", "/login?code=" + code), 403)
 
 
+def test_a_session_ends_after_its_hours(board: Board) -> None:
+    """Issue 29: a login lasted as long as the browser kept its cookie. A session opened
+    more than SESSION_HOURS ago is refused, and says how to log in again."""
+    from automaton_rules.board.security import SESSION_HOURS
+
+    then = time.time() - SESSION_HOURS * 3600 - 1
+    old, _ = board.board.guard.open_session(board.board.guard.issue(then), then)
+    cookie = f"{board.board.guard.cookie}={old}"
+    answer = board.get("/", Cookie=cookie)
+    refused(answer, 403)
+    assert "This session has ended" in answer.text and "press Enter" in answer.text
+    refused(board.get("/", Cookie=cookie), 403)  # and it stays ended
+    assert board.get("/").status == 200  # a session of today still works
+
+
 def test_enter_at_the_terminal_prints_a_fresh_link_each_time(board: Board) -> None:
     import io
     import re

@@ -97,7 +97,7 @@ def _refusal(status: int, reason: str) -> Response:
 
 
 def _session(board: Board, request: Request) -> str:
-    return board.guard.check_session(request.cookies.get(board.guard.cookie))
+    return board.guard.check_session(request.cookies.get(board.guard.cookie), time.time())
 
 
 def _task(watched: Watched, name: str | None) -> Task:

@@ -21,6 +21,7 @@ import secrets
 LOCAL_NAMES = ("127.0.0.1", "localhost")
 COOKIE = "automaton_board"
 CODE_MINUTES = 10  # how long a printed login code opens a session
+SESSION_HOURS = 12  # how long a session lasts: a browser left open does not stay logged in
 LOGIN = "login"
 REGISTER = "register"  # a login that may also register a passkey
 
@@ -40,7 +41,7 @@ class Guard:
     def __init__(self, port: int, host: str = "127.0.0.1", secret: str | None = None) -> None:
         self.port = port
         self.secret = secret or secrets.token_urlsafe(32)
-        self.sessions: set[str] = set()
+        self.sessions: dict[str, float] = {}  # session -> when it ends
         self.codes: dict[str, tuple[float, str]] = {}  # login code -> (expires, purpose)
         self.spent: set[str] = set()  # codes used or expired, to say so
         self.registering: dict[str, float] = {}  # session -> until when it may add a passkey
@@ -96,7 +97,7 @@ class Guard:
                 "Press Enter on the board's terminal for a fresh one.",
             )
         session = secrets.token_urlsafe(32)
-        self.sessions.add(session)
+        self.sessions[session] = now + SESSION_HOURS * 3600
         if purpose == REGISTER:
             self.registering[session] = expires
         return session, purpose
@@ -105,13 +106,20 @@ class Guard:
         """The session was opened with a registration link, still good, not yet used."""
         return now <= self.registering.get(session, -1.0)
 
-    def check_session(self, session: str | None) -> str:
-        """The request belongs to a session opened with the secret."""
+    def check_session(self, session: str | None, now: float) -> str:
+        """The request belongs to a session opened with a login code, not yet ended."""
         if not session or session not in self.sessions:
             raise Refused(
                 403,
                 "No session: open the address the board printed on the terminal that "
                 "started it (it carries the board's secret).",
+            )
+        if now > self.sessions[session]:
+            del self.sessions[session]
+            raise Refused(
+                403,
+                f"This session has ended (each lasts {SESSION_HOURS} hours): press Enter on "
+                "the board's terminal for a fresh login link.",
             )
         return session
 
