@@ -1,0 +1,242 @@
+"""The harness lab's drivers: a fresh project adopted with `automaton-install`, a task put
+in a phase with status.py, and a real harness binary run headless against the scripted
+model (model_server.py), so a test can check what the binary did — the hook ran, the
+action was blocked or rewritten, the file changed or not — and what the model got back.
+
+Each run has its own home folder (the per-user files `automaton-install` writes, the
+harness's own configuration and state), so nothing of the machine's user is read or
+changed. PATH holds only the system's folders: the hooks find `automaton-hook` through
+the launcher the installer wrote, as on a machine where the tool is not on PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cache import Pin
+from model_server import ModelServer, Reply, Request, Tool
+
+from automaton_rules.testing import AutomatonProject
+
+BIN = Path(sys.executable).parent
+INSTALL = BIN / "automaton-install"
+RUN_TIMEOUT = 150  # seconds a harness run may take, start-up included, before it is killed
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One harness run: its exit status, output and the requests the model received."""
+
+    rc: int
+    stdout: str
+    stderr: str
+    requests: list[Request]
+
+    @property
+    def tool_results(self) -> list[str]:
+        """What the model got back for its tool calls, in order, as the last request that
+        carried each one shows it (Chat Completions `tool` messages, Messages API
+        `tool_result` blocks)."""
+        agent = [r for r in self.requests if r.offers_tools and isinstance(r.body, dict)]
+        return _results(agent[-1].body) if agent else []
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """The tool calls as the harness sent them back to the model in its history."""
+        agent = [r for r in self.requests if r.offers_tools and isinstance(r.body, dict)]
+        return _calls(agent[-1].body) if agent else []
+
+    def explain(self) -> str:
+        """Everything a failing assertion should show."""
+        return (
+            f"rc={self.rc}\ntool results: {self.tool_results}\nstdout (tail): "
+            f"{self.stdout[-3000:]}\nstderr (tail): {self.stderr[-3000:]}"
+        )
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_text(part.get("text", part.get("content", ""))) for part in content)
+    return "" if content is None else json.dumps(content)
+
+
+def _results(body: dict[str, Any]) -> list[str]:
+    found = []
+    for message in body.get("messages") or []:
+        if message.get("role") == "tool":
+            found.append(_text(message.get("content")))
+        elif message.get("role") == "user" and isinstance(message.get("content"), list):
+            for block in message["content"]:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    found.append(_text(block.get("content")))
+    return found
+
+
+def _calls(body: dict[str, Any]) -> list[dict[str, Any]]:
+    found = []
+    for message in body.get("messages") or []:
+        for call in message.get("tool_calls") or []:
+            found.append(json.loads(call["function"]["arguments"] or "{}"))
+        content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, list):
+            found += [b["input"] for b in content if b.get("type") == "tool_use"]
+    return found
+
+
+class Lab:
+    """A throwaway home and project adopted for one harness, with one task `t1`."""
+
+    def __init__(self, root: Path, harness: str) -> None:
+        self.home = root / "home"
+        self.project = root / "project"
+        self.harness = harness
+        self.home.mkdir()
+        self.project.mkdir()
+        (self.project / "src").mkdir()
+        (self.project / "src" / "app.py").write_text("print(1)\n")
+        subprocess.run(["git", "init", "-q"], cwd=self.project, check=True, env=self.env())
+        installed = subprocess.run(
+            [str(INSTALL), "--project", str(self.project), "--harness", harness],
+            env=self.env(), capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert installed.returncode == 0, installed.stderr
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """The environment of every process the lab starts: this lab's home, the system's
+        PATH, the temporary folder the tests were given."""
+        env = {"HOME": str(self.home), "PATH": SYSTEM_PATH, "LANG": "C.UTF-8", "TERM": "dumb"}
+        env["TMPDIR"] = os.environ.get("TMPDIR", "/tmp")
+        env |= {"GIT_CONFIG_NOSYSTEM": "1", "NO_COLOR": "1", "CI": "1"}
+        return env | extra
+
+    def phase(self, state: str) -> None:
+        """Put task `t1` in `state`, with real transitions and the user's approvals."""
+        AutomatonProject(self.project).task("t1", state)
+
+    def status(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """Run the status.py the installer put in this lab's home, as an agent would."""
+        script = self.home / ".automaton" / "scripts" / "status.py"
+        return subprocess.run(
+            [sys.executable, str(script), *args], cwd=self.project, env=self.env(),
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+
+    def file(self, relative: str) -> str | None:
+        """A project file's text, or None when it does not exist."""
+        path = self.project / relative
+        return path.read_text() if path.exists() else None
+
+    def marks(self) -> list[str]:
+        """The adapter's marks of rewritten shell lines (`~/.automaton/run/`): a `.ran`
+        file is a rewrite the harness ran."""
+        run = self.home / ".automaton" / "run"
+        return sorted(p.name for p in run.rglob("*") if p.is_file()) if run.exists() else []
+
+
+class Driver:
+    """How one harness is run headless against the scripted model."""
+
+    name = ""
+    shell_tool = ""
+
+    def __init__(self, pin: Pin, binary: Path) -> None:
+        self.pin = pin
+        self.binary = binary
+
+    def shell(self, command: str) -> Tool:
+        """The model's call of this harness's shell tool."""
+        return Tool(self.shell_tool, {"command": command, "description": "lab step"})
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        """The command line of a headless run."""
+        raise NotImplementedError
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        """What the harness needs to find the scripted model and run unattended."""
+        raise NotImplementedError
+
+    def run(self, lab: Lab, replies: list[Reply], prompt: str = "do the lab step") -> Run:
+        """Run one headless session with the model's scripted replies."""
+        with ModelServer(replies) as server:
+            try:
+                done = subprocess.run(
+                    self.command(lab, server, prompt), cwd=lab.project,
+                    env=self.environment(lab, server), capture_output=True, text=True,
+                    timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, check=False,
+                )  # fmt: skip
+            except subprocess.TimeoutExpired as expired:
+                out = expired.stdout.decode(errors="replace") if expired.stdout else ""
+                late = f"{self.name} ran over {RUN_TIMEOUT}s: {out[-2000:]}"
+                raise AssertionError(late) from None
+            return Run(done.returncode, done.stdout, done.stderr, server.requests)
+
+
+class Copilot(Driver):
+    """GitHub Copilot CLI: offline, a custom provider speaking Chat Completions."""
+
+    name = "copilot"
+    shell_tool = "bash"
+    flags: tuple[str, ...] = ()
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        return [str(self.binary), "-p", prompt, "--output-format", "json", "--no-auto-update",
+                *self.flags]  # fmt: skip
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        return lab.env(
+            COPILOT_HOME=str(lab.home / ".copilot"), COPILOT_OFFLINE="true",
+            COPILOT_PROVIDER_BASE_URL=f"{server.url}/v1", COPILOT_MODEL="lab-model",
+            COPILOT_ALLOW_ALL="true", COPILOT_AUTO_UPDATE="false",
+        )  # fmt: skip
+
+
+class CopilotAllowAll(Copilot):
+    """Copilot CLI with `--allow-all` (tools, paths and URLs) on top of COPILOT_ALLOW_ALL."""
+
+    flags = ("--allow-all",)
+
+
+class Claude(Driver):
+    """Claude Code: `-p` headless, the Messages API at ANTHROPIC_BASE_URL."""
+
+    name = "claude"
+    shell_tool = "Bash"
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        return [str(self.binary), "-p", prompt, "--output-format", "json",
+                "--dangerously-skip-permissions", "--model", "claude-sonnet-4-5"]  # fmt: skip
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        env = lab.env(
+            ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="lab-key",
+            DISABLE_AUTOUPDATER="1", DISABLE_TELEMETRY="1", DISABLE_ERROR_REPORTING="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        )  # fmt: skip
+        if os.geteuid() == 0:
+            env["IS_SANDBOX"] = "1"  # as root it refuses --dangerously-skip-permissions else
+        return env
+
+
+DRIVERS: dict[str, type[Driver]] = {"copilot": Copilot, "claude": Claude}
+
+
+def missing(pin: Pin, mode: str) -> str | None:
+    """Why this harness cannot run here, or None when it can."""
+    if shutil.which("node", path=SYSTEM_PATH) is None:
+        return f"{pin.name}: no node on {SYSTEM_PATH} (the harness needs Node.js)"
+    binary = pin.binary(mode)
+    if not os.access(binary, os.X_OK):
+        setup = "bash scripts/setup.sh harnesses" + (" latest" if mode == "latest" else "")
+        which = pin.version if mode == "pinned" else "latest"
+        return f"{pin.name} {which} is not installed ({binary} missing): run {setup}"
+    return None
