@@ -21,6 +21,7 @@ if [ "${1:-}" = "harnesses" ]; then
         say "no node or npm on PATH: the harness lab will skip (install Node.js 20 or later)"
         exit 0
     fi
+    [ -x .venv/bin/python ] && python=.venv/bin/python  # it reads TOML on every Python
     cache=$("$python" -c 'import sys; sys.path[:0] = ["tests/harnesses"]; import cache; print(cache.root())')
     mkdir -p "$cache"
     failed=0

@@ -40,3 +40,13 @@ def driver(mode: str) -> Callable[..., harness_lab.Driver]:
 def lab(tmp_path: Path) -> Callable[[str], harness_lab.Lab]:
     """A fresh home and project adopted for the harness named."""
     return lambda harness: harness_lab.Lab(tmp_path, harness)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Which release of each harness the lab runs, as npm installed it."""
+    mode = str(config.getoption("harnesses") or "pinned")
+    found = []
+    for pin in cache.pins().values():
+        version = pin.installed_version(mode)
+        found.append(f"{pin.name} {version}" if version else f"{pin.name} (not installed)")
+    return [f"harness lab ({mode} releases, {cache.root()}): {', '.join(found)}"]
