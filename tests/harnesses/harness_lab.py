@@ -54,6 +54,13 @@ class Run:
         agent = [r for r in self.requests if r.offers_tools and isinstance(r.body, dict)]
         return _calls(agent[-1].body) if agent else []
 
+    @property
+    def model_saw(self) -> str:
+        """The whole last request of the agent's turn, as text: what the model was shown
+        (context a hook added goes into a message of its own in some harnesses)."""
+        agent = [r for r in self.requests if r.offers_tools and isinstance(r.body, dict)]
+        return json.dumps(agent[-1].body) if agent else ""
+
     def explain(self) -> str:
         """Everything a failing assertion should show."""
         return (
@@ -71,7 +78,11 @@ def _text(content: Any) -> str:
 
 
 def _results(body: dict[str, Any]) -> list[str]:
-    found = []
+    found = [
+        _text(item.get("output"))
+        for item in body.get("input") or []
+        if isinstance(item, dict) and item.get("type", "").endswith("call_output")
+    ]
     for message in body.get("messages") or []:
         if message.get("role") == "tool":
             found.append(_text(message.get("content")))
@@ -83,7 +94,11 @@ def _results(body: dict[str, Any]) -> list[str]:
 
 
 def _calls(body: dict[str, Any]) -> list[dict[str, Any]]:
-    found = []
+    found = [
+        json.loads(item.get("arguments") or "{}")
+        for item in body.get("input") or []
+        if isinstance(item, dict) and item.get("type") == "function_call"
+    ]
     for message in body.get("messages") or []:
         for call in message.get("tool_calls") or []:
             found.append(json.loads(call["function"]["arguments"] or "{}"))
@@ -227,7 +242,33 @@ class Claude(Driver):
         return env
 
 
-DRIVERS: dict[str, type[Driver]] = {"copilot": Copilot, "claude": Claude}
+class Codex(Driver):
+    """Codex: `codex exec`, a `model_providers` entry in the lab's CODEX_HOME/config.toml
+    pointing at the scripted model, hooks run without persisted trust."""
+
+    name = "codex"
+    shell_tool = "exec_command"  # its unified exec; a custom provider gets no apply_patch
+    wire_api = "responses"  # 0.171 refuses "chat": no longer supported
+
+    def shell(self, command: str) -> Tool:
+        return Tool(self.shell_tool, {"cmd": command})
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        home = lab.home / ".codex"
+        home.mkdir(exist_ok=True)
+        (home / "config.toml").write_text(
+            'model = "lab-model"\nmodel_provider = "lab"\n\n[model_providers.lab]\n'
+            f'name = "lab"\nbase_url = "{server.url}/v1"\nwire_api = "{self.wire_api}"\n'
+        )
+        return [str(self.binary), "exec", "--json", "--skip-git-repo-check",
+                "--dangerously-bypass-hook-trust", "--trust", "--ephemeral",
+                "--dangerously-bypass-approvals-and-sandbox", prompt]  # fmt: skip
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        return lab.env(CODEX_HOME=str(lab.home / ".codex"), OPENAI_API_KEY="lab-key")
+
+
+DRIVERS: dict[str, type[Driver]] = {"copilot": Copilot, "claude": Claude, "codex": Codex}
 
 
 def missing(pin: Pin, mode: str) -> str | None:

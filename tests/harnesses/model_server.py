@@ -1,5 +1,6 @@
 """A scripted model on 127.0.0.1 for the harness lab: just enough of the Anthropic Messages
-API and OpenAI Chat Completions (both streaming) to run a turn or two of a real harness.
+API, OpenAI Chat Completions and the OpenAI Responses API (each streaming) to run a turn or
+two of a real harness.
 
 The script is a list of replies, each a tool call or a text. Each request that offers the
 model tools (the agent's own turn) takes the next reply; once the script is spent, and for
@@ -155,6 +156,35 @@ def chat_completion(reply: Reply, model: str, n: int) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def responses_events(reply: Reply, model: str, n: int) -> Iterator[bytes]:
+    """An OpenAI Responses stream: created, one output item added and done (a function
+    call, or a message with its text delta), completed with the usage."""
+    if isinstance(reply, Tool):
+        item: dict[str, Any] = {
+            "type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}",
+            "name": reply.name, "arguments": json.dumps(reply.arguments), "status": "completed",
+        }  # fmt: skip
+    else:
+        part = {"type": "output_text", "text": reply.text, "annotations": []}
+        item = {"type": "message", "id": f"msg_{n}", "role": "assistant"}
+        item |= {"status": "completed", "content": [part]}
+    response = {"id": f"resp_{n}", "object": "response", "created_at": 0, "model": model}
+    yield _sse("response.created", {"type": "response.created", "response": response})
+    added = {"type": "response.output_item.added", "output_index": 0, "item": item}
+    yield _sse("response.output_item.added", added)
+    if isinstance(reply, Text):
+        delta = {"type": "response.output_text.delta", "item_id": item["id"]}
+        delta |= {"output_index": 0, "content_index": 0, "delta": reply.text}
+        yield _sse("response.output_text.delta", delta)
+    done = {"type": "response.output_item.done", "output_index": 0, "item": item}
+    yield _sse("response.output_item.done", done)
+    usage = {"input_tokens": 10, "output_tokens": 1, "total_tokens": 11}
+    usage |= {"input_tokens_details": {"cached_tokens": 0}}
+    usage |= {"output_tokens_details": {"reasoning_tokens": 0}}
+    finished = response | {"status": "completed", "output": [item], "usage": usage}
+    yield _sse("response.completed", {"type": "response.completed", "response": finished})
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
@@ -212,6 +242,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._stream(anthropic_events(reply, model, n))
             else:
                 self._send(200, anthropic_message(reply, model, n))
+        elif path.endswith("/responses"):
+            self._stream(responses_events(reply, model, n))
         elif path.endswith("/chat/completions"):
             if body.get("stream"):
                 self._stream(chat_chunks(reply, model, n))

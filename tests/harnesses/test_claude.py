@@ -73,5 +73,4 @@ def test_the_model_is_told_a_failed_line_met_the_boundary(claude) -> None:
     run_as, lab = claude
     lab.phase("research")
     run = run_as.run(lab, [run_as.shell(UNJUDGED), Text("ok")])
-    agent = [r for r in run.requests if r.offers_tools]
-    assert "ran inside the sandbox of this project's phase" in json.dumps(agent[-1].body)
+    assert "ran inside the sandbox of this project's phase" in run.model_saw
