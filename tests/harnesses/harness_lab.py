@@ -29,6 +29,15 @@ BIN = Path(sys.executable).parent
 INSTALL = BIN / "automaton-install"
 RUN_TIMEOUT = 150  # seconds a harness run may take, start-up included, before it is killed
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+# A launcher that crashes on a tool event (its input names a tool) and hands every other
+# event to the real one.
+CRASHING_LAUNCHER = """#!/bin/sh
+input=$(cat)
+case "$input" in
+    *'"tool_name"'* | *'"toolName"'*) echo 'RuntimeError: lab crash' >&2; exit 1 ;;
+esac
+printf '%s' "$input" | exec "$(dirname "$0")/automaton-hook.real" "$@"
+"""
 
 
 @dataclass(frozen=True)
@@ -125,6 +134,10 @@ class Lab:
             env=self.env(), capture_output=True, text=True, timeout=60, check=False,
         )  # fmt: skip
         assert installed.returncode == 0, installed.stderr
+        # The user's setting: an agent that stops while a task awaits approval stops at
+        # once, instead of its Stop hook waiting for the decision (600 s by default).
+        with (self.project / "automaton.toml").open("a") as config:
+            config.write("stop-wait-seconds = 0\n")
 
     def env(self, **extra: str) -> dict[str, str]:
         """The environment of every process the lab starts: this lab's home, the system's
@@ -151,6 +164,18 @@ class Lab:
         path = self.project / relative
         return path.read_text() if path.exists() else None
 
+    def state(self) -> str:
+        """Task `t1`'s state, as its `.state` file says."""
+        return (self.project / ".automaton" / "tasks" / "t1" / ".state").read_text().strip()
+
+    def crash_tool_hooks(self) -> None:
+        """Make the adapter crash (exit 1, a Python error on stderr) on every tool event,
+        as a broken installation would; the session's other hooks still answer."""
+        launcher = self.home / ".automaton" / "bin" / "automaton-hook"
+        launcher.rename(launcher.with_name("automaton-hook.real"))
+        launcher.write_text(CRASHING_LAUNCHER)
+        launcher.chmod(0o755)
+
     def marks(self) -> list[str]:
         """The adapter's marks of rewritten shell lines (`~/.automaton/run/`): a `.ran`
         file is a rewrite the harness ran."""
@@ -171,6 +196,16 @@ class Driver:
     def shell(self, command: str) -> Tool:
         """The model's call of this harness's shell tool."""
         return Tool(self.shell_tool, {"command": command, "description": "lab step"})
+
+    def write_tool(self, path: Path, text: str) -> Tool | None:
+        """The model's call of this harness's file-writing tool, where it offers one."""
+        return None
+
+    def writes(self, path: Path, text: str) -> list[Reply] | None:
+        """The model's calls that write a file with the edit tool (reading it first where
+        the harness wants that), or None where there is no such tool."""
+        tool = self.write_tool(path, text)
+        return None if tool is None else [tool]
 
     def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
         """The command line of a headless run."""
@@ -203,6 +238,9 @@ class Copilot(Driver):
     shell_tool = "bash"
     flags: tuple[str, ...] = ()
 
+    def write_tool(self, path: Path, text: str) -> Tool | None:
+        return Tool("create", {"path": str(path), "file_text": text})
+
     def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
         return [str(self.binary), "-p", prompt, "--output-format", "json", "--no-auto-update",
                 *self.flags]  # fmt: skip
@@ -226,6 +264,14 @@ class Claude(Driver):
 
     name = "claude"
     shell_tool = "Bash"
+
+    def write_tool(self, path: Path, text: str) -> Tool | None:
+        return Tool("Write", {"file_path": str(path), "content": text})
+
+    def writes(self, path: Path, text: str) -> list[Reply] | None:
+        # Its Write refuses a file that exists and was not read first, before any hook.
+        read = [Tool("Read", {"file_path": str(path)})] if path.exists() else []
+        return [*read, Tool("Write", {"file_path": str(path), "content": text})]
 
     def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
         return [str(self.binary), "-p", prompt, "--output-format", "json",
