@@ -164,6 +164,13 @@ class Lab:
         path = self.project / relative
         return path.read_text() if path.exists() else None
 
+    def request_changes(self, comment: str) -> None:
+        """The user asks for changes to `t1` at its gate, as the dashboard records it."""
+        from automaton_rules.core.project import find_project
+        from automaton_rules.workflow import reviews
+
+        reviews.request_changes(find_project(self.project), "t1", comment, by="user@example.com")
+
     def state(self) -> str:
         """Task `t1`'s state, as its `.state` file says."""
         return (self.project / ".automaton" / "tasks" / "t1" / ".state").read_text().strip()

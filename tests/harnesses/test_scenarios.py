@@ -97,6 +97,21 @@ def test_approve_typed_by_the_user_approves(harness) -> None:
     assert (last["via"], last["harness"]) == ("prompt", run_as.name)
 
 
+def test_the_stop_hook_carries_the_agent_on_with_the_users_request(harness) -> None:
+    """The agent ends its turn while its task waits at the gate with a request for changes
+    made on the dashboard: the stop hook makes the harness go on with the request as the
+    next prompt, and the second stop (its loop guard set) lets it end."""
+    run_as, lab = harness
+    lab.phase("research:awaiting_approval")
+    lab.request_changes("Name the users.")
+    run = run_as.run(lab, [Text("SPEC.md is ready"), Text("revising")])
+    agent = [json.dumps(r.body) for r in run.requests if r.offers_tools]
+    assert len(agent) == 2, run.explain()
+    assert "The user requested changes to task 't1'" in agent[1]
+    assert "Name the users." in agent[1]
+    assert run.rc == 0, run.explain()
+
+
 def test_a_crashing_hook_blocks_the_action(harness) -> None:
     run_as, lab = harness
     lab.phase("implement")
