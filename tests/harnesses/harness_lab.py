@@ -88,6 +88,12 @@ def _text(content: Any) -> str:
 
 def _results(body: dict[str, Any]) -> list[str]:
     found = [
+        _text(part["functionResponse"].get("response", {}).get("output", part["functionResponse"]))
+        for content in body.get("contents") or []
+        for part in content.get("parts") or []
+        if "functionResponse" in part
+    ]
+    found += [
         _text(item.get("output"))
         for item in body.get("input") or []
         if isinstance(item, dict) and item.get("type", "").endswith("call_output")
@@ -104,6 +110,12 @@ def _results(body: dict[str, Any]) -> list[str]:
 
 def _calls(body: dict[str, Any]) -> list[dict[str, Any]]:
     found = [
+        part["functionCall"].get("args") or {}
+        for content in body.get("contents") or []
+        for part in content.get("parts") or []
+        if "functionCall" in part
+    ]
+    found += [
         json.loads(item.get("arguments") or "{}")
         for item in body.get("input") or []
         if isinstance(item, dict) and item.get("type") == "function_call"
@@ -321,7 +333,33 @@ class Codex(Driver):
         return lab.env(CODEX_HOME=str(lab.home / ".codex"), OPENAI_API_KEY="lab-key")
 
 
-DRIVERS: dict[str, type[Driver]] = {"copilot": Copilot, "claude": Claude, "codex": Codex}
+class Gemini(Driver):
+    """Gemini CLI: `-p` headless with `--yolo`, the Gemini API at GOOGLE_GEMINI_BASE_URL
+    with an API key, the project trusted."""
+
+    name = "gemini"
+    shell_tool = "run_shell_command"
+
+    def write_tool(self, path: Path, text: str) -> Tool | None:
+        return Tool("write_file", {"file_path": str(path), "content": text})
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        settings = lab.home / ".gemini" / "settings.json"
+        settings.parent.mkdir(exist_ok=True)
+        auth = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+        settings.write_text(json.dumps(auth | {"general": {"disableAutoUpdate": True}}))
+        return [str(self.binary), "-p", prompt, "--output-format", "json", "--yolo"]
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        return lab.env(
+            GOOGLE_GEMINI_BASE_URL=server.url, GEMINI_API_KEY="lab-key",
+            GEMINI_CLI_TRUST_WORKSPACE="true",
+        )  # fmt: skip
+
+
+DRIVERS: dict[str, type[Driver]] = {
+    "copilot": Copilot, "claude": Claude, "codex": Codex, "gemini": Gemini,
+}  # fmt: skip
 
 
 def missing(pin: Pin, mode: str) -> str | None:

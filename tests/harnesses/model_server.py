@@ -1,6 +1,6 @@
 """A scripted model on 127.0.0.1 for the harness lab: just enough of the Anthropic Messages
-API, OpenAI Chat Completions and the OpenAI Responses API (each streaming) to run a turn or
-two of a real harness.
+API, OpenAI Chat Completions, the OpenAI Responses API and the Gemini API (each streaming)
+to run a turn or two of a real harness.
 
 The script is a list of replies, each a tool call or a text. Each request that offers the
 model tools (the agent's own turn) takes the next reply; once the script is spent, and for
@@ -57,7 +57,11 @@ class Request:
     def tool_names(self) -> list[str]:
         """The names of the tools offered, in either API's shape."""
         tools = self.body.get("tools") or [] if isinstance(self.body, dict) else []
-        return [t.get("name") or t.get("function", {}).get("name", "") for t in tools]
+        names = []
+        for tool in tools:
+            declared = tool.get("functionDeclarations") or [tool.get("function") or tool]
+            names += [str(d.get("name", "")) for d in declared]
+        return names
 
 
 @dataclass
@@ -69,14 +73,37 @@ class Script:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def next(self, request: Request) -> Reply:
-        """The reply to a request: the script's next one on the agent's turn, else text."""
+        """The reply to a request: the script's next one on the agent's turn; JSON of the
+        shape asked for (Gemini CLI's router); else text."""
         with self.lock:
             self.requests.append(request)
+            schema = _json_schema(request.body)
             if request.offers_tools and self.replies:
                 request.reply = self.replies.pop(0)
+            elif schema is not None:
+                request.reply = Text(json.dumps(_sample(schema)))
             else:
                 request.reply = Text(DONE)
             return request.reply
+
+
+def _json_schema(body: Any) -> dict[str, Any] | None:
+    """The JSON schema a request wants its answer in (Gemini's `responseJsonSchema`)."""
+    config = body.get("generationConfig") if isinstance(body, dict) else None
+    schema = config.get("responseJsonSchema") if isinstance(config, dict) else None
+    return schema if isinstance(schema, dict) else None
+
+
+def _sample(schema: dict[str, Any]) -> Any:
+    """A value of the schema's shape: the first choice of an enum, 1, true, "lab"."""
+    kind = str(schema.get("type", "object")).lower()
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if kind == "object":
+        return {key: _sample(sub) for key, sub in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return [_sample(schema.get("items") or {})]
+    return {"integer": 1, "number": 1, "boolean": True}.get(kind, "lab")
 
 
 def _sse(event: str | None, data: Any) -> bytes:
@@ -185,6 +212,18 @@ def responses_events(reply: Reply, model: str, n: int) -> Iterator[bytes]:
     yield _sse("response.completed", {"type": "response.completed", "response": finished})
 
 
+def gemini_response(reply: Reply, model: str) -> dict[str, Any]:
+    """One Gemini API answer (`generateContent`, or a chunk of its stream): a function
+    call or a text part, finished."""
+    if isinstance(reply, Tool):
+        part: dict[str, Any] = {"functionCall": {"name": reply.name, "args": reply.arguments}}
+    else:
+        part = {"text": reply.text}
+    candidate = {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP"}
+    usage = {"promptTokenCount": 10, "candidatesTokenCount": 1, "totalTokenCount": 11}
+    return {"candidates": [candidate | {"index": 0}], "usageMetadata": usage, "modelVersion": model}
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
@@ -235,7 +274,13 @@ class _Handler(BaseHTTPRequestHandler):
         model = body.get("model") or self.server.model
         n = len(self.server.script.requests)
         path = self.path.split("?")[0]
-        if path.endswith("/messages/count_tokens"):
+        if path.endswith(":streamGenerateContent"):
+            self._stream(iter([_sse(None, gemini_response(reply, model))]))
+        elif path.endswith(":generateContent"):
+            self._send(200, gemini_response(reply, model))
+        elif path.endswith(":countTokens"):
+            self._send(200, {"totalTokens": 10})
+        elif path.endswith("/messages/count_tokens"):
             self._send(200, {"input_tokens": 10})
         elif path.endswith("/messages"):
             if body.get("stream"):

@@ -12,7 +12,7 @@ from model_server import Text
 
 pytestmark = pytest.mark.harnesses
 
-HARNESSES = ("copilot", "claude", "codex")
+HARNESSES = ("copilot", "claude", "codex", "gemini")
 STATUS = "python3 ~/.automaton/scripts/status.py"
 
 
