@@ -86,7 +86,7 @@ def test_setup_shows_pip_s_whole_output_when_pip_fails(tmp_path: Path) -> None:
 # ------------------------------------------------- setup.sh harnesses: the lab's binaries
 
 # A stand-in for npm: `npm view PKG version` prints 9.9.9; `npm install --prefix DIR ...
-# PKG@VERSION` makes the command the lab looks for (and logs every call).
+# PKG@VERSION` makes the commands the lab looks for, NPM_BINS (and logs every call).
 FAKE_NPM = """#!/bin/sh
 echo "$*" >> "$NPM_LOG"
 if [ "$1" = view ]; then echo 9.9.9; exit 0; fi
@@ -95,7 +95,7 @@ eval "spec=\\${$#}"
 pkg=${spec%@*}
 mkdir -p "$prefix/node_modules/.bin" "$prefix/node_modules/$pkg"
 printf '{"version": "%s"}\\n' "${spec##*@}" > "$prefix/node_modules/$pkg/package.json"
-for bin in copilot claude codex; do
+for bin in $NPM_BINS; do
     : > "$prefix/node_modules/.bin/$bin"
     chmod +x "$prefix/node_modules/.bin/$bin"
 done
@@ -125,6 +125,7 @@ def _lab_checkout(tmp_path: Path, *, node: bool) -> tuple[Path, dict[str, str]]:
         (bin_dir / "npm").chmod(0o755)
     env = {"PATH": str(bin_dir), "AUTOMATON_HARNESS_CACHE": str(tmp_path / "cache")}
     env |= {"NPM_LOG": str(tmp_path / "npm.log"), "HOME": str(tmp_path)}
+    env["NPM_BINS"] = " ".join(pin[3] for pin in _pins())
     return checkout, env
 
 
