@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import cache
-import harness_lab
 import pytest
+
+from harnesses import cache, harness_lab
 
 
 @pytest.fixture(scope="session")

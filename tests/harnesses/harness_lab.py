@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cache import Pin
-from model_server import ModelServer, Reply, Request, Tool
-
 from automaton_rules.testing import AutomatonProject
+from harnesses.cache import Pin
+from harnesses.model_server import ModelServer, Reply, Request, Tool
 
 BIN = Path(sys.executable).parent
 INSTALL = BIN / "automaton-install"

@@ -10,7 +10,8 @@ folder, where Codex will not create the helper its sandbox runs."""
 from __future__ import annotations
 
 import pytest
-from model_server import Text
+
+from harnesses.model_server import Text
 
 pytestmark = pytest.mark.harnesses
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from harness_lab import Copilot, CopilotAllowAll
-from model_server import Text
+
+from harnesses.harness_lab import Copilot, CopilotAllowAll
+from harnesses.model_server import Text
 
 pytestmark = pytest.mark.harnesses
 

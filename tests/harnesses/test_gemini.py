@@ -8,7 +8,8 @@ loads the project's hooks in a trusted folder (GEMINI_CLI_TRUST_WORKSPACE=true) 
 from __future__ import annotations
 
 import pytest
-from model_server import Text
+
+from harnesses.model_server import Text
 
 pytestmark = pytest.mark.harnesses
 

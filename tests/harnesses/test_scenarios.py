@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from model_server import Text
+
+from harnesses.model_server import Text
 
 pytestmark = pytest.mark.harnesses
 
