@@ -42,7 +42,7 @@ if [ "${1:-}" = "harnesses" ]; then
                 continue
             fi
         fi
-        [ "$mode" = latest ] && ln -sfn "$name-$version" "$cache/$name-latest"
+        if [ "$mode" = latest ]; then ln -sfn "$name-$version" "$cache/$name-latest"; fi
     done < <("$python" tests/harnesses/cache.py)
     say "harnesses done in ${SECONDS}s"
     exit "$failed"
