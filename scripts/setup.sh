@@ -3,6 +3,7 @@
 #   bash scripts/setup.sh          # the tool
 #   bash scripts/setup.sh test     # the tool, its test dependencies and the dashboard's
 #   bash scripts/setup.sh board    # the tool and the dashboard (automaton-board)
+#   bash scripts/setup.sh harnesses [latest]  # the harness lab's binaries, with npm
 # It says what it is doing as it goes, one line per package pip fetches or builds, so a
 # first install (a minute or more) does not look hung; an up-to-date .venv prints two lines.
 # `test` also installs the system programs some tests need (chromium, ssh-keygen, dot,
@@ -12,6 +13,43 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
 say() { printf 'setup.sh: %s\n' "$*" >&2; }
+if [ "${1:-}" = "harnesses" ]; then
+    # The real harnesses the lab drives (tests/harnesses/versions.toml), each installed with
+    # npm into its own folder of the cache, outside the repository: NAME-VERSION, and for
+    # `latest` the newest release, which NAME-latest then points at. An installed version
+    # is not fetched again. Without node or npm nothing is installed and the lab skips.
+    mode=${2:-pinned}
+    case "$mode" in pinned | latest) ;; *) say "ERROR: harnesses takes pinned or latest, not $mode"; exit 2 ;; esac
+    if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+        say "no node or npm on PATH: the harness lab will skip (install Node.js 20 or later)"
+        exit 0
+    fi
+    [ -x .venv/bin/python ] && python=.venv/bin/python  # it reads TOML on every Python
+    cache=$("$python" -c 'import sys; sys.path[:0] = ["tests/harnesses"]; import cache; print(cache.root())')
+    mkdir -p "$cache"
+    failed=0
+    while read -r name package version bin; do
+        if [ "$mode" = latest ]; then
+            version=$(npm view "$package" version 2>/dev/null) || { say "$package: npm view failed"; failed=1; continue; }
+        fi
+        folder="$cache/$name-$version"
+        if [ -x "$folder/node_modules/.bin/$bin" ]; then
+            say "$name $version: installed in $folder"
+        else
+            say "$name $version: npm install $package@$version into $folder"
+            if ! npm install --prefix "$folder" --no-save --no-audit --no-fund --loglevel=error \
+                "$package@$version" >&2; then
+                say "$name $version: npm install failed; its lab tests will skip"
+                rm -rf "$folder"
+                failed=1
+                continue
+            fi
+        fi
+        if [ "$mode" = latest ]; then ln -sfn "$name-$version" "$cache/$name-latest"; fi
+    done < <("$python" tests/harnesses/cache.py)
+    say "harnesses done in ${SECONDS}s"
+    exit "$failed"
+fi
 if [ ! -x .venv/bin/python ]; then
     say "creating .venv with $python"
     "$python" -m venv .venv

@@ -2,11 +2,24 @@
 # Set up .venv with the test dependencies, lint, type-check, and run the whole test suite,
 # one test process per CPU (pytest-xdist). Arguments go to pytest: `-n 0` runs in one
 # process; AUTOMATON_TESTS=full runs the sized suites at full size (see README).
+#   bash scripts/test.sh --harnesses [pinned|latest]
+# runs the harness lab instead (tests/harnesses: the real Claude Code, Copilot CLI ...
+# against a scripted model), on the releases tests/harnesses/versions.toml pins or on the
+# newest, installing what is missing with `scripts/setup.sh harnesses` first, and prints
+# the lab's own time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+lab=""
+if [ "${1:-}" = "--harnesses" ]; then
+    lab=pinned
+    shift
+    case "${1:-}" in pinned | latest) lab=$1; shift ;; esac
+fi
 bash scripts/setup.sh test || exit 2
-.venv/bin/ruff check . || exit 1
-.venv/bin/mypy || exit 1
+if [ -z "$lab" ]; then
+    .venv/bin/ruff check . || exit 1
+    .venv/bin/mypy || exit 1
+fi
 parallel=(-n auto --dist worksteal)
 for arg in "$@"; do
     case "$arg" in
@@ -19,6 +32,15 @@ done
 if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
     scratch=$(mktemp -d /dev/shm/automaton-rules-tests.XXXXXX) && export TMPDIR="$scratch"
     trap 'rm -rf "${scratch:-/nonexistent}"' EXIT
+fi
+if [ -n "$lab" ]; then
+    # A harness that could not be installed is skipped with the reason, never silently.
+    bash scripts/setup.sh harnesses "$lab" || echo "== setup.sh harnesses failed: the lab skips what is not installed"
+    start=$SECONDS
+    .venv/bin/python -m pytest ${parallel[@]+"${parallel[@]}"} --harnesses="$lab" tests/harnesses "$@"
+    rc=$?
+    echo "== the harness lab ($lab releases) took $((SECONDS - start)) s"
+    exit "$rc"
 fi
 .venv/bin/python -m pytest ${parallel[@]+"${parallel[@]}"} "$@"
 rc=$?

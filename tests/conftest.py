@@ -31,12 +31,28 @@ from automaton_rules.testing import AutomatonProject
 sys.path.insert(0, str(ROOT / "rules"))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--harnesses", nargs="?", const="pinned", default=None, choices=("pinned", "latest"),
+        help="run the harness lab (tests/harnesses) on the pinned or the latest releases",
+    )  # fmt: skip
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: one of the longest tests (helpers.LONG_TESTS)")
+    config.addinivalue_line(
+        "markers", "harnesses: a harness lab test, run only with --harnesses (tests/harnesses)"
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The long tests first, longest first, marked `slow`; the rest in their order."""
+    """The harness lab only when asked (--harnesses: it runs real binaries, seconds each);
+    the long tests first, longest first, marked `slow`; the rest in their order."""
+    if not config.getoption("harnesses"):
+        lab = [item for item in items if item.get_closest_marker("harnesses")]
+        if lab:
+            config.hook.pytest_deselected(items=lab)
+            items[:] = [item for item in items if not item.get_closest_marker("harnesses")]
 
     def rank(item: pytest.Item) -> int | None:
         path = item.nodeid.split("[")[0]

@@ -1,0 +1,2 @@
+"""The harness lab: real harness binaries against a scripted model (docs/harness-integration.md,
+"The harness lab")."""

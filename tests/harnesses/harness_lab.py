@@ -1,0 +1,373 @@
+"""The harness lab's drivers: a fresh project adopted with `automaton-install`, a task put
+in a phase with status.py, and a real harness binary run headless against the scripted
+model (model_server.py), so a test can check what the binary did — the hook ran, the
+action was blocked or rewritten, the file changed or not — and what the model got back.
+
+Each run has its own home folder (the per-user files `automaton-install` writes, the
+harness's own configuration and state), so nothing of the machine's user is read or
+changed. PATH holds only the system's folders: the hooks find `automaton-hook` through
+the launcher the installer wrote, as on a machine where the tool is not on PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from automaton_rules.testing import AutomatonProject
+from harnesses.cache import Pin
+from harnesses.model_server import ModelServer, Reply, Request, Tool
+
+BIN = Path(sys.executable).parent
+INSTALL = BIN / "automaton-install"
+RUN_TIMEOUT = 150  # seconds a harness run may take, start-up included, before it is killed
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+# A launcher that crashes on a tool event (its input names a tool) and hands every other
+# event to the real one.
+CRASHING_LAUNCHER = """#!/bin/sh
+input=$(cat)
+case "$input" in
+    *'"tool_name"'* | *'"toolName"'*) echo 'RuntimeError: lab crash' >&2; exit 1 ;;
+esac
+printf '%s' "$input" | exec "$(dirname "$0")/automaton-hook.real" "$@"
+"""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One harness run: its exit status, output and the requests the model received."""
+
+    rc: int
+    stdout: str
+    stderr: str
+    requests: list[Request]
+
+    @property
+    def tool_results(self) -> list[str]:
+        """What the model got back for its tool calls, in order, as the last request that
+        carried each one shows it (Chat Completions `tool` messages, Messages API
+        `tool_result` blocks)."""
+        agent = [r for r in self.requests if r.offers_tools and isinstance(r.body, dict)]
+        return _results(agent[-1].body) if agent else []
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """The tool calls as the harness sent them back to the model in its history."""
+        agent = [r for r in self.requests if r.offers_tools and isinstance(r.body, dict)]
+        return _calls(agent[-1].body) if agent else []
+
+    @property
+    def model_saw(self) -> str:
+        """The whole last request of the agent's turn, as text: what the model was shown
+        (context a hook added goes into a message of its own in some harnesses)."""
+        agent = [r for r in self.requests if r.offers_tools and isinstance(r.body, dict)]
+        return json.dumps(agent[-1].body) if agent else ""
+
+    def explain(self) -> str:
+        """Everything a failing assertion should show."""
+        return (
+            f"rc={self.rc}\ntool results: {self.tool_results}\nstdout (tail): "
+            f"{self.stdout[-3000:]}\nstderr (tail): {self.stderr[-3000:]}"
+        )
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_text(part.get("text", part.get("content", ""))) for part in content)
+    return "" if content is None else json.dumps(content)
+
+
+def _results(body: dict[str, Any]) -> list[str]:
+    found = [
+        _text(part["functionResponse"].get("response", {}).get("output", part["functionResponse"]))
+        for content in body.get("contents") or []
+        for part in content.get("parts") or []
+        if "functionResponse" in part
+    ]
+    found += [
+        _text(item.get("output"))
+        for item in body.get("input") or []
+        if isinstance(item, dict) and item.get("type", "").endswith("call_output")
+    ]
+    for message in body.get("messages") or []:
+        if message.get("role") == "tool":
+            found.append(_text(message.get("content")))
+        elif message.get("role") == "user" and isinstance(message.get("content"), list):
+            for block in message["content"]:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    found.append(_text(block.get("content")))
+    return found
+
+
+def _calls(body: dict[str, Any]) -> list[dict[str, Any]]:
+    found = [
+        part["functionCall"].get("args") or {}
+        for content in body.get("contents") or []
+        for part in content.get("parts") or []
+        if "functionCall" in part
+    ]
+    found += [
+        json.loads(item.get("arguments") or "{}")
+        for item in body.get("input") or []
+        if isinstance(item, dict) and item.get("type") == "function_call"
+    ]
+    for message in body.get("messages") or []:
+        for call in message.get("tool_calls") or []:
+            found.append(json.loads(call["function"]["arguments"] or "{}"))
+        content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, list):
+            found += [b["input"] for b in content if b.get("type") == "tool_use"]
+    return found
+
+
+class Lab:
+    """A throwaway home and project adopted for one harness, with one task `t1`."""
+
+    def __init__(self, root: Path, harness: str) -> None:
+        self.home = root / "home"
+        self.project = root / "project"
+        self.harness = harness
+        self.home.mkdir()
+        self.project.mkdir()
+        (self.project / "src").mkdir()
+        (self.project / "src" / "app.py").write_text("print(1)\n")
+        subprocess.run(["git", "init", "-q"], cwd=self.project, check=True, env=self.env())
+        installed = subprocess.run(
+            [str(INSTALL), "--project", str(self.project), "--harness", harness],
+            env=self.env(), capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert installed.returncode == 0, installed.stderr
+        # The user's setting: an agent that stops while a task awaits approval stops at
+        # once, instead of its Stop hook waiting for the decision (600 s by default).
+        with (self.project / "automaton.toml").open("a") as config:
+            config.write("stop-wait-seconds = 0\n")
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """The environment of every process the lab starts: this lab's home, the system's
+        PATH, the temporary folder the tests were given."""
+        env = {"HOME": str(self.home), "PATH": SYSTEM_PATH, "LANG": "C.UTF-8", "TERM": "dumb"}
+        env["TMPDIR"] = os.environ.get("TMPDIR", "/tmp")
+        env |= {"GIT_CONFIG_NOSYSTEM": "1", "NO_COLOR": "1", "CI": "1"}
+        return env | extra
+
+    def phase(self, state: str) -> None:
+        """Put task `t1` in `state`, with real transitions and the user's approvals."""
+        AutomatonProject(self.project).task("t1", state)
+
+    def status(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """Run the status.py the installer put in this lab's home, as an agent would."""
+        script = self.home / ".automaton" / "scripts" / "status.py"
+        return subprocess.run(
+            [sys.executable, str(script), *args], cwd=self.project, env=self.env(),
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+
+    def file(self, relative: str) -> str | None:
+        """A project file's text, or None when it does not exist."""
+        path = self.project / relative
+        return path.read_text() if path.exists() else None
+
+    def request_changes(self, comment: str) -> None:
+        """The user asks for changes to `t1` at its gate, as the dashboard records it."""
+        from automaton_rules.core.project import find_project
+        from automaton_rules.workflow import reviews
+
+        reviews.request_changes(find_project(self.project), "t1", comment, by="user@example.com")
+
+    def state(self) -> str:
+        """Task `t1`'s state, as its `.state` file says."""
+        return (self.project / ".automaton" / "tasks" / "t1" / ".state").read_text().strip()
+
+    def crash_tool_hooks(self) -> None:
+        """Make the adapter crash (exit 1, a Python error on stderr) on every tool event,
+        as a broken installation would; the session's other hooks still answer."""
+        launcher = self.home / ".automaton" / "bin" / "automaton-hook"
+        launcher.rename(launcher.with_name("automaton-hook.real"))
+        launcher.write_text(CRASHING_LAUNCHER)
+        launcher.chmod(0o755)
+
+    def marks(self) -> list[str]:
+        """The adapter's marks of rewritten shell lines (`~/.automaton/run/`): a `.ran`
+        file is a rewrite the harness ran."""
+        run = self.home / ".automaton" / "run"
+        return sorted(p.name for p in run.rglob("*") if p.is_file()) if run.exists() else []
+
+
+class Driver:
+    """How one harness is run headless against the scripted model."""
+
+    name = ""
+    shell_tool = ""
+
+    def __init__(self, pin: Pin, binary: Path) -> None:
+        self.pin = pin
+        self.binary = binary
+
+    def shell(self, command: str) -> Tool:
+        """The model's call of this harness's shell tool."""
+        return Tool(self.shell_tool, {"command": command, "description": "lab step"})
+
+    def write_tool(self, path: Path, text: str) -> Tool | None:
+        """The model's call of this harness's file-writing tool, where it offers one."""
+        return None
+
+    def writes(self, path: Path, text: str) -> list[Reply] | None:
+        """The model's calls that write a file with the edit tool (reading it first where
+        the harness wants that), or None where there is no such tool."""
+        tool = self.write_tool(path, text)
+        return None if tool is None else [tool]
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        """The command line of a headless run."""
+        raise NotImplementedError
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        """What the harness needs to find the scripted model and run unattended."""
+        raise NotImplementedError
+
+    def run(self, lab: Lab, replies: list[Reply], prompt: str = "do the lab step") -> Run:
+        """Run one headless session with the model's scripted replies."""
+        with ModelServer(replies) as server:
+            try:
+                done = subprocess.run(
+                    self.command(lab, server, prompt), cwd=lab.project,
+                    env=self.environment(lab, server), capture_output=True, text=True,
+                    timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, check=False,
+                )  # fmt: skip
+            except subprocess.TimeoutExpired as expired:
+                out = expired.stdout.decode(errors="replace") if expired.stdout else ""
+                late = f"{self.name} ran over {RUN_TIMEOUT}s: {out[-2000:]}"
+                raise AssertionError(late) from None
+            return Run(done.returncode, done.stdout, done.stderr, server.requests)
+
+
+class Copilot(Driver):
+    """GitHub Copilot CLI: offline, a custom provider speaking Chat Completions."""
+
+    name = "copilot"
+    shell_tool = "bash"
+    flags: tuple[str, ...] = ()
+
+    def write_tool(self, path: Path, text: str) -> Tool | None:
+        return Tool("create", {"path": str(path), "file_text": text})
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        return [str(self.binary), "-p", prompt, "--output-format", "json", "--no-auto-update",
+                *self.flags]  # fmt: skip
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        return lab.env(
+            COPILOT_HOME=str(lab.home / ".copilot"), COPILOT_OFFLINE="true",
+            COPILOT_PROVIDER_BASE_URL=f"{server.url}/v1", COPILOT_MODEL="lab-model",
+            COPILOT_ALLOW_ALL="true", COPILOT_AUTO_UPDATE="false",
+        )  # fmt: skip
+
+
+class CopilotAllowAll(Copilot):
+    """Copilot CLI with `--allow-all` (tools, paths and URLs) on top of COPILOT_ALLOW_ALL."""
+
+    flags = ("--allow-all",)
+
+
+class Claude(Driver):
+    """Claude Code: `-p` headless, the Messages API at ANTHROPIC_BASE_URL."""
+
+    name = "claude"
+    shell_tool = "Bash"
+
+    def write_tool(self, path: Path, text: str) -> Tool | None:
+        return Tool("Write", {"file_path": str(path), "content": text})
+
+    def writes(self, path: Path, text: str) -> list[Reply] | None:
+        # Its Write refuses a file that exists and was not read first, before any hook.
+        read = [Tool("Read", {"file_path": str(path)})] if path.exists() else []
+        return [*read, Tool("Write", {"file_path": str(path), "content": text})]
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        return [str(self.binary), "-p", prompt, "--output-format", "json",
+                "--dangerously-skip-permissions", "--model", "claude-sonnet-4-5"]  # fmt: skip
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        env = lab.env(
+            ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="lab-key",
+            DISABLE_AUTOUPDATER="1", DISABLE_TELEMETRY="1", DISABLE_ERROR_REPORTING="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        )  # fmt: skip
+        if os.geteuid() == 0:
+            env["IS_SANDBOX"] = "1"  # as root it refuses --dangerously-skip-permissions else
+        return env
+
+
+class Codex(Driver):
+    """Codex: `codex exec`, a `model_providers` entry in the lab's CODEX_HOME/config.toml
+    pointing at the scripted model, hooks run without persisted trust."""
+
+    name = "codex"
+    shell_tool = "exec_command"  # its unified exec; a custom provider gets no apply_patch
+    wire_api = "responses"  # 0.171 refuses "chat": no longer supported
+
+    def shell(self, command: str) -> Tool:
+        return Tool(self.shell_tool, {"cmd": command})
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        home = lab.home / ".codex"
+        home.mkdir(exist_ok=True)
+        (home / "config.toml").write_text(
+            'model = "lab-model"\nmodel_provider = "lab"\n\n[model_providers.lab]\n'
+            f'name = "lab"\nbase_url = "{server.url}/v1"\nwire_api = "{self.wire_api}"\n'
+        )
+        return [str(self.binary), "exec", "--json", "--skip-git-repo-check",
+                "--dangerously-bypass-hook-trust", "--trust", "--ephemeral",
+                "--dangerously-bypass-approvals-and-sandbox", prompt]  # fmt: skip
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        return lab.env(CODEX_HOME=str(lab.home / ".codex"), OPENAI_API_KEY="lab-key")
+
+
+class Gemini(Driver):
+    """Gemini CLI: `-p` headless with `--yolo`, the Gemini API at GOOGLE_GEMINI_BASE_URL
+    with an API key, the project trusted."""
+
+    name = "gemini"
+    shell_tool = "run_shell_command"
+
+    def write_tool(self, path: Path, text: str) -> Tool | None:
+        return Tool("write_file", {"file_path": str(path), "content": text})
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        settings = lab.home / ".gemini" / "settings.json"
+        settings.parent.mkdir(exist_ok=True)
+        auth = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+        settings.write_text(json.dumps(auth | {"general": {"disableAutoUpdate": True}}))
+        return [str(self.binary), "-p", prompt, "--output-format", "json", "--yolo"]
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        return lab.env(
+            GOOGLE_GEMINI_BASE_URL=server.url, GEMINI_API_KEY="lab-key",
+            GEMINI_CLI_TRUST_WORKSPACE="true",
+        )  # fmt: skip
+
+
+DRIVERS: dict[str, type[Driver]] = {
+    "copilot": Copilot, "claude": Claude, "codex": Codex, "gemini": Gemini,
+}  # fmt: skip
+
+
+def missing(pin: Pin, mode: str) -> str | None:
+    """Why this harness cannot run here, or None when it can."""
+    if shutil.which("node", path=SYSTEM_PATH) is None:
+        return f"{pin.name}: no node on {SYSTEM_PATH} (the harness needs Node.js)"
+    binary = pin.binary(mode)
+    if not os.access(binary, os.X_OK):
+        setup = "bash scripts/setup.sh harnesses" + (" latest" if mode == "latest" else "")
+        which = pin.version if mode == "pinned" else "latest"
+        return f"{pin.name} {which} is not installed ({binary} missing): run {setup}"
+    return None

@@ -1,0 +1,143 @@
+"""The scenarios every harness in the lab runs, each through the real binary: what the
+guard refuses in every phase, what reaches the model, the user's approval typed in the
+chat, a crashing hook. Where a harness words a refusal its own way, the test checks the
+guard's own sentence inside it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harnesses.model_server import Text
+
+pytestmark = pytest.mark.harnesses
+
+HARNESSES = ("copilot", "claude", "codex", "gemini")
+STATUS = "python3 ~/.automaton/scripts/status.py"
+
+
+@pytest.fixture(params=HARNESSES)
+def harness(request, driver, lab):
+    """Each harness's driver, with a project adopted for it."""
+    return driver(request.param), lab(request.param)
+
+
+def test_an_edit_tool_write_in_research_is_denied(harness) -> None:
+    run_as, lab = harness
+    calls = run_as.writes(lab.project / "src" / "app.py", "changed\n")
+    if calls is None:
+        pytest.skip(f"{run_as.name} gives a custom model provider no file-writing tool")
+    lab.phase("research")
+    run = run_as.run(lab, [*calls, Text("ok")])
+    result = run.tool_results[-1]
+    assert "DENIED: No task in project" in result, run.explain()
+    assert lab.file("src/app.py") == "print(1)\n"
+
+
+def test_writing_state_by_shell_is_denied_in_implement(harness) -> None:
+    run_as, lab = harness
+    lab.phase("implement")
+    run = run_as.run(lab, [run_as.shell("echo complete > .automaton/tasks/t1/.state"), Text("ok")])
+    [result] = run.tool_results
+    assert "DENIED: This command would write workflow state (.state files)" in result, run.explain()
+    assert lab.state() == "implement"
+
+
+def test_writing_state_by_edit_tool_is_denied_in_implement(harness) -> None:
+    run_as, lab = harness
+    state = lab.project / ".automaton" / "tasks" / "t1" / ".state"
+    lab.phase("implement")
+    calls = run_as.writes(state, "complete\n")
+    if calls is None:
+        pytest.skip(f"{run_as.name} gives a custom model provider no file-writing tool")
+    run = run_as.run(lab, [*calls, Text("ok")])
+    result = run.tool_results[-1]
+    assert f"DENIED: File '{state}' is workflow state: only status.py writes" in result, (
+        run.explain()
+    )
+    assert lab.state() == "implement"
+
+
+def test_the_agent_running_approve_is_denied(harness) -> None:
+    run_as, lab = harness
+    lab.phase("research:awaiting_approval")
+    run = run_as.run(lab, [run_as.shell(f"{STATUS} --task t1 --approve"), Text("ok")])
+    [result] = run.tool_results
+    assert "DENIED: Approval is the user's decision." in result, run.explain()
+    assert lab.state() == "research:awaiting_approval"
+
+
+def test_the_configuration_is_refused_in_implement(harness) -> None:
+    run_as, lab = harness
+    lab.phase("implement")
+    before = lab.file("automaton.toml")
+    line = "echo 'approval = \"open\"' >> automaton.toml"
+    run = run_as.run(lab, [run_as.shell(line), Text("ok")])
+    [result] = run.tool_results
+    assert "DENIED: File 'automaton.toml'" in result, run.explain()
+    assert "only the user changes it" in result
+    assert lab.file("automaton.toml") == before
+
+
+def test_session_start_gives_the_model_the_tasks_phase(harness) -> None:
+    run_as, lab = harness
+    lab.phase("research")
+    run = run_as.run(lab, [Text("ok")])
+    assert "automaton-rules guards this project" in run.model_saw, run.explain()
+    assert "t1: research phase (state research)" in run.model_saw
+
+
+def test_approve_typed_by_the_user_approves(harness) -> None:
+    run_as, lab = harness
+    lab.phase("research:awaiting_approval")
+    run = run_as.run(lab, [Text("ok")], prompt="approve t1")
+    assert lab.state() == "research:approved", run.explain()
+    history = (lab.project / ".automaton" / "tasks" / "t1" / ".state.history").read_text()
+    last = json.loads(history.splitlines()[-1])
+    assert (last["via"], last["harness"]) == ("prompt", run_as.name)
+
+
+def test_the_stop_hook_carries_the_agent_on_with_the_users_request(harness) -> None:
+    """The agent ends its turn while its task waits at the gate with a request for changes
+    made on the dashboard: the stop hook makes the harness go on with the request as the
+    next prompt, and the second stop (its loop guard set) lets it end."""
+    run_as, lab = harness
+    lab.phase("research:awaiting_approval")
+    lab.request_changes("Name the users.")
+    run = run_as.run(lab, [Text("SPEC.md is ready"), Text("revising")])
+    agent = [json.dumps(r.body) for r in run.requests if r.offers_tools]
+    assert len(agent) == 2, run.explain()
+    assert "The user requested changes to task 't1'" in agent[1]
+    assert "Name the users." in agent[1]
+    assert run.rc == 0, run.explain()
+
+
+def test_a_crashing_hook_blocks_the_action(harness) -> None:
+    run_as, lab = harness
+    lab.phase("implement")
+    lab.crash_tool_hooks()
+    run = run_as.run(lab, [run_as.shell("touch src/x.py"), Text("ok")])
+    [result] = run.tool_results
+    assert lab.file("src/x.py") is None, run.explain()
+    assert "hook" in result
+
+
+CRASH_REASON = {
+    "copilot": "Copilot CLI 1.0.102 shows the model only 'Denied by preToolUse hook: hook "
+    "exited with code 2', not the hook's ERROR line",
+    "claude": "Claude Code 2.1.332 shows the model the whole installed sh -c '…' command "
+    "(about 900 characters) before the ERROR line",
+}
+
+
+def test_a_crashing_hook_shows_the_model_the_error_and_nothing_else(harness, request) -> None:
+    run_as, lab = harness
+    if run_as.name in CRASH_REASON:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=CRASH_REASON[run_as.name]))
+    lab.phase("implement")
+    lab.crash_tool_hooks()
+    run = run_as.run(lab, [run_as.shell("touch src/x.py"), Text("ok")])
+    [result] = run.tool_results
+    assert "ERROR: automaton-hook failed (exit status 1): RuntimeError: lab crash" in result
+    assert "sh -c" not in result
