@@ -63,14 +63,9 @@ def test_code_the_reader_cannot_judge_runs_sandboxed_and_its_write_fails(claude)
     assert [call["command"] for call in run.tool_calls] == [UNJUDGED]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Claude Code 2.1.332 sends a shell line that exits non-zero to PostToolUseFailure "
-    "(with `error`), not PostToolUse; the installer hooks only PostToolUse, so the adapter "
-    "never sees a failed line: the model is not told the line met the phase's boundary, "
-    "and a dropped rewrite whose line failed goes unseen",
-)
 def test_the_model_is_told_a_failed_line_met_the_boundary(claude) -> None:
+    """Claude Code 2.1.332 sends a shell line that exits non-zero to PostToolUseFailure
+    (with `error`), not PostToolUse: the installer hooks both, so the model is told."""
     run_as, lab = claude
     lab.phase("research")
     run = run_as.run(lab, [run_as.shell(UNJUDGED), Text("ok")])
