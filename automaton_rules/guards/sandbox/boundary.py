@@ -302,17 +302,17 @@ def _existing(paths: Iterable[Path]) -> list[Path]:
     """The paths that exist, resolved, once each, in order. Most candidates (the guard
     files a project may have) do not exist: one `lstat` skips them before resolving,
     which walks every part of the path."""
-    seen: dict[Path, None] = {}
+    seen: dict[str, None] = {}
     for path in paths:
         if ".." not in path.parts and not os.path.lexists(path):
             continue
         try:
-            resolved = path.resolve()
+            resolved = os.path.realpath(path)  # as Path.resolve, without its objects' cost
         except (OSError, RuntimeError):
             continue
         if os.path.lexists(resolved):
             seen.setdefault(resolved, None)
-    return list(seen)
+    return [Path(found) for found in seen]
 
 
 def _by_depth(paths: list[Path]) -> tuple[Path, ...]:
