@@ -56,23 +56,6 @@ def commit_diff(watched: Watched, sha: str) -> str:
     return out[:MAX_DIFF]
 
 
-def _rows(diff: str) -> list[tuple[str, str]]:
-    rows = []
-    for line in diff.splitlines():
-        if line.startswith(("diff --git", "index ", "---", "+++")):
-            kind = "head"
-        elif line.startswith("@@"):
-            kind = "hunk"
-        elif line.startswith("+"):
-            kind = "add"
-        elif line.startswith("-"):
-            kind = "del"
-        else:
-            kind = "same"
-        rows.append((kind, line))
-    return rows
-
-
 def code_page(watched: Watched, name: str, chosen: str | None) -> str:
     """The task's commits, and the diff of the chosen one (else the newest)."""
     head = f"{crumbs(watched, name)}<h2>Code changes of {breakable(name)}</h2>"
@@ -95,5 +78,9 @@ def code_page(watched: Watched, name: str, chosen: str | None) -> str:
         f"{text(c.date)}</span></li>"
         for c in commits
     )
-    diff = markup.diff_html(_rows(commit_diff(watched, shown)))
+    diff = markup.diff_html(
+        markup.rows(
+            commit_diff(watched, shown).splitlines(), ("diff --git", "index ", "---", "+++")
+        )
+    )
     return f'{head}<ol class="commits">{items}</ol><section class="diff-of">{diff}</section>'

@@ -15,6 +15,8 @@ from html import escape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from markdown_it import MarkdownIt
 
 _parser: MarkdownIt | None = None
@@ -56,9 +58,15 @@ def diff(
         f"{name} ({labels[1]})",
         lineterm="",
     )
+    return rows(lines)
+
+
+def rows(lines: Iterable[str], heads: tuple[str, ...] = ("---", "+++")) -> list[tuple[str, str]]:
+    """Each line of a unified diff with its kind; `heads` are the header lines' starts (git's
+    own diff has `diff --git` and `index` lines too)."""
     out = []
     for line in lines:
-        if line.startswith(("---", "+++")):
+        if line.startswith(heads):
             kind = "head"
         elif line.startswith("@@"):
             kind = "hunk"
