@@ -179,3 +179,22 @@ def test_a_failed_line_is_explained_from_claudes_failure_event(repo: Project, ho
         "ran inside the sandbox of this project's phase (t1: research)"
         in (specific["additionalContext"])
     )
+
+
+def test_old_session_folders_are_pruned_at_session_start(repo: Project, home: Path) -> None:
+    """Each rewritten line leaves two empty files: a session start removes the folders of
+    sessions untouched for a week, and keeps the others and the board's waits."""
+    import os
+
+    run = home / ".automaton" / witness.RUN
+    old, fresh, waits = run / "claude-old", run / "claude-fresh", run / "waiting"
+    for folder in (old, fresh, waits):
+        folder.mkdir(parents=True)
+        (folder / "x.asked").touch()
+    week = witness.KEPT_DAYS * 86400 + 60
+    for folder in (old, waits):
+        stamp = os.stat(folder).st_mtime - week
+        os.utime(folder, (stamp, stamp))
+    payload = json.dumps({"hook_event_name": "SessionStart", "cwd": str(repo.root)})
+    assert hook_command("claude", payload, home=home).returncode == 0
+    assert not old.exists() and fresh.exists() and waits.exists()

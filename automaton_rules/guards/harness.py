@@ -288,8 +288,11 @@ def session_context(
 ) -> str:
     """The workflow's state for a starting session, and whether a sandbox holds its shell;
     empty outside any project."""
-    from automaton_rules.guards import session, shell_plan
+    import time
 
+    from automaton_rules.guards import session, shell_plan, witness
+
+    witness.prune(time.time())
     found = guard.find_event_project(project, where(payload), context)
     if found is None:
         return ""

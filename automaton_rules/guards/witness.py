@@ -30,6 +30,7 @@ from automaton_rules.support.context import STATUS_SCRIPT
 
 RUN = "run"  # ~/.automaton/run/HARNESS-SESSION/
 UNWRAPPED = "unwrapped"  # the line that ran without its sandbox
+KEPT_DAYS = 7  # how long a session's folder outlives its last rewritten line
 BOUNDARY_ERRORS = ("Read-only file system", "Permission denied", "Operation not permitted")
 
 DROPPED = (
@@ -106,6 +107,27 @@ def ran(harness: str, session: str, command: str) -> bool | None:
     with contextlib.suppress(OSError):
         (own / UNWRAPPED).write_text(command[:2000], encoding="utf-8")
     return False
+
+
+def prune(now: float, home: Path | None = None) -> None:
+    """Remove the folders of sessions untouched for `KEPT_DAYS` (each rewritten line leaves
+    two empty files; run at each session start, best effort)."""
+    import shutil
+
+    base = (home or Path.home()) / FRAMEWORK_HOME / RUN
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name == "waiting" or not entry.is_dir() or entry.is_symlink():
+            continue
+        try:
+            old = now - entry.stat().st_mtime > KEPT_DAYS * 86400
+        except OSError:
+            continue
+        if old:
+            shutil.rmtree(entry, ignore_errors=True)
 
 
 def met_boundary(response: str) -> bool:
