@@ -199,6 +199,7 @@ def test_the_board_shows_an_agent_waiting_while_its_stop_hook_waits(
         proc.kill()
         proc.wait(30)
         assert badge not in served.get("/").text  # a hook that is gone waits no more
+        assert list(waits.folder().iterdir()) == []  # and its file is gone once read
     finally:
         served.stop()
 

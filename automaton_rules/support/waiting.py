@@ -5,8 +5,8 @@ The hook (`guards/stop.py`) writes one small file per wait under
 `~/.automaton/run/waiting/` (hidden from the sandbox, as the rest of `~/.automaton/run`),
 naming the project, the tasks at their gates, its process and when its wait ends, and
 removes it when the wait does. The board reads the files of its projects; a file whose
-process is gone or whose time is up counts for nothing, so a killed hook leaves no agent
-"waiting" behind.
+process is gone or whose time is up counts for nothing, and is removed when read, so a
+killed hook leaves no agent "waiting" behind.
 """
 
 from __future__ import annotations
@@ -56,10 +56,13 @@ def waiting(root: Path, now: float, home: Path | None = None) -> set[str]:
             data = json.loads(entry.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if not isinstance(data, dict) or data.get("root") != str(root):
+        if not isinstance(data, dict):
             continue
         until, pid, tasks = data.get("until"), data.get("pid"), data.get("tasks")
         if not isinstance(until, (int, float)) or until < now or not _alive(pid):
+            end(entry)  # a wait a killed hook left behind: gone for every project
+            continue
+        if data.get("root") != str(root):
             continue
         if isinstance(tasks, list):
             found.update(task for task in tasks if isinstance(task, str))
