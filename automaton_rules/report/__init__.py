@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 
 from automaton_rules.report.model import AuditReport, named, plural
 
@@ -22,20 +23,25 @@ FORMATS: tuple[str, ...] = (
 _MODULES = {"json": "json_format"}
 
 
-def renderer(name: str) -> Callable[[AuditReport], str]:
-    """The function that renders a report in a format: `render` of its module, imported
-    only when that format is asked for."""
+def _module(name: str) -> ModuleType:
+    """A format's module, imported only when that format is asked for."""
     from importlib import import_module
 
     if name not in FORMATS:
         raise KeyError(name)
-    module = import_module(f"automaton_rules.report.{_MODULES.get(name, name)}")
-    render: Callable[[AuditReport], str] = module.render
+    return import_module(f"automaton_rules.report.{_MODULES.get(name, name)}")
+
+
+def renderer(name: str) -> Callable[[AuditReport], str]:
+    """The function that renders a report in a format: `render` of its module."""
+    render: Callable[[AuditReport], str] = _module(name).render
     return render
 
 
 def written(name: str, report: AuditReport, path: str, entries: int) -> str:
-    """What `--write-baseline` prints, in the chosen format: how many findings it recorded."""
+    """What `--write-baseline` prints, in the chosen format: how many findings it recorded.
+    A format's module says it with its own `written` (JSON's envelope, SARIF's log, GitHub's
+    notice); a document format (Markdown, JUnit, GitLab, HTML) would be empty: one line."""
     from automaton_rules.support.output import printable
 
     count = len(report.result.findings)
@@ -44,13 +50,7 @@ def written(name: str, report: AuditReport, path: str, entries: int) -> str:
         f"Wrote baseline {path}: {plural(count, 'finding')} as {held} "
         "(fingerprint: rule code, task, path, commit)"
     )
-    if name == "github":
-        from automaton_rules.report.github import _data
-
-        return f"::notice title=automaton-rules baseline::{_data(text)}"
-    if name in ("json", "sarif"):
-        from automaton_rules.report import json_format, sarif
-
-        return (json_format if name == "json" else sarif).written(report, path, entries, text)
-    # A document (Markdown, JUnit, GitLab, HTML) of a baseline would be empty: one line.
-    return printable(text, None)
+    own: Callable[[AuditReport, str, int, str], str] | None = getattr(
+        _module(name), "written", None
+    )
+    return own(report, path, entries, text) if own is not None else printable(text, None)

@@ -15,6 +15,11 @@ def _data(text: str) -> str:
     return printable(encoded, None)
 
 
+def written(report: AuditReport, path: str, entries: int, text: str) -> str:
+    """`--write-baseline` with `--format github`: one notice saying what was written."""
+    return f"::notice title=automaton-rules baseline::{_data(text)}"
+
+
 def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
