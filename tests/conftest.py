@@ -163,3 +163,14 @@ def warned(automaton_project: AutomatonProject) -> AutomatonProject:
     """One AR101 error and one AR202 warning (the specification's example, no git)."""
     spec_example(automaton_project, git=False)
     return automaton_project
+
+
+@pytest.fixture
+def board(project: Project) -> Iterator[object]:
+    """The dashboard serving `project` (a module's own `project` fixture, where it has one)
+    from a thread of this process; modules that need a person or a scope define their own."""
+    from helpers import Board
+
+    served = Board([project.root])
+    yield served
+    served.stop()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -46,13 +45,6 @@ def project(tmp_path: Path) -> AutomatonProject:
     git(made.root, "add", "signup.py")
     git(made.root, "commit", "-qm", "Sign up\n\nTask: signup")
     return made
-
-
-@pytest.fixture
-def board(project: AutomatonProject) -> Any:
-    served = Board([project.root])
-    yield served
-    served.stop()
 
 
 def test_a_tasks_commits_and_their_diff(board: Board, project: AutomatonProject) -> None:

@@ -38,6 +38,14 @@ def http_project(tmp_path_factory: pytest.TempPathFactory) -> AutomatonProject:
     return made
 
 
+def server_argv(root: Path, *more: str) -> list[str]:
+    """The board's own server on a free port, serving `root`, as `automaton-board` runs it."""
+    import sys
+
+    module = ["-m", "automaton_rules.board.server"]
+    return [sys.executable, *module, "--project", str(root), "--port", "0", *more]
+
+
 @pytest.fixture(scope="module")
 def board(http_project: AutomatonProject) -> Any:
     served = Board([http_project.root], person="alice@example.com")
@@ -213,20 +221,9 @@ def test_a_host_beyond_this_machine_is_refused_without_the_flag(
     http_project: AutomatonProject, host: str
 ) -> None:
     import subprocess
-    import sys
 
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "automaton_rules.board.server",
-            "--project",
-            str(http_project.root),
-            "--port",
-            "0",
-            "--host",
-            host,
-        ],
+        server_argv(http_project.root, "--host", host),
         capture_output=True,
         text=True,
         env=status_env(),
@@ -583,18 +580,9 @@ def test_ctrl_c_stops_the_server_cleanly_and_the_secret_is_only_printed(
     import re
     import signal
     import subprocess
-    import sys
 
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "automaton_rules.board.server",
-            "--project",
-            str(http_project.root),
-            "--port",
-            "0",
-        ],
+        server_argv(http_project.root),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -641,21 +629,9 @@ def test_allow_remote_listens_with_a_warning(http_project: AutomatonProject) -> 
     import os
     import signal
     import subprocess
-    import sys
 
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "automaton_rules.board.server",
-            "--project",
-            str(http_project.root),
-            "--port",
-            "0",
-            "--host",
-            "0.0.0.0",
-            "--allow-remote",
-        ],
+        server_argv(http_project.root, "--host", "0.0.0.0", "--allow-remote"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

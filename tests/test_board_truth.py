@@ -8,7 +8,6 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -35,13 +34,6 @@ def project(tmp_path: Path) -> AutomatonProject:
     (folder / "SPEC.md").write_text("# Made by hand\n")
     made.task("real", "implement")
     return made
-
-
-@pytest.fixture
-def board(project: AutomatonProject) -> Any:
-    served = Board([project.root])
-    yield served
-    served.stop()
 
 
 def column(page: str, phase: str) -> str:
