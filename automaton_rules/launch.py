@@ -27,12 +27,12 @@ def _run(module: str, prog: str) -> int:
 
 def hook() -> int:
     """`automaton-hook`: a harness's hook that cannot load refuses the action."""
-    return _run("automaton_rules.guards.harness", "automaton-hook")
+    return _run("automaton_rules.guards.hooks.adapter", "automaton-hook")
 
 
 def git_hook() -> int:
     """`automaton-git-hook`: a commit its hook cannot check is refused."""
-    return _run("automaton_rules.guards.git_hooks", "automaton-git-hook")
+    return _run("automaton_rules.guards.edits.commits", "automaton-git-hook")
 
 
 def status() -> int:

@@ -633,7 +633,7 @@ def _approval_way(root: Path) -> str:
 def _typed_in_chat(root: Path, folder: Path, name: str, context: Context) -> Run:
     """`approve NAME` typed by the user in the agent's chat, as the user-prompt hook takes
     it; exit code 0 when the task moved to its approved state (the hook never fails)."""
-    from automaton_rules.guards import harness
+    from automaton_rules.guards.hooks import adapter as harness
 
     payload = {
         "hook_event_name": "UserPromptSubmit",

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from automaton_rules.cli import install_files
-from automaton_rules.guards import harnesses
+from automaton_rules.guards.hooks import harnesses
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "automaton_rules" / "guards" / "opencode_plugin.js"

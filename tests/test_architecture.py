@@ -157,14 +157,14 @@ def test_the_checker_sees_every_way_to_import(
 
 
 def _module_name(path: Path, package: Path) -> str:
-    """`automaton_rules.guards.shell` for guards/shell.py; a package is its `__init__`."""
+    """`automaton_rules.guards.shell.reader` for its file; a package is its `__init__`."""
     parts = [package.name, *path.relative_to(package).with_suffix("").parts]
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _module_graph(package: Path) -> dict[str, set[str]]:
-    """Each module and the package's modules it imports when it runs, at load or inside a
-    function (`from x import y` counts `x.y` when y is a module), but not for type checking."""
+def _module_graph(package: Path, typing: bool = False) -> dict[str, set[str]]:
+    """Each module and the package's modules it imports, at load or inside a function
+    (`from x import y` counts `x.y` when y is a module); for type checking too with `typing`."""
     modules = {_module_name(path, package): path for path in sorted(package.rglob("*.py"))}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
@@ -174,6 +174,7 @@ def _module_graph(package: Path) -> dict[str, set[str]]:
             for node in ast.walk(tree)
             if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
             for inner in ast.walk(node)
+            if not typing
         }
         found: set[str] = set()
         for node in ast.walk(tree):
@@ -209,6 +210,53 @@ def test_no_module_imports_itself_through_others() -> None:
     graph = _module_graph(PACKAGE)
     assert len(graph) > 100
     assert _cycles(graph) == []
+
+
+def test_no_cycle_even_for_the_type_checker() -> None:
+    """Issue 31: a cycle held apart only by `if TYPE_CHECKING:` still says two modules
+    need each other; a shared type goes to the module both may import."""
+    assert _cycles(_module_graph(PACKAGE, typing=True)) == []
+
+
+# guards/ is cut into rooms by job (guards/__init__.py): each imports only those before it.
+GUARD_ROOMS: dict[str, set[str]] = {
+    "edits": set(),
+    "shell": {"edits"},
+    "sandbox": {"edits"},
+    "hooks": {"edits", "shell", "sandbox"},
+}
+
+
+def _rooms_imported(path: Path) -> set[str]:
+    """The rooms of guards/ a module names in any import, for type checking included."""
+    rooms: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+            if node.module == "automaton_rules.guards":
+                names = [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        rooms |= {n.split(".")[2] for n in names if n.startswith("automaton_rules.guards.")}
+    return rooms
+
+
+def test_guards_has_no_module_outside_its_rooms() -> None:
+    loose = sorted(p.name for p in (PACKAGE / "guards").glob("*.py") if p.name != "__init__.py")
+    rooms = sorted(p.name for p in (PACKAGE / "guards").iterdir() if (p / "__init__.py").is_file())
+    assert (loose, rooms) == ([], sorted(GUARD_ROOMS))
+
+
+@pytest.mark.parametrize(
+    "path", sorted((PACKAGE / "guards").rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE))
+)
+def test_each_room_of_guards_imports_only_the_rooms_before_it(path: Path) -> None:
+    room = path.relative_to(PACKAGE / "guards").parts[0]
+    if room == "__init__.py":
+        return
+    wrong = _rooms_imported(path) - GUARD_ROOMS[room] - {room}
+    assert not wrong, f"guards/{room} may not import guards/{sorted(wrong)}"
 
 
 def test_the_cycle_check_sees_a_lazy_import(tmp_path: Path) -> None:

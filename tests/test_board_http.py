@@ -549,7 +549,7 @@ def test_requested_changes_reach_the_agent_at_its_next_hook(tmp_path: Path) -> N
     assert current_state(made, "login") == "research:awaiting_approval"
     # Revised: the request is answered, and the agent is no longer told.
     (made.task_dir("login") / "SPEC.md").write_text("# Spec\nusers: admins\nline three\n")
-    from automaton_rules.guards import harness
+    from automaton_rules.guards.hooks import adapter as harness
 
     assert harness.answer(event, "claude", {}) == ("", "", 0)
 

@@ -85,7 +85,7 @@ def test_the_rule_writing_guide_works_as_written(tmp_path) -> None:
 # The files the v2.0 notes name by path, and where the project keeps each (issue 32).
 V2_PATHS = {
     "plugins/automaton-guard/plugin.ts": (
-        "automaton_rules/guards/opencode_plugin.js",
+        "automaton_rules/guards/hooks/opencode_plugin.js",
         "integrations/opencode/automaton-guard.js",
     ),
     "scripts/git-hooks/pre-commit": ("githooks/pre-commit",),

@@ -14,7 +14,7 @@ from helpers import README, ROOT
 
 from automaton_rules.core import machine
 from automaton_rules.core.project import find_project
-from automaton_rules.guards.checks import same_session
+from automaton_rules.guards.edits.checks import same_session
 from automaton_rules.testing import AutomatonProject
 
 WORKFLOW = (ROOT / "docs" / "workflow.md").read_text(encoding="utf-8")

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from helpers import Project, denied, hook_command, implement, reader_only, rewritten
 
-from automaton_rules.guards import harnesses, hook_settings
+from automaton_rules.guards.hooks import harnesses
+from automaton_rules.guards.hooks import settings as hook_settings
 from automaton_rules.guards.sandbox import mechanisms
 
 REFUSED = "; refused, since a hook that fails must not let the action through.\n"
@@ -131,7 +132,7 @@ def handlers(value: object) -> list[dict]:
 
 
 def test_the_deadline_is_below_the_timeout_each_harness_is_given() -> None:
-    from automaton_rules.guards import harness
+    from automaton_rules.guards.hooks import adapter as harness
 
     assert harness.DEADLINE < harnesses.HOOK_TIMEOUT
     for record in harnesses.HARNESSES.values():

@@ -12,8 +12,8 @@ import pytest
 from helpers import HOOK, ROOT, denied, edit_event, put, replay, run_hook
 
 from automaton_rules.core import store
-from automaton_rules.guards import harness
-from automaton_rules.guards.harnesses import NAMES as HARNESSES
+from automaton_rules.guards.hooks import adapter as harness
+from automaton_rules.guards.hooks.harnesses import NAMES as HARNESSES
 from automaton_rules.guards.sandbox import mechanisms
 
 

@@ -1,4 +1,4 @@
-"""The harness table (guards/harnesses.py): one record per harness, which the adapter and the
+"""The harness table (guards/hooks/harnesses.py): one record per harness, which the adapter and the
 installer read and nothing else names; and the two harnesses added through it alone,
 GitHub Copilot CLI and Kiro CLI, against what their own documentation says.
 
@@ -30,19 +30,19 @@ from helpers import (
 )
 
 from automaton_rules.core import guard_files
-from automaton_rules.guards import harnesses, shell_plan
-from automaton_rules.guards.harnesses import NAMES
+from automaton_rules.guards.hooks import harnesses, shell_plan
+from automaton_rules.guards.hooks.harnesses import NAMES
 from automaton_rules.guards.sandbox import mechanisms
 
 # The modules that read the table: none of them may name a harness.
 READERS = (
-    "guards/harness.py",
-    "guards/hook_input.py",
-    "guards/shell_plan.py",
-    "guards/permissions.py",
-    "guards/stop.py",
-    "guards/prompt.py",
-    "guards/hook_settings.py",
+    "guards/hooks/adapter.py",
+    "guards/hooks/events.py",
+    "guards/hooks/shell_plan.py",
+    "guards/hooks/permissions.py",
+    "guards/hooks/stop.py",
+    "guards/hooks/prompt.py",
+    "guards/hooks/settings.py",
     "cli/install.py",
     "cli/install_files.py",
 )
@@ -347,7 +347,7 @@ def test_kiro_windows_shell_is_judged_as_code_it_cannot_read(guarded: Project) -
 
 
 def test_kiros_hook_list_keeps_the_users_own_hooks(tmp_path: Path) -> None:
-    from automaton_rules.guards.hook_settings import HookList
+    from automaton_rules.guards.hooks.settings import HookList
 
     record = harnesses.get("kiro")
     own = {"name": "lint", "trigger": "PostFileSave", "action": {"type": "command", "command": "x"}}

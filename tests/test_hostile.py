@@ -35,7 +35,7 @@ from helpers import (
 
 from automaton_rules.core import store
 from automaton_rules.engine.plugins import PluginTimeout, time_limit
-from automaton_rules.guards.harnesses import NAMES as HARNESSES
+from automaton_rules.guards.hooks.harnesses import NAMES as HARNESSES
 from automaton_rules.testing import AutomatonProject
 
 

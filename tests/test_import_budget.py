@@ -40,8 +40,9 @@ CORE = {
     "automaton_rules.core.config",
     "automaton_rules.support.errors",
     "automaton_rules.core.integrity",  # .state held to the history's last line
-    "automaton_rules.guards.checks",
-    "automaton_rules.guards.protected",  # the guard's own files, asked before every edit
+    "automaton_rules.guards.edits",  # each room of guards/ is a package of docstring only
+    "automaton_rules.guards.edits.checks",
+    "automaton_rules.guards.edits.protected",  # the guard's own files, asked before every edit
     "automaton_rules.core.guard_files",
     "automaton_rules.core.machine",
     "automaton_rules.support.output",
@@ -57,15 +58,16 @@ STATUS_BUDGET = CORE | {
     "automaton_rules.cli",
     "automaton_rules.cli.entry",
     "automaton_rules.cli.actions",
-    "automaton_rules.guards.flags",
+    "automaton_rules.guards.edits.flags",
     "shlex",
 }
 # The adapter reads JSON on stdin, so json is in its budget.
 HOOK_BUDGET = CORE | {
     "automaton_rules.launch",  # the console script's entry, which survives a broken install
-    "automaton_rules.guards.harness",
-    "automaton_rules.guards.harnesses",  # the harness table: its events and answers
-    "automaton_rules.guards.hook_input",  # the event, read strictly
+    "automaton_rules.guards.hooks",
+    "automaton_rules.guards.hooks.adapter",
+    "automaton_rules.guards.hooks.harnesses",  # the harness table: its events and answers
+    "automaton_rules.guards.hooks.events",  # the event, read strictly
     "automaton_rules.support.console",  # the console scripts' shared argument reading
     "json",
     "json.decoder",
@@ -105,21 +107,21 @@ FORBIDDEN = (
 FORBIDDEN_IN_STATUS = (
     *FORBIDDEN,
     "json",
-    "automaton_rules.guards.harness",
-    "automaton_rules.guards.shell",
+    "automaton_rules.guards.hooks.adapter",
+    "automaton_rules.guards.shell.reader",
 )
 # The shell parser and what reads its tree: loaded only for a shell line the pre-scan
-# cannot answer (guards/shell.py), never for a file edit.
+# cannot answer (guards/shell/reader.py), never for a file edit.
 SHELL_PARSER = (
     "tree_sitter",
     "tree_sitter_bash",
-    "automaton_rules.guards.shell_parse",
-    "automaton_rules.guards.shell_verdict",
+    "automaton_rules.guards.shell.parse",
+    "automaton_rules.guards.shell.verdict",
 )
 FORBIDDEN_IN_HOOK = (
     *FORBIDDEN,
     *SHELL_PARSER,
-    "automaton_rules.guards.shell",
+    "automaton_rules.guards.shell.reader",
     "automaton_rules.cli.entry",
     "shlex",
 )
@@ -127,16 +129,17 @@ FORBIDDEN_IN_HOOK = (
 # sandbox like every line: the boundary, the mechanism, the user's permission rules, the
 # configuration's reader, the quoting, and the session's watch on its rewrites.
 SANDBOXED_READ_BUDGET = HOOK_BUDGET | {
-    "automaton_rules.guards.witness",
+    "automaton_rules.guards.hooks.witness",
     "zlib",
     "automaton_rules.guards.shell",
-    "automaton_rules.guards.shell_plan",
-    "automaton_rules.guards.moves",
+    "automaton_rules.guards.shell.reader",
+    "automaton_rules.guards.hooks.shell_plan",
+    "automaton_rules.guards.hooks.moves",
     "automaton_rules.guards.sandbox",
     "automaton_rules.guards.sandbox.mechanisms",
     "automaton_rules.guards.sandbox.boundary",
     "automaton_rules.guards.sandbox.bubblewrap",
-    "automaton_rules.guards.permissions",
+    "automaton_rules.guards.hooks.permissions",
     "shlex",
     "tomllib",
     "tomllib._parser",
@@ -228,7 +231,7 @@ def test_a_denied_edit_stays_within_the_adapters_budget(bench: Project) -> None:
 # tree-sitter's compiled modules are loaded from their files, which `-X importtime` does
 # not report: the hook's own `sys.modules` says whether they were loaded.
 LOADED = (
-    "import sys; from automaton_rules.guards.harness import main; code = main(sys.argv[1:]); "
+    "import sys; from automaton_rules.guards.hooks.adapter import main; code = main(sys.argv[1:]); "
     "sys.stderr.write('LOADED ' + ' '.join(sorted(sys.modules)) + chr(10)); sys.exit(code)"
 )
 
@@ -253,7 +256,7 @@ def test_a_file_edit_never_loads_the_shell_parser(bench: Project, relative: str)
     out, modules = loaded(bench, edit_event(bench, relative))
     assert out == ""
     assert forbidden_in(modules, SHELL_PARSER) == []
-    assert "automaton_rules.guards.shell" not in modules
+    assert "automaton_rules.guards.shell.reader" not in modules
 
 
 @pytest.mark.parametrize("command", ["git status", "grep -rn TODO src | head -20", "pytest -q"])
@@ -274,7 +277,7 @@ def test_a_shell_line_that_writes_loads_the_parser(bench: Project) -> None:
     out, modules = loaded(bench, shell_event(bench, "echo x > src/app.py"))
     assert "deny" not in out  # task-2 is in implement: it runs (inside the sandbox, if one works)
     assert {"tree_sitter._binding", "tree_sitter_bash._binding"} <= modules
-    assert "automaton_rules.guards.shell_parse" in modules
+    assert "automaton_rules.guards.shell.parse" in modules
 
 
 # A line the pre-scan cannot answer: the parser, the reader's table and its interpreter,
@@ -283,12 +286,12 @@ SHELL_WRITE_BUDGET = SANDBOXED_READ_BUDGET | {
     *SHELL_PARSER,
     "tree_sitter._binding",
     "tree_sitter_bash._binding",
-    "automaton_rules.guards.shell_words",
-    "automaton_rules.guards.shell_reading",
-    "automaton_rules.guards.shell_table",
-    "automaton_rules.guards.shell_programs",
-    "automaton_rules.guards.shell_handlers",
-    "automaton_rules.guards.shell_git",
+    "automaton_rules.guards.shell.words",
+    "automaton_rules.guards.shell.reading",
+    "automaton_rules.guards.shell.table",
+    "automaton_rules.guards.shell.programs",
+    "automaton_rules.guards.shell.handlers",
+    "automaton_rules.guards.shell.git",
 }
 
 
@@ -301,7 +304,7 @@ def test_a_parsed_shell_line_stays_within_its_budget(bench: Project, line: str) 
     )
     assert code == 0, out
     extra = names - baseline(bench.root)
-    assert "automaton_rules.guards.shell_parse" in extra
+    assert "automaton_rules.guards.shell.parse" in extra
     assert forbidden_in(extra, FORBIDDEN) == []
     assert over_budget(extra, SHELL_WRITE_BUDGET) == []
 

@@ -34,7 +34,8 @@ from helpers import (
 )
 
 from automaton_rules.cli import install, install_files
-from automaton_rules.guards import harnesses, hook_settings
+from automaton_rules.guards.hooks import harnesses
+from automaton_rules.guards.hooks import settings as hook_settings
 
 # The harnesses whose hooks go into a JSON settings file (all but opencode's plugin).
 JSON_SETTINGS = [record for record in harnesses.HARNESSES.values() if record.hooks()]
@@ -258,7 +259,9 @@ def test_install_all_harnesses_and_git_hooks(home: Path, user_repo: Path) -> Non
     ]
 
     plugin = user_repo / ".opencode" / "plugin" / "automaton-guard.js"
-    packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js").read_text()
+    packaged = (
+        resources.files("automaton_rules.guards.hooks").joinpath("opencode_plugin.js").read_text()
+    )
     first, _, body = plugin.read_text().partition("\n")
     # The packaged plugin as it is, running the JSON files' lookup through sh.
     assert body == packaged
@@ -444,7 +447,9 @@ def test_integration_json_files_equal_the_installer_configs() -> None:
 
 def test_integration_opencode_plugin_is_the_packaged_plugin() -> None:
     shipped = (ROOT / "integrations" / "opencode" / "automaton-guard.js").read_bytes()
-    packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js").read_bytes()
+    packaged = (
+        resources.files("automaton_rules.guards.hooks").joinpath("opencode_plugin.js").read_bytes()
+    )
     assert shipped == packaged
     assert harnesses.get("opencode").settings_file.endswith("/automaton-guard.js")
 

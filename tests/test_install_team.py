@@ -21,7 +21,8 @@ import pytest
 from helpers import LAUNCHED, ROOT, clean_env, git_hooks_dir, run_install
 
 from automaton_rules.cli import install, install_files
-from automaton_rules.guards import harnesses, hook_settings
+from automaton_rules.guards.hooks import harnesses
+from automaton_rules.guards.hooks import settings as hook_settings
 
 # The harnesses whose hooks go into a JSON settings file (all but opencode's plugin).
 JSON_SETTINGS = [record for record in harnesses.HARNESSES.values() if record.hooks()]
@@ -99,7 +100,7 @@ def test_a_crashing_hook_tells_copilot_the_reason(tmp_path: Path) -> None:
     """Issue 28: on a crash Copilot showed the model only "Denied by preToolUse hook: hook
     exited with code 2". The committed command now gives the reason as a JSON deny, which
     stays well formed whatever the crash printed."""
-    from automaton_rules.guards import harnesses
+    from automaton_rules.guards.hooks import harnesses
 
     fake = tmp_path / "bin" / "automaton-hook"
     fake.parent.mkdir()

@@ -21,7 +21,7 @@ from automaton_rules import workflow
 from automaton_rules.core import integrity, store
 from automaton_rules.core.project import HAND_EDITED, load_tracked, project_at
 from automaton_rules.engine.runner import Engine
-from automaton_rules.guards.harnesses import NAMES as HARNESSES
+from automaton_rules.guards.hooks.harnesses import NAMES as HARNESSES
 from automaton_rules.support.errors import AutomatonError, Refusal
 
 CHANGED_BY_HAND = ".state was changed outside status.py"

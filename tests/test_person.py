@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from automaton_rules.core import store
-from automaton_rules.guards import harness
+from automaton_rules.guards.hooks import adapter as harness
 from automaton_rules.support import person
 from automaton_rules.testing import AutomatonProject
 

@@ -20,8 +20,9 @@ from automaton_rules.core.config import load_config
 from automaton_rules.core.guard_files import PROGRAM
 from automaton_rules.core.project import Project as CoreProject
 from automaton_rules.core.project import find_project
-from automaton_rules.guards import checks, harness, protected
-from automaton_rules.guards.harnesses import NAMES as HARNESSES
+from automaton_rules.guards.edits import checks, protected
+from automaton_rules.guards.hooks import adapter as harness
+from automaton_rules.guards.hooks.harnesses import NAMES as HARNESSES
 
 CONFIG = "the workflow's configuration"
 TABLE = "the workflow's configuration ([tool.automaton] of pyproject.toml)"
@@ -189,12 +190,12 @@ def test_the_guards_own_program_and_pythons_start_up_hooks_are_denied(
     for target in (
         site_packages / "zz.pth",
         site_packages / "sitecustomize.py",
-        package / "guards" / "shell_verdict.py",
+        package / "guards" / "shell" / "verdict.py",
         HOOK.parent / "automaton-hook",
         home / ".local" / "bin" / "automaton-hook",
     ):
         assert refused_write(any_phase, target) == denial(target, PROGRAM), target
-    line = f"sed -i 's/DENIED/ALLOWED/' {package / 'guards' / 'shell_verdict.py'}"
+    line = f"sed -i 's/DENIED/ALLOWED/' {package / 'guards' / 'shell' / 'verdict.py'}"
     refused = claude_tool(any_phase, "Bash", {"command": line})
     assert refused is not None and PROGRAM in refused
     # The package's source, when it is the project at work, follows the phase instead.

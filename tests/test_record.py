@@ -9,7 +9,7 @@ import pytest
 from automaton_rules import Rule, Transition
 from automaton_rules.core.config import Config
 from automaton_rules.core.project import Task
-from automaton_rules.guards.checks import Decision
+from automaton_rules.guards.edits.checks import Decision
 
 
 def test_records_compare_and_hash_by_value_and_class() -> None:

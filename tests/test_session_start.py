@@ -20,8 +20,9 @@ from helpers import Project, answered, context_of, recorded, replay, run_hook, r
 from automaton_rules.cli import install_files
 from automaton_rules.core.config import load_config
 from automaton_rules.core.project import find_project
-from automaton_rules.guards import harness, harnesses, session, shell_plan
-from automaton_rules.guards.harnesses import NAMES as HARNESSES
+from automaton_rules.guards.hooks import adapter as harness
+from automaton_rules.guards.hooks import harnesses, session, shell_plan
+from automaton_rules.guards.hooks.harnesses import NAMES as HARNESSES
 from automaton_rules.support.context import STATUS_SCRIPT
 
 

@@ -25,8 +25,11 @@ from helpers import GUARD_PHASES, ROOT, recorded, run_hook
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from automaton_rules.guards import harness, moves, shell, shell_verdict
+from automaton_rules.guards.hooks import adapter as harness
+from automaton_rules.guards.hooks import moves
 from automaton_rules.guards.sandbox import mechanisms
+from automaton_rules.guards.shell import reader as shell
+from automaton_rules.guards.shell import verdict as shell_verdict
 from automaton_rules.testing import AutomatonProject
 
 if sys.version_info >= (3, 11):
@@ -609,7 +612,7 @@ def test_a_write_into_another_project_is_judged_by_that_project(tmp_path: Path) 
 
 
 def test_the_parser_missing_denies_with_a_reason(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    from automaton_rules.guards import shell_parse
+    from automaton_rules.guards.shell import parse as shell_parse
     from automaton_rules.support.errors import AutomatonError
 
     def missing(package: str) -> None:

@@ -1,4 +1,4 @@
-"""The shell reader's table (guards/shell_table.py) and its one interpreter: the pre-scan
+"""The shell reader's table (guards/shell/table.py) and its one interpreter: the pre-scan
 agrees with the table, every row's hand-written reader exists, a program has one row,
 a program the table does not know is reported as unknown, and the shell modules import
 one way (issue 20, item 5).
@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-from automaton_rules.guards import shell, shell_git, shell_handlers, shell_table
+from automaton_rules.guards.shell import git as shell_git
+from automaton_rules.guards.shell import handlers as shell_handlers
+from automaton_rules.guards.shell import reader as shell
+from automaton_rules.guards.shell import table as shell_table
 
 GUARDS = ROOT / "automaton_rules" / "guards"
 
@@ -173,4 +176,4 @@ def test_the_pre_scan_loads_neither_the_parser_nor_the_table() -> None:
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
-    assert proc.stdout.split() == ["automaton_rules.guards.shell"]
+    assert proc.stdout.split() == ["automaton_rules.guards.shell.reader"]

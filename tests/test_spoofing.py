@@ -22,8 +22,8 @@ import pytest
 from helpers import STATUS_PY, empty_project, run, walk
 
 from automaton_rules.core import store
-from automaton_rules.guards import git_hooks as githooks
-from automaton_rules.guards import harness
+from automaton_rules.guards.edits import commits as githooks
+from automaton_rules.guards.hooks import adapter as harness
 
 # What a forged line would start with; no honest answer in this project starts so.
 FORGED = (

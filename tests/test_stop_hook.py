@@ -16,7 +16,7 @@ import pytest
 from helpers import Board, status_env, write_config
 
 from automaton_rules.core import store
-from automaton_rules.guards import harnesses
+from automaton_rules.guards.hooks import harnesses
 from automaton_rules.testing import AutomatonProject
 
 # The tests that approve or ask for changes from the board need the dashboard's extra; the
@@ -43,7 +43,7 @@ def stop_hook(made: AutomatonProject, harness: str = "claude", **fields: object)
     name = event.get(harness, "Stop")
     payload = {"hook_event_name": name, "cwd": str(made.root), "session_id": "s1", **fields}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "automaton_rules.guards.harness", "--harness", harness],
+        [sys.executable, "-m", "automaton_rules.guards.hooks.adapter", "--harness", harness],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import BIN, Project, denied, hook_command, rewritten
 
-from automaton_rules.guards import witness
+from automaton_rules.guards.hooks import witness
 from automaton_rules.guards.sandbox import mechanisms
 
 # harness -> (its pre-tool event, its after-event, its shell tool, the key of the output)

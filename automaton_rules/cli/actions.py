@@ -79,7 +79,7 @@ class Action(Record):
     metavar: str | None  # the value it takes; None for a switch
     task: str
     options: tuple[str, ...]  # the options that go with it, of those that go with few
-    handler: str | None  # `module:function`; None: a hook, answered by guards/flags.py
+    handler: str | None  # `module:function`; None: a hook, answered by guards/edits/flags.py
     view: str | None
     formats: str | None  # `module:NAME` of the formats its --format takes
 

@@ -35,10 +35,9 @@ from automaton_rules.cli.actions import (
 )
 from automaton_rules.core.project import framework_home
 from automaton_rules.support.context import STATUS_SCRIPT, Context, running
-from automaton_rules.support.errors import AutomatonError
+from automaton_rules.support.errors import AutomatonError, error_body
 from automaton_rules.support.output import (
     envelope,
-    error_body,
     json_text,
     message_lines,
     printable,
@@ -113,7 +112,7 @@ def _execute(values: dict[str, Any], context: Context) -> int:
     action = _chosen(values)
     check(action, values)
     if action.hook:
-        from automaton_rules.guards import flags
+        from automaton_rules.guards.edits import flags
 
         return flags.run(
             action.flag,

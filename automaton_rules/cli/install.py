@@ -18,10 +18,10 @@ from typing import Any
 from automaton_rules.cli import install_files
 from automaton_rules.cli.install_files import MARKER as MARKER
 from automaton_rules.core.project import framework_home
-from automaton_rules.guards import harnesses
-from automaton_rules.guards.hook_settings import done as _done
-from automaton_rules.guards.hook_settings import remove_empty_folders as _prune
-from automaton_rules.guards.hook_settings import write_changed as _write
+from automaton_rules.guards.hooks import harnesses
+from automaton_rules.guards.hooks.settings import done as _done
+from automaton_rules.guards.hooks.settings import remove_empty_folders as _prune
+from automaton_rules.guards.hooks.settings import write_changed as _write
 from automaton_rules.support import git
 from automaton_rules.support.console import Script
 from automaton_rules.support.errors import AutomatonError

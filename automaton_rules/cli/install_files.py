@@ -1,7 +1,7 @@
 """What `automaton-install` writes besides the harness settings: the per-user launchers,
 the git hook scripts, and its own sections of the agent instructions (`CLAUDE.md`,
 `AGENTS.md`, `GEMINI.md`: the file each harness record names) and of
-`.automaton/.gitignore`. The portable hook command is `guards/lookup.py`'s.
+`.automaton/.gitignore`. The portable hook command is `guards/hooks/lookup.py`'s.
 
 Nothing it writes into a project names a path of this machine, so a team commits those
 files as they are: each machine finds the tool by itself, on `PATH`, else through the
@@ -18,11 +18,11 @@ from pathlib import Path
 
 from automaton_rules.core import guard_files, machine
 from automaton_rules.core.project import FRAMEWORK_HOME, framework_home
-from automaton_rules.guards.checks import EDIT_PHASES_TEXT
-from automaton_rules.guards.lookup import HOOK_LOOKUP as HOOK_LOOKUP
-from automaton_rules.guards.lookup import INSTALL_HINT
-from automaton_rules.guards.lookup import LOOKUP as LOOKUP
-from automaton_rules.guards.lookup import hook_command as hook_command
+from automaton_rules.guards.edits.checks import EDIT_PHASES_TEXT
+from automaton_rules.guards.hooks.lookup import HOOK_LOOKUP as HOOK_LOOKUP
+from automaton_rules.guards.hooks.lookup import INSTALL_HINT
+from automaton_rules.guards.hooks.lookup import LOOKUP as LOOKUP
+from automaton_rules.guards.hooks.lookup import hook_command as hook_command
 from automaton_rules.support.context import STATUS_SCRIPT
 from automaton_rules.support.errors import AutomatonError
 

@@ -36,7 +36,7 @@ SANDBOX_MODES = ("required", "auto", "off")
 NETWORK_MODES = ("phase", "on", "off")
 SANDBOX_PORTS = (22, 80, 443, 9418)
 # How long the Stop hook keeps an agent whose task awaits approval, waiting for the
-# person's decision, before it lets the agent stop (guards/stop.py).
+# person's decision, before it lets the agent stop (guards/hooks/stop.py).
 STOP_WAIT_SECONDS = 600.0
 MAX_STOP_WAIT_SECONDS = 3000
 # How long a task may stay in implement without IMPLEMENTATION.md before the audit warns

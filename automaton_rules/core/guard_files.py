@@ -1,6 +1,6 @@
 """The guard's own files by name, and what a path relative to the project is among them.
 
-The edit-time guard (`guards/protected.py`) holds every edit to these; the audit's fifth
+The edit-time guard (`guards/edits/protected.py`) holds every edit to these; the audit's fifth
 category and the git pre-commit hook read git's paths, which name no file on disk,
 against the same names with `kind_of_relpath`. The installer's marked section of a file
 it shares with the user (`with_section`, `without_section`) lives here too: the pre-commit
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # Settings that decide whether an agent harness runs the hooks, relative to the project
 # and to the home folder alike: the installer writes the first of each, and the others
 # can switch hooks off (Claude Code's `disableAllHooks`, a local override, a plugin folder).
-# The harness records of guards/harnesses.py name their settings file; a test holds each
+# The harness records of guards/hooks/harnesses.py name their settings file; a test holds each
 # of them to this list, which the audit and the git hook read from below that layer.
 HARNESS_FILES: tuple[str, ...] = (
     ".claude/settings.json",

@@ -1,7 +1,11 @@
 """The edit-time guards: may this file be edited, may this shell command run, may this commit land.
 
-The specification's hook flags (`--can-edit`, `--scope-check`, ...), the harness adapter
-behind `automaton-hook`, its shell-command reader and the git hooks. Agents call these
-before every edit, so their imports are budgeted (tests/test_import_budget.py): they use
-the core, and import the engine only when a project lists plugins with edit rules.
+Four rooms, each importing only those before it (tests/test_architecture.py):
+`edits` (may this file change: the checks behind `--can-edit` and the git hooks), `shell`
+(what a shell line writes, read as bash reads it), `sandbox` (the boundary of the agent's
+shell and the kernel keeping it) and `hooks` (the harness adapter behind `automaton-hook`:
+each harness's record, its events, its answers, and the installer's view of its settings).
+Agents call these before every edit, so their imports are budgeted
+(tests/test_import_budget.py): they use the core, and import the engine only when a
+project lists plugins with edit rules.
 """

@@ -182,8 +182,18 @@ CODES: dict[str, Code] = {
     )
 }
 
+
+def error_body(error: AutomatonError) -> dict[str, Any]:
+    """A failure in JSON: the code to branch on, the words to show, and what to run next."""
+    return {
+        "error": {"code": error.code, "message": error.message, "text": error.text},
+        "next": error.next_steps,
+    }
+
+
 # What the other modules of the package use; the built-in rules import nothing else.
 __all__ = [
     "AutomatonError",
     "Refusal",
+    "error_body",
 ]

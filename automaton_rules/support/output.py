@@ -11,7 +11,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-    from automaton_rules.support.errors import AutomatonError
 
 SCHEMA_VERSION = 1
 TOOL = "automaton-rules"
@@ -40,14 +39,6 @@ def envelope(
     if project is not None:
         head["project"] = project
     return {**head, "ok": exit_code == 0, "exit_code": exit_code, **body}
-
-
-def error_body(error: AutomatonError) -> dict[str, Any]:
-    """A failure in JSON: the code to branch on, the words to show, and what to run next."""
-    return {
-        "error": {"code": error.code, "message": error.message, "text": error.text},
-        "next": error.next_steps,
-    }
 
 
 def printable(value: str, limit: int | None = 80) -> str:
@@ -173,7 +164,6 @@ _SCALARS: dict[type, Callable[[Any], str]] = {
 # What the other modules of the package use; the built-in rules import nothing else.
 __all__ = [
     "envelope",
-    "error_body",
     "json_text",
     "message_lines",
     "printable",

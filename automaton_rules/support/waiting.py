@@ -1,7 +1,7 @@
 """Which agents wait on a person's decision now: the Stop hook says so while it waits, and
 the board shows it.
 
-The hook (`guards/stop.py`) writes one small file per wait under
+The hook (`guards/hooks/stop.py`) writes one small file per wait under
 `~/.automaton/run/waiting/` (hidden from the sandbox, as the rest of `~/.automaton/run`),
 naming the project, the tasks at their gates, its process and when its wait ends, and
 removes it when the wait does. The board reads the files of its projects; a file whose

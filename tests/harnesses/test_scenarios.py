@@ -124,7 +124,7 @@ def test_a_crashing_hook_blocks_the_action(harness) -> None:
 
 
 # Copilot CLI showed only 'Denied by preToolUse hook: hook exited with code 2' until its
-# committed command answered a crash with a JSON deny (guards/lookup.py, DENY_LOOKUP).
+# committed command answered a crash with a JSON deny (guards/hooks/lookup.py, DENY_LOOKUP).
 CRASH_REASON = {
     "claude": "Claude Code 2.1.332 shows the model the whole installed sh -c '…' command "
     "(about 900 characters) before the ERROR line",

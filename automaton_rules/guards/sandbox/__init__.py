@@ -5,6 +5,6 @@ of ways to keep it (bubblewrap, Landlock, macOS's `sandbox-exec`) and the shell 
 harness's command is rewritten to; `confine` is the exec shim every sandboxed command
 starts through, with `landlock` and `seccomp` (standard library only, so the shim runs
 with `python -I -S`); `runner` is `automaton-sandbox`. It imports the core, the edit checks
-(`guards.checks`, `guards.protected`) and support; nothing here reads a shell line or a
+(`guards.edits.checks`, `guards.edits.protected`) and support; nothing here reads a shell line or a
 harness's event: the hook adapter decides what runs, this room how it is held.
 """

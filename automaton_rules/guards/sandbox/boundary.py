@@ -29,7 +29,7 @@ from pathlib import Path
 from automaton_rules.core.config import CONFIG_FILE, PYPROJECT, Config
 from automaton_rules.core.guard_files import HARNESS_FILES, HARNESS_FOLDERS, PRE_COMMIT_CONFIG
 from automaton_rules.core.project import FRAMEWORK_HOME, Project, inside
-from automaton_rules.guards import checks, protected
+from automaton_rules.guards.edits import checks, protected
 from automaton_rules.support.patterns import Lazy
 from automaton_rules.support.record import Record
 

@@ -1,9 +1,9 @@
 """A shell line, read as the shell reads it: what it writes, which status.py calls it
 makes, whether it skips the git hooks, and what of it is only known when it runs.
 
-`read(command, cwd)` parses the line with tree-sitter-bash (guards/shell_parse.py) and
-reads each simple command against its program's row of one table (guards/shell_table.py,
-read by guards/shell_programs.py). Most lines an agent runs are plain reads (`grep`,
+`read(command, cwd)` parses the line with tree-sitter-bash (guards/shell/parse.py) and
+reads each simple command against its program's row of one table (guards/shell/table.py,
+read by guards/shell/programs.py). Most lines an agent runs are plain reads (`grep`,
 `ls`, `git status`, `pytest`); `plain_read` recognises those with a cheap scan, so the
 adapter answers them without loading the parser or the table. This module imports
 nothing heavier than `re`, and no other shell module when it loads.
@@ -19,7 +19,7 @@ from automaton_rules.support.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from automaton_rules.guards.shell_reading import Reading
+    from automaton_rules.guards.shell.reading import Reading
 
 
 def names(text: str) -> frozenset[str]:
@@ -116,9 +116,9 @@ class ShellLine(Record):
 
 def read(command: str, cwd: Path | None, home: Path | None = None) -> ShellLine:
     """Parse one shell line run in `cwd` (the harness's working folder)."""
-    from automaton_rules.guards.shell_parse import walk
-    from automaton_rules.guards.shell_programs import Interpreter
-    from automaton_rules.guards.shell_words import Where
+    from automaton_rules.guards.shell.parse import walk
+    from automaton_rules.guards.shell.programs import Interpreter
+    from automaton_rules.guards.shell.words import Where
 
     start = Where(None if cwd is None else Path(cwd), home=home or Path.home())
     interpreter = Interpreter(start.cwd)
@@ -129,8 +129,8 @@ def read(command: str, cwd: Path | None, home: Path | None = None) -> ShellLine:
 def scan(text: str, cwd: Path, shown: str) -> ShellLine:
     """Text of a language the reader does not parse (PowerShell), judged on what it names:
     code that can write anywhere, its status.py calls, the `.state` files it names."""
-    from automaton_rules.guards.shell_reading import Reading
-    from automaton_rules.guards.shell_words import Where
+    from automaton_rules.guards.shell.reading import Reading
+    from automaton_rules.guards.shell.words import Where
 
     reading = Reading(cwd)
     reading.scan(text, Where(cwd), shown)

@@ -4,7 +4,7 @@ inside the session project's sandbox.
 One rule: nothing the agent's shell starts runs outside the sandbox, wherever the harness
 can rewrite a command. In this order:
 
-1. A line of status.py moves with literal words (`guards/moves.py`) is carried out by the
+1. A line of status.py moves with literal words (`guards/hooks/moves.py`) is carried out by the
    adapter itself on the session's project, and the line becomes one that prints what
    they printed.
 2. What the reader sees no phase allows (an approval, a hook skip, a guard file written)
@@ -35,8 +35,8 @@ if TYPE_CHECKING:
 
     from automaton_rules.core.config import Config
     from automaton_rules.core.project import Project
-    from automaton_rules.guards.harnesses import Harness
-    from automaton_rules.guards.moves import Call
+    from automaton_rules.guards.hooks.harnesses import Harness
+    from automaton_rules.guards.hooks.moves import Call
 
 REQUIRED = (
     "DENIED: This project runs the agent's shell only inside its sandbox (sandbox = "
@@ -92,32 +92,33 @@ def plan(
     mark: Path | None = None,
 ) -> ShellPlan:
     """The answer to one shell line run in `cwd`; `finder` gives the session's project;
-    a rewritten line first makes `mark`, outside the sandbox (guards/witness.py)."""
+    a rewritten line first makes `mark`, outside the sandbox (guards/hooks/witness.py)."""
     from automaton_rules.core.config import load_config
-    from automaton_rules.guards import harnesses, moves, shell
+    from automaton_rules.guards.hooks import harnesses, moves
+    from automaton_rules.guards.shell import reader as shell
 
-    kind = harnesses.get(harness)
+    record = harnesses.get(harness)
     where = cwd or Path.cwd()
     project = finder()
     if project is None:
-        return _reader(line, where, finder, task, explicit, kind)
+        return _reader(line, where, finder, task, explicit, record)
     root = project.root.resolve()
-    if kind.rewrites:
+    if record.rewrites:
         calls = moves.brokered(line, where, root)
         if calls is not None:
-            return _carried(line, calls, project, kind)
+            return _carried(line, calls, project, record)
     settings = load_config(project.root)
-    mechanism = _mechanism(settings, kind, project.root)
-    why = unavailable(settings, kind, mechanism)
+    mechanism = _mechanism(settings, record, project.root)
+    why = unavailable(settings, record, mechanism)
     if why is not None:
         if settings.sandbox == "required" and not shell.inert(line):
             return ShellPlan(REQUIRED.format(why=why))
-        return _reader(line, where, finder, task, explicit, kind, root)
-    refusal = _refusal(line, where, finder, task, explicit, kind)
+        return _reader(line, where, finder, task, explicit, record, root)
+    refusal = _refusal(line, where, finder, task, explicit, record)
     if refusal is not None:
         return ShellPlan(refusal)
     assert mechanism is not None
-    return _sandboxed(line, where, project, settings, task, kind, mechanism, mark)
+    return _sandboxed(line, where, project, settings, task, record, mechanism, mark)
 
 
 def _refusal(
@@ -126,16 +127,16 @@ def _refusal(
     finder: Callable[[], Project | None],
     task: str | None,
     explicit: bool,
-    kind: Harness,
+    record: Harness,
 ) -> str | None:
     """What the reader sees that no sandbox makes allowed (None: nothing)."""
-    from automaton_rules.guards import shell
+    from automaton_rules.guards.shell import reader as shell
 
     if shell.plain_read(line):
         return None
-    from automaton_rules.guards import shell_verdict
+    from automaton_rules.guards.shell import verdict as shell_verdict
 
-    ruling = shell_verdict.rule(line, cwd, finder, task, explicit, typed=kind.typed)
+    ruling = shell_verdict.rule(line, cwd, finder, task, explicit, typed=record.typed)
     return None if ruling.held else ruling.refusal
 
 
@@ -145,12 +146,12 @@ def _reader(
     finder: Callable[[], Project | None],
     task: str | None,
     explicit: bool,
-    kind: Harness,
+    record: Harness,
     root: Path | None = None,
 ) -> ShellPlan:
     """No sandbox: the reader's answer, and what would run unconfined held to the session's
     project (`root`; None outside any, where nothing is the guard's)."""
-    from automaton_rules.guards import shell
+    from automaton_rules.guards.shell import reader as shell
 
     if shell.inert(line):
         return ShellPlan()
@@ -158,9 +159,9 @@ def _reader(
         return ShellPlan(UNCONFINED_STATUS.format(root=root))
     ruling_refusal = None
     if not shell.plain_read(line) or (root is not None and not inside(cwd.resolve(), root)):
-        from automaton_rules.guards import shell_verdict
+        from automaton_rules.guards.shell import verdict as shell_verdict
 
-        ruling = shell_verdict.rule(line, cwd, finder, task, explicit, typed=kind.typed)
+        ruling = shell_verdict.rule(line, cwd, finder, task, explicit, typed=record.typed)
         ruling_refusal = ruling.refusal
         if ruling_refusal is None and root is not None and not inside(cwd.resolve(), root):
             ruling_refusal = shell_verdict.phase_refusal(
@@ -172,7 +173,7 @@ def _reader(
 def _status_elsewhere(line: str, cwd: Path, root: Path) -> bool:
     """A status.py call (run unconfined) that names a configuration or another project,
     or finds its project from a folder outside the session's."""
-    from automaton_rules.guards import shell
+    from automaton_rules.guards.shell import reader as shell
 
     calls = shell.read(line, cwd).calls if "status" in line else ()
     for call in calls:
@@ -189,15 +190,15 @@ def _status_elsewhere(line: str, cwd: Path, root: Path) -> bool:
     return False
 
 
-def _carried(line: str, calls: list[Call], project: Project, kind: Harness) -> ShellPlan:
+def _carried(line: str, calls: list[Call], project: Project, record: Harness) -> ShellPlan:
     """Moves the adapter carries out, unless the user's own rules deny or ask first."""
-    from automaton_rules.guards import permissions
+    from automaton_rules.guards.hooks import permissions
 
-    said = permissions.decide(kind, line, project.root.resolve(), Path.home())
+    said = permissions.decide(record.permission_rules(project.root.resolve(), Path.home()), line)
     if said == permissions.DENY:
-        return ShellPlan(DENIED_BY_USER.format(harness=kind.title))
+        return ShellPlan(DENIED_BY_USER.format(harness=record.title))
     if said == permissions.ASK:
-        return ShellPlan(ASKED_BY_USER.format(harness=kind.title, line=line))
+        return ShellPlan(ASKED_BY_USER.format(harness=record.title, line=line))
     return ShellPlan(None, None, permissions.ALLOW, calls)
 
 
@@ -207,32 +208,33 @@ def _sandboxed(
     project: Project,
     settings: Config,
     task: str | None,
-    kind: Harness,
+    record: Harness,
     mechanism: Mechanism,
     mark: Path | None = None,
 ) -> ShellPlan:
-    from automaton_rules.guards import permissions, shell
+    from automaton_rules.guards.hooks import permissions
     from automaton_rules.guards.sandbox import boundary
     from automaton_rules.guards.sandbox.mechanisms import wrap
+    from automaton_rules.guards.shell import reader as shell
 
-    said = permissions.decide(kind, line, project.root.resolve(), Path.home())
+    said = permissions.decide(record.permission_rules(project.root.resolve(), Path.home()), line)
     if said == permissions.DENY:
-        return ShellPlan(DENIED_BY_USER.format(harness=kind.title))
-    if said == permissions.ASK and not kind.asks_rewritten:
+        return ShellPlan(DENIED_BY_USER.format(harness=record.title))
+    if said == permissions.ASK and not record.asks_rewritten:
         return ShellPlan()  # no asking with a rewrite there: the user is asked about the line
     if said is None and shell.inert(line):
         said = permissions.ALLOW  # a plain read the harness would have let run unasked
     limits = boundary.compute(project, settings, task, cwd=cwd)
-    return ShellPlan(None, wrap(line, mechanism, limits, kind.keeps_cwd, mark), said)
+    return ShellPlan(None, wrap(line, mechanism, limits, record.keeps_cwd, mark), said)
 
 
 def describe(settings: Config, harness: str, root: Path) -> str:
     """One line for a starting session: what holds the agent's shell, or why nothing does."""
-    from automaton_rules.guards import harnesses
+    from automaton_rules.guards.hooks import harnesses
 
-    kind = harnesses.get(harness)
-    mechanism = _mechanism(settings, kind, root)
-    why = unavailable(settings, kind, mechanism)
+    record = harnesses.get(harness)
+    mechanism = _mechanism(settings, record, root)
+    why = unavailable(settings, record, mechanism)
     if why is None:
         assert mechanism is not None
         return (
@@ -251,19 +253,19 @@ def describe(settings: Config, harness: str, root: Path) -> str:
     )
 
 
-def _mechanism(settings: Config, kind: Harness, root: Path) -> Mechanism | None:
+def _mechanism(settings: Config, record: Harness, root: Path) -> Mechanism | None:
     """The mechanism that would hold this harness's shell here, if it may be rewritten."""
-    if not kind.rewrites or settings.sandbox == "off":
+    if not record.rewrites or settings.sandbox == "off":
         return None
-    return choose(kind.runs_nested(root))
+    return choose(record.runs_nested(root))
 
 
-def unavailable(settings: Config, kind: Harness, mechanism: Mechanism | None) -> str | None:
+def unavailable(settings: Config, record: Harness, mechanism: Mechanism | None) -> str | None:
     """Why the reader alone guards the shell here (None: the sandbox holds it)."""
     if settings.sandbox == "off":
         return 'the project sets sandbox = "off"'
-    if not kind.rewrites:
-        return kind.no_rewrite
+    if not record.rewrites:
+        return record.no_rewrite
     if mechanism is None:
         return f"no sandbox mechanism works on this machine: {HOW_TO_ENABLE}"
     return None

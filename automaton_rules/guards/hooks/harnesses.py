@@ -8,7 +8,7 @@ the event, tool input sent as JSON text); how it answers (a verdict, a shell com
 rewritten into the sandbox, context, a prompt's outcome, a stop, a refused settings
 change); what it lets the sandbox do and the permission rules it keeps; the agent
 instructions file it reads; and what the user must still do once it is installed.
-`guards/harness.py` (the adapter) and `cli/install.py` (the installer) read this table and
+`guards/hooks/adapter.py` (the adapter) and `cli/install.py` (the installer) read this table and
 name no harness. A new harness is a record here and its recorded events in
 `tests/fixtures/hooks/NAME/`.
 
@@ -24,22 +24,22 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
     from pathlib import Path
-    from typing import Any, Callable, ClassVar
+    from typing import Any, ClassVar
 
-    from automaton_rules.guards.hook_settings import Settings
+    from automaton_rules.guards.hooks.permissions import Rule
+    from automaton_rules.guards.hooks.settings import Settings
 
     Answer = tuple[str, str, int]  # stdout, stderr, exit status
-    Rule = tuple[Callable[[str], bool], str]  # a permission pattern and its verdict
 
 # What an event asks of the adapter, whatever the harness calls it.
 TOOL, SESSION, PROMPT, CONFIG, STOP = "tool", "session", "prompt", "config", "stop"
-AFTER = "after"  # a tool ran: whether it ran as rewritten (guards/witness.py)
+AFTER = "after"  # a tool ran: whether it ran as rewritten (guards/hooks/witness.py)
 
 HOOK = "automaton-hook"
-HOOK_TIMEOUT = 10  # seconds: above the adapter's own deadline (guards/harness.py, DEADLINE)
+HOOK_TIMEOUT = 10  # seconds: above the adapter's own deadline (guards/hooks/adapter.py, DEADLINE)
 PROMPT_TIMEOUT = 30
 # The agent ends its turn: the hook may wait for the person's decision on a task at its
-# gate (guards/stop.py), up to `stop-wait-seconds` (3000 at most), within this limit.
+# gate (guards/hooks/stop.py), up to `stop-wait-seconds` (3000 at most), within this limit.
 STOP_TIMEOUT = 3600
 # A Stop hook that cannot run must let the agent stop: on this event an exit 2 (the
 # portable command's answer when automaton-hook is not installed) would make it go on.
@@ -97,7 +97,7 @@ class Harness:
     def settings(self) -> Settings:
         """How its hooks go into `settings_file` and come out again: the JSON `hooks`
         merge, which keeps the user's own entries."""
-        from automaton_rules.guards.hook_settings import JsonHooks
+        from automaton_rules.guards.hooks.settings import JsonHooks
 
         return JsonHooks(self)
 
@@ -106,8 +106,8 @@ class Harness:
         return []
 
     def command(self, *args: str) -> str:
-        """The portable command its hooks run (guards/lookup.py)."""
-        from automaton_rules.guards.lookup import hook_command
+        """The portable command its hooks run (guards/hooks/lookup.py)."""
+        from automaton_rules.guards.hooks.lookup import hook_command
 
         return hook_command(HOOK, "--harness", self.name, *args)
 
@@ -130,7 +130,7 @@ class Harness:
 
     def permission_rules(self, project: Path, home: Path) -> Iterator[Rule]:
         """The user's own permission rules on shell commands, read as it reads them
-        (guards/permissions.py); none by default."""
+        (guards/hooks/permissions.py); none by default."""
         return iter(())
 
     # ------------------------------------------------------------------ answers
@@ -260,7 +260,7 @@ class ClaudeCode(Harness):
         return False
 
     def permission_rules(self, project: Path, home: Path) -> Iterator[Rule]:
-        from automaton_rules.guards import permissions
+        from automaton_rules.guards.hooks import permissions
 
         return permissions.claude_rules(project, home)
 
@@ -306,7 +306,7 @@ class Codex(Harness):
         return [CODEX_TRUST]
 
     def permission_rules(self, project: Path, home: Path) -> Iterator[Rule]:
-        from automaton_rules.guards import permissions
+        from automaton_rules.guards.hooks import permissions
 
         return permissions.codex_rules(project, home)
 
@@ -375,7 +375,7 @@ class GeminiCli(Harness):
         return [GEMINI_OFF.format(path=path)] if switched else []
 
     def permission_rules(self, project: Path, home: Path) -> Iterator[Rule]:
-        from automaton_rules.guards import permissions
+        from automaton_rules.guards.hooks import permissions
 
         return permissions.gemini_rules(project, home)
 
@@ -465,7 +465,7 @@ class Cursor(Harness):
 
 
 class Opencode(Harness):
-    """opencode: a plugin (`guards/opencode_plugin.js`) runs the adapter and carries its
+    """opencode: a plugin (`guards/hooks/opencode_plugin.js`) runs the adapter and carries its
     answers out: it throws a denial, changes the command in place, adds context."""
 
     name, title = "opencode", "opencode"
@@ -480,12 +480,12 @@ class Opencode(Harness):
 
     def settings(self) -> Settings:
         """The plugin file, kept when the user changed it."""
-        from automaton_rules.guards.hook_settings import PluginFile
+        from automaton_rules.guards.hooks.settings import PluginFile
 
         return PluginFile(self)
 
     def permission_rules(self, project: Path, home: Path) -> Iterator[Rule]:
-        from automaton_rules.guards import permissions
+        from automaton_rules.guards.hooks import permissions
 
         return permissions.opencode_rules(project, home)
 
@@ -533,7 +533,7 @@ class CopilotCli(Harness):
     def command(self, *args: str) -> str:
         """The lookup that refuses with a JSON deny on exit 0, whose reason Copilot shows
         the model (on any other status it says only "hook exited with code 2")."""
-        from automaton_rules.guards.lookup import DENY_LOOKUP, hook_command
+        from automaton_rules.guards.hooks.lookup import DENY_LOOKUP, hook_command
 
         return hook_command(HOOK, "--harness", self.name, *args, script=DENY_LOOKUP)
 
@@ -613,7 +613,7 @@ class KiroCli(Harness):
 
     def settings(self) -> Settings:
         """Its hooks are a list of named entries, not a map of events."""
-        from automaton_rules.guards.hook_settings import HookList
+        from automaton_rules.guards.hooks.settings import HookList
 
         return HookList(self)
 

@@ -12,7 +12,7 @@ from functools import partial
 
 from automaton_rules.core import machine
 from automaton_rules.core.project import Project, Task
-from automaton_rules.guards.checks import EDIT_PHASES_TEXT, task_states
+from automaton_rules.guards.edits.checks import EDIT_PHASES_TEXT, task_states
 from automaton_rules.support.context import DEFAULT, STATUS_SCRIPT
 from automaton_rules.support.output import printable
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from automaton_rules.guards import checks, harnesses
+from automaton_rules.guards.edits import checks
+from automaton_rules.guards.hooks import harnesses
 from automaton_rules.support.patterns import Lazy
 from automaton_rules.support.record import Record
 

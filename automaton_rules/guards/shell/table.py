@@ -1,5 +1,5 @@
 """What each program takes and does: one row per program, read by one interpreter
-(guards/shell_programs.py), as ShellCheck keeps its knowledge of commands in one table.
+(guards/shell/programs.py), as ShellCheck keeps its knowledge of commands in one table.
 
 A row (`Spec`) says, in words the interpreter reads:
 - `values`: the options that take a value (`-o --output`; clusters such as `-sSLo F` and
@@ -24,7 +24,7 @@ A row (`Spec`) says, in words the interpreter reads:
 - `modes`: flags that change what it does, first match wins (`--check` reads); `subs`:
   its sub-commands (`""`: none given; `*`: any other, as the whole command); `least`:
   operands needed before it does anything; `handler`: a hand-written reader
-  (guards/shell_handlers.py, guards/shell_git.py) for the few irregular programs.
+  (guards/shell/handlers.py, guards/shell/git.py) for the few irregular programs.
 
 A program without a row is unknown (`ShellLine.unknown`). Imports nothing of the reader.
 """

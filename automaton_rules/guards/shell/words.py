@@ -1,10 +1,10 @@
 """Shell words as bash makes them, and read as a program reads its options.
 
 The bottom of the shell reader: it imports none of the other shell modules. Words come
-from tree-sitter-bash's nodes (guards/shell_parse.py walks the tree and hands its walk
+from tree-sitter-bash's nodes (guards/shell/parse.py walks the tree and hands its walk
 in): quotes removed, `~`, `$HOME` and braces expanded, every part a substitution or a
 variable decides marked as computed. `Args` reads a command's words against the options
-a program's row in guards/shell_table.py says take a value.
+a program's row in guards/shell/table.py says take a value.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ event it cannot read whole, an internal error, or no answer within its deadline 
 At session start (and after compaction) it answers with the workflow's state as context
 instead; a settings change during a session that would drop the guard's hooks is
 refused; so one command serves every hook. What each harness calls its events and how it
-wants its answers is its record in `guards/harnesses.py`; nothing here names a harness.
+wants its answers is its record in `guards/hooks/harnesses.py`; nothing here names a harness.
 """
 
 from __future__ import annotations
@@ -21,10 +21,9 @@ from pathlib import Path
 
 from automaton_rules.core.config import load_config
 from automaton_rules.core.project import find_project
-from automaton_rules.guards import checks as guard
-from automaton_rules.guards import harnesses
-from automaton_rules.guards.harnesses import AFTER, CONFIG, EVENTS, PROMPT, SESSION, STOP, TOOL
-from automaton_rules.guards.hook_input import (
+from automaton_rules.guards.edits import checks as guard
+from automaton_rules.guards.hooks import harnesses
+from automaton_rules.guards.hooks.events import (
     DELETE_TOOLS,
     Malformed,
     read_action,
@@ -33,7 +32,16 @@ from automaton_rules.guards.hook_input import (
     tool_output,
     where,
 )
-from automaton_rules.guards.hook_input import Action as Action
+from automaton_rules.guards.hooks.events import Action as Action
+from automaton_rules.guards.hooks.harnesses import (
+    AFTER,
+    CONFIG,
+    EVENTS,
+    PROMPT,
+    SESSION,
+    STOP,
+    TOOL,
+)
 from automaton_rules.support.console import Script
 from automaton_rules.support.context import DEFAULT, STATUS_SCRIPT, Context, running
 from automaton_rules.support.errors import AutomatonError
@@ -46,8 +54,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from automaton_rules.core.project import Project
-    from automaton_rules.guards.harnesses import Answer, Harness
-    from automaton_rules.guards.moves import Call
+    from automaton_rules.guards.hooks.harnesses import Answer, Harness
+    from automaton_rules.guards.hooks.moves import Call
 
 HARNESSES: tuple[str, ...] = harnesses.NAMES
 # Seconds the adapter may take before it refuses on its own: below the timeout the
@@ -154,13 +162,13 @@ def decide(
     """The same answers as `status.py --can-edit`, applied to what the tool is about to do;
     a shell line is judged by the phase of the session's project (`session`: the folder
     the harness works in), wherever it runs; `session_id` names the harness's session,
-    whose rewritten lines are watched (guards/witness.py)."""
+    whose rewritten lines are watched (guards/hooks/witness.py)."""
     if action.kind == "other":
         return Verdict(True)
     if action.kind == "edit":
         return _decide_edits(action, project, task, context, session)
     if action.kind == "powershell":
-        from automaton_rules.guards import powershell
+        from automaton_rules.guards.shell import powershell
 
         refusal = powershell.judge(
             action.command,
@@ -184,8 +192,8 @@ def _decide_shell(
 ) -> Verdict:
     """A shell line: refused when the reader sees it do what no phase allows, its status.py
     moves carried out here, anything else run inside the session project's sandbox where
-    one works (guards/shell_plan.py), else as the reader judges it."""
-    from automaton_rules.guards import moves, shell_plan, witness
+    one works (guards/hooks/shell_plan.py), else as the reader judges it."""
+    from automaton_rules.guards.hooks import moves, shell_plan, witness
 
     record = harnesses.get(harness)
     mark = None
@@ -222,7 +230,7 @@ def carry_out(verdict: Verdict, action: Action) -> Verdict:
     output and exit status; any other verdict as it is."""
     if verdict.moves is None:
         return verdict
-    from automaton_rules.guards import moves
+    from automaton_rules.guards.hooks import moves
 
     root, calls = verdict.moves
     out, err, code = moves.carry_out(calls, root, MOVE_SECONDS)
@@ -290,7 +298,7 @@ def session_context(
     empty outside any project."""
     import time
 
-    from automaton_rules.guards import session, shell_plan, witness
+    from automaton_rules.guards.hooks import session, shell_plan, witness
 
     witness.prune(time.time())
     found = guard.find_event_project(project, where(payload), context)
@@ -324,7 +332,7 @@ def prompt_answer(
 ) -> Answer:
     """A prompt is the user's: an approval it asks for is recorded, anything else passes.
     It fails open (nothing is approved, the message goes on), never blocking the chat."""
-    from automaton_rules.guards import prompt
+    from automaton_rules.guards.hooks import prompt
 
     if payload.get("agent_id"):  # Codex: a subagent's prompt, written by its parent agent
         return record.prompt(event, None)
@@ -349,7 +357,7 @@ def requests_context(
 ) -> str:
     """The changes the user asked for on tasks at their gates, for the agent's context;
     empty when there are none, outside a project, or when they cannot be read."""
-    from automaton_rules.guards import session
+    from automaton_rules.guards.hooks import session
 
     try:
         found = find_project(Path(project) if project else None, cwd=where(payload))
@@ -367,9 +375,9 @@ def after_answer(
     context: Context = DEFAULT,
 ) -> Answer:
     """A tool ran: was a shell line the adapter rewrote run as rewritten, and did a
-    sandboxed one meet the boundary (guards/witness.py). It cannot stop what ran, so it
+    sandboxed one meet the boundary (guards/hooks/witness.py). It cannot stop what ran, so it
     fails quiet."""
-    from automaton_rules.guards import witness
+    from automaton_rules.guards.hooks import witness
 
     try:
         action = read_action(payload, record.name)
@@ -396,9 +404,9 @@ def after_answer(
 def stop_answer(
     payload: dict[str, Any], record: Harness, options: dict[str, str], context: Context = DEFAULT
 ) -> Answer:
-    """The agent ends its turn: wait for a decision on a task at its gate (guards/stop.py).
+    """The agent ends its turn: wait for a decision on a task at its gate (guards/hooks/stop.py).
     It fails open: whatever goes wrong, the agent stops as it would have."""
-    from automaton_rules.guards import stop
+    from automaton_rules.guards.hooks import stop
 
     _arm(0)  # its wait is bounded by stop-wait-seconds, below the harness's timeout
     try:
@@ -438,7 +446,7 @@ def answer(
             )
         return record.context(event, text)
     if kind == CONFIG:
-        from automaton_rules.guards import settings_change
+        from automaton_rules.guards.hooks import settings_change
 
         return record.block(settings_change.judge(payload))
     if kind != TOOL:

@@ -21,7 +21,7 @@ from automaton_rules.core.project import (
     refuse_hand_edit,
     task_file,
 )
-from automaton_rules.guards import protected
+from automaton_rules.guards.edits import protected
 from automaton_rules.support import clock
 from automaton_rules.support.context import DEFAULT, Context
 from automaton_rules.support.errors import AutomatonError

@@ -1,9 +1,9 @@
-"""Hand-written readers for the programs a row of guards/shell_table.py cannot say:
+"""Hand-written readers for the programs a row of guards/shell/table.py cannot say:
 wrappers with a syntax of their own (`env`, `xargs`, `find -exec`, `bash -c`), copies
 into folders and links, stream editors' scripts (`sed`, `awk`, `perl -pie`), archives,
 downloads and patches.
 
-Each takes the interpreter (guards/shell_programs.py, which it calls back to run a
+Each takes the interpreter (guards/shell/programs.py, which it calls back to run a
 command or read code), the program's row, its words read against that row, the words
 and where it runs. Imports only the words and reading modules.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import re
 
-from automaton_rules.guards.shell_reading import paths
-from automaton_rules.guards.shell_words import (
+from automaton_rules.guards.shell.reading import Reading, paths
+from automaton_rules.guards.shell.words import (
     COMPUTED,
     MEMBERS,
     Args,
@@ -30,8 +30,7 @@ from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from automaton_rules.guards.shell_programs import Interpreter
-    from automaton_rules.guards.shell_table import Spec
+    from automaton_rules.guards.shell.table import Spec
 
 MAX_PATCH = 1 << 20  # bytes of a patch file read to learn the files it changes
 _DIFF_TARGET = Lazy(r"^(?:\+\+\+|---) ([^\t\n]+)|^(?:rename|copy) to (.+)$", re.MULTILINE)
@@ -46,7 +45,7 @@ _MODE_FLAGS = names(
 # ------------------------------------------------------------------ wrappers
 
 
-def env(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def env(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`env [-i] [-C DIR] [-u NAME] [NAME=VALUE]... COMMAND`; `-S STRING` is split into
     the words of the command."""
     operands = args.positional
@@ -62,7 +61,7 @@ def env(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where
         it.read_code(Word(whole.value, whole.computed), where, "env -S", bash=True)
 
 
-def alias(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def alias(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`alias x='...'`: the alias's text is shell code that may run later in the line."""
     for word in words[1:]:
         if "=" in word.value:
@@ -72,7 +71,7 @@ def alias(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Whe
             it.approval_in(text, f"alias {name}")
 
 
-def xargs(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def xargs(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`xargs CMD ARGS`: CMD runs with words read from its input, so they are computed
     (appended, or in place of `-I STR`'s string)."""
     found = args.value("-I", "--replace")
@@ -85,14 +84,14 @@ def xargs(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Whe
         it.run([*command, read], where)
 
 
-def parallel(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def parallel(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`parallel CMD ::: ARGS` runs CMD with computed arguments."""
     values = [word.value for word in args.positional]
     end = min((values.index(s) for s in (":::", "::::", ":::+") if s in values), default=None)
     it.run([*args.positional[:end], Word(COMPUTED, True, raw="<input>")], where)
 
 
-def flock(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def flock(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`flock FILE -c STRING` or `flock FILE COMMAND`: it creates FILE when missing (a
     number alone is a file descriptor already open)."""
     lock = args.positional[0] if args.positional else None
@@ -105,7 +104,7 @@ def flock(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Whe
     it.run(args.positional[1:], where)
 
 
-def find(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def find(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """find: `-exec`/`-ok` commands run on each path found, `-delete`, `-fprint FILE`."""
     index = 1
     while index < len(words) and words[index].value in ("-H", "-L", "-P"):
@@ -135,7 +134,7 @@ def find(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wher
         position += 1
 
 
-def fd(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def fd(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`fd PATTERN -x CMD` runs CMD on each path found."""
     for index, word in enumerate(words):
         if word.value in ("-x", "--exec", "-X", "--exec-batch"):
@@ -147,7 +146,7 @@ def fd(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where)
 # -------------------------------------------------------------------- writers
 
 
-def copy(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def copy(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """cp, mv, ln, install: the destination (or each source inside it) is written;
     mv also removes its sources, and a link (`ln`, `cp -l`, `cp -s`) writes them."""
     name = name_of(words[0])
@@ -177,7 +176,7 @@ def copy(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wher
         _linked(it, args, target, sources, where, name)
 
 
-def _into(it: Interpreter, folder: Word, sources: list[Word], where: Where, by: str) -> None:
+def _into(it: Reading, folder: Word, sources: list[Word], where: Where, by: str) -> None:
     """Each source lands in `folder` under its own name."""
     base = located(folder, where.cwd)
     if base is None:
@@ -201,7 +200,7 @@ def _folder(word: Word, where: Where) -> bool:
 
 
 def _linked(
-    it: Interpreter, args: Args, link: Word | None, sources: list[Word], where: Where, by: str
+    it: Reading, args: Args, link: Word | None, sources: list[Word], where: Where, by: str
 ) -> None:
     """A link is a door: writing through it later writes what it points to, so making one
     counts as writing everything below its target (a link to the project from /tmp, or
@@ -217,7 +216,7 @@ def _linked(
         it.write(Word(value, source.computed, source.glob, source.raw), where, by, True)
 
 
-def modes(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def modes(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """chmod, chown, chgrp, chattr: a mode or owner first (`-x` is a mode), then files."""
     rest = [w for w in words[1:] if w.value not in _MODE_FLAGS]
     reference = any(w.value.startswith("--reference") for w in rest)
@@ -226,7 +225,7 @@ def modes(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Whe
         it.write(word, where, name_of(words[0]))
 
 
-def rsync(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def rsync(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`rsync SRC DEST` or `scp SRC DEST` writes DEST when it is on this machine; rsync's
     `--delete` removes in it, `--remove-source-files` the sources."""
     if len(args.positional) < 2 or _remote(args.positional[-1].value):
@@ -244,7 +243,7 @@ def _remote(value: str) -> bool:
     return ":" in value.split("/", 1)[0] and not value.startswith(("/", "./", "~"))
 
 
-def editor(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def editor(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """vi, nano, ed, ex: a person (or a script, `ex -sc wq`) saves the files they open."""
     for word in args.positional:
         if not word.value.startswith("+"):
@@ -266,7 +265,7 @@ def url_name(word: Word, into: Word | None) -> Word:
     return name if into is None else inside(into, name)
 
 
-def curl(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def curl(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`curl -o FILE` (the row's), and `-O`: the URL's name, in `--output-dir`."""
     it.effects(spec, args, where, "curl")
     if args.has("-O", "--remote-name", "--remote-name-all"):
@@ -276,7 +275,7 @@ def curl(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wher
             it.write(url_name(url, into), where, "curl -O")
 
 
-def wget(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def wget(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`wget URL` saves the URL's name (in `-P DIR`); `-O FILE`, `-o LOG`, `-r` a tree."""
     it.effects(spec, args, where, "wget")
     into = args.value("-P", "--directory-prefix")
@@ -292,7 +291,7 @@ def wget(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wher
             it.write(url_name(url, into), where, "wget")
 
 
-def tar(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def tar(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`tar -x` writes into its folder (`-C DIR`); `-c`, `-r`, `-u` write the archive."""
     rest = words[1:]
     if rest and re.fullmatch(r"[A-Za-z]+", rest[0].value):  # old style: `tar xzf a.tgz`
@@ -306,7 +305,7 @@ def tar(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where
             it.write(archive, where, "tar")
 
 
-def patch(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def patch(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """patch writes the file it is given, `-o FILE`, or each file the patch names."""
     output = args.value("-o", "--output")
     if output is not None or args.positional[:1]:
@@ -319,7 +318,7 @@ def patch(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Whe
 
 
 def patch_targets(
-    it: Interpreter,
+    it: Reading,
     source: Word | None,
     where: Where,
     folder: Word | None,
@@ -374,7 +373,7 @@ def diff_targets(text: str, strip: int | None) -> list[str]:
 # ------------------------------------------------------------- stream editors
 
 
-def sed(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def sed(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """sed: its scripts' `w` and `e` commands; in place with `-i[SUFFIX]`, `-i ''` (BSD),
     `--in-place` and the prefixes of it GNU accepts."""
     scripts = args.every("-e", "--expression") + [Word("")] * len(args.every("-f", "--file"))
@@ -417,7 +416,7 @@ def _s_flags(tail: str) -> str:
     return match.group(0) if match else ""
 
 
-def awk(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def awk(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """awk: its program writes with `print >`, `system()` or a pipe; `-i inplace`."""
     options, files = words[1 : 1 + args.end], args.positional
     in_place = any(w.value in ("inplace", "-iinplace", "--include=inplace") for w in options)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from automaton_rules.core.config import claim_timeout, load_config, multi_agent
 from automaton_rules.core.project import Project
-from automaton_rules.guards.checks import find_event_project
+from automaton_rules.guards.edits.checks import find_event_project
 from automaton_rules.support.context import DEFAULT, Context
 from automaton_rules.support.errors import AutomatonError
 from automaton_rules.support.output import printable

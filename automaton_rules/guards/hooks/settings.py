@@ -24,7 +24,19 @@ from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from automaton_rules.guards.harnesses import Harness
+    from typing import Protocol
+
+    class Harness(Protocol):
+        """What a way of writing settings asks of a harness record (guards/hooks/harnesses.py),
+        which names its way: a protocol, so the two modules do not need each other."""
+
+        @property
+        def settings_file(self) -> str: ...
+
+        def hooks(self) -> dict[str, Any]: ...
+
+        def notes(self, path: Path, merged: dict[str, Any]) -> list[str]: ...
+
 
 # Our hook command: the portable one, or an absolute path an older release wrote (quoted
 # for the shell when it had to be: '/my venv/...').
@@ -283,7 +295,7 @@ class HookList(JsonHooks):
 def opencode_plugin() -> str:
     """The packaged plugin under a first line recording its digest, so a copy the user
     changed afterwards is recognised as theirs and never overwritten or removed."""
-    packaged = resources.files("automaton_rules.guards").joinpath("opencode_plugin.js")
+    packaged = resources.files("automaton_rules.guards.hooks").joinpath("opencode_plugin.js")
     body = packaged.read_text("utf-8")
     digest = hashlib.sha256(body.encode()).hexdigest()
     return f"{OPENCODE_MARKER} (sha256 {digest}); a changed copy is kept\n{body}"

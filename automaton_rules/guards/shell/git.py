@@ -1,24 +1,23 @@
 """git, read for what skips or reroutes the hooks, and the few sub-commands whose writes
-no row of guards/shell_table.py can say (`config`, `checkout`, `apply`, `clone`, `init`);
+no row of guards/shell/table.py can say (`config`, `checkout`, `apply`, `clone`, `init`);
 the table's `GIT` row holds the rest of git's sub-commands.
 
 Imports the words, reading and table modules and the patch reader of
-guards/shell_handlers.py.
+guards/shell/handlers.py.
 """
 
 from __future__ import annotations
 
 import re
 
-from automaton_rules.guards.shell_handlers import patch_targets
-from automaton_rules.guards.shell_words import COMPUTED, Args, Where, Word, names
+from automaton_rules.guards.shell.handlers import patch_targets
+from automaton_rules.guards.shell.words import COMPUTED, Args, Where, Word, names
 from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from automaton_rules.guards.shell_programs import Interpreter
-    from automaton_rules.guards.shell_reading import Reading
-    from automaton_rules.guards.shell_table import Spec
+    from automaton_rules.guards.shell.reading import Reading
+    from automaton_rules.guards.shell.table import Spec
 
 HOOK_KEYS = Lazy(r"^(core\.hookspath|include\.path|includeif\..*\.path)$", re.IGNORECASE)
 NO_VERIFY = "--no-verify"
@@ -47,7 +46,7 @@ COMMIT_VALUES = (
 )
 
 
-def git(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def git(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """git's own options (`-C DIR`, `-c KEY=VALUE`, `--work-tree`), then its sub-command."""
     for name, value in where.env:  # `HOME=/tmp git commit`: settings from a file the line chose
         if name in CONFIG_ENV or name.startswith("GIT_CONFIG_KEY_"):
@@ -98,7 +97,7 @@ def _setting(reading: Reading, word: Word) -> None:
         reading.code.append(f"git -c {word.raw}"[:80])
 
 
-def config(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def config(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`git config [--global] core.hooksPath X`, `--unset`, `git config set ...`, `--edit`."""
     names = [w.value for w in args.positional]
     sub = names.pop(0) if names and names[0] in ("set", "unset", "get", "list", "edit") else ""
@@ -119,7 +118,7 @@ def config(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Wh
         it.write(target, where, "git config --file")
 
 
-def checkout(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def checkout(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`checkout -- PATHS`, `checkout PATHS`, `checkout BRANCH` (the tree), not `-b NEW`."""
     rest = words[1:]
     dashes = next((i for i, word in enumerate(rest) if word.value == "--"), len(rest))
@@ -147,7 +146,7 @@ def _exists(word: Word, where: Where) -> bool:
     return (where.cwd / word.value).exists() or word.glob or word.value in (".", "..")
 
 
-def apply(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def apply(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """git apply writes the files its patch names, unless it only checks or stages."""
     looks = args.has("--check", "--stat", "--numstat", "--summary") and not args.has("--apply")
     if looks:
@@ -163,7 +162,7 @@ def apply(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Whe
         patch_targets(it, source, where, args.value("--directory"), level, "git apply")
 
 
-def clone(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def clone(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`git clone URL [DIR]` writes DIR, else the repository's name; `-c` may set hooks."""
     for value in args.every("-c", "--config"):
         _setting(it, value)
@@ -176,7 +175,7 @@ def clone(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Whe
         it.write(Word(name, url.computed or COMPUTED in name), where, "git clone")
 
 
-def init(it: Interpreter, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
+def init(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
     """`git init [DIR]` writes DIR/.git, which may bring hooks with it."""
     folder = args.positional[0].value if args.positional else "."
     it.write(Word(folder.rstrip("/") + "/.git"), where, "git init")

@@ -2,8 +2,8 @@
 
 Commands report here what they write, which status.py calls they make and what of them
 is computed; this turns words into resolved paths (globs expanded against the disk as
-the shell would). It knows no program: guards/shell_programs.py does, and guards/shell.py
-makes the collected lists into a `ShellLine`. Imports only guards/shell_words.py.
+the shell would). It knows no program: guards/shell/programs.py does, and guards/shell/reader.py
+makes the collected lists into a `ShellLine`. Imports only guards/shell/words.py.
 """
 
 from __future__ import annotations
@@ -12,8 +12,13 @@ import os
 import re
 from pathlib import Path
 
-from automaton_rules.guards.shell_words import COMPUTED, Where, Word, located
+from automaton_rules.guards.shell.words import COMPUTED, Where, Word, located
 from automaton_rules.support.patterns import Lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from automaton_rules.guards.shell.table import Spec
+    from automaton_rules.guards.shell.words import Args
 
 MAX_GLOB = 200  # paths one glob may name before the rest count as computed
 MAX_MENTIONS = 100  # paths named in one piece of code that are looked at
@@ -76,7 +81,19 @@ class Reading:
         self.run(words, where)
 
     def run(self, words: list[Word], where: Where) -> None:
-        """What a command does: the interpreter (guards/shell_programs.py) knows."""
+        """What a command does: the interpreter (guards/shell/programs.py) knows."""
+
+    def dispatch(
+        self, spec: Spec, rest: list[Word], words: list[Word], where: Where, by: str
+    ) -> None:
+        """A sub-command read by its own row: the interpreter's, which the hand-written
+        readers call back through this class so they need not import it."""
+
+    def effects(self, spec: Spec, args: Args, where: Where, by: str) -> None:
+        """What a row says the command does: the interpreter's."""
+
+    def read_code(self, word: Word, where: Where, shown: str, bash: bool = False) -> None:
+        """Code a program runs: the interpreter's."""
 
     def redirect(self, target: Word, where: Where) -> None:
         self.states.append((target.value, target.value))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from automaton_rules.core import machine, store
 from automaton_rules.core.project import Project, Task
-from automaton_rules.guards.checks import find_event_project, task_states
-from automaton_rules.guards.session import next_step, requested_changes
+from automaton_rules.guards.edits.checks import find_event_project, task_states
+from automaton_rules.guards.hooks.session import next_step, requested_changes
 from automaton_rules.support import waiting
 from automaton_rules.support.context import DEFAULT, Context
 from automaton_rules.support.output import printable

@@ -71,6 +71,6 @@ def judge(
     """The refusal for one PowerShell line, or None when it may run."""
     if plain_read(command):
         return None
-    from automaton_rules.guards import shell_verdict
+    from automaton_rules.guards.shell import verdict as shell_verdict
 
     return shell_verdict.judge_opaque(command, "a PowerShell line", cwd, finder, task, explicit)

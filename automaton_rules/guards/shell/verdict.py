@@ -16,8 +16,8 @@ from pathlib import Path
 from automaton_rules.core import machine
 from automaton_rules.core.config import CONFIG_FILE, load_config
 from automaton_rules.core.project import Project, find_project, framework_home, inside, task_file
-from automaton_rules.guards import checks, protected
-from automaton_rules.guards import shell as reader
+from automaton_rules.guards.edits import checks, protected
+from automaton_rules.guards.shell import reader
 from automaton_rules.support.errors import AutomatonError
 from automaton_rules.support.record import Record
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from automaton_rules.core.config import Config
-    from automaton_rules.guards.shell import Computed, ShellLine, Write
+    from automaton_rules.guards.shell.reader import Computed, ShellLine, Write
 
 APPROVAL = (
     "DENIED: Approval is the user's decision. Ask the user to approve: to type "
@@ -116,7 +116,7 @@ def phase_refusal(
     finder: Callable[[], Project | None], task: str | None, cwd: Path, suffix: str
 ) -> str | None:
     """The phase's refusal of code only running can judge (None: the phase allows it)."""
-    from automaton_rules.guards.shell import ShellLine
+    from automaton_rules.guards.shell.reader import ShellLine
 
     return _Judge(ShellLine(), cwd, finder, task, False).phase(None, suffix)
 
@@ -304,7 +304,7 @@ class _Judge:
 
 def _manifest_writers() -> frozenset[str]:
     """Package managers' add and remove, which leave `[tool.automaton]` alone."""
-    from automaton_rules.guards.shell_table import MANIFEST_WRITERS
+    from automaton_rules.guards.shell.table import MANIFEST_WRITERS
 
     return MANIFEST_WRITERS
 

@@ -1,6 +1,6 @@
 """A shell line as bash reads it: tree-sitter-bash's tree, walked into simple commands.
 
-Loaded only when a shell command is judged and the pre-scan of guards/shell.py cannot
+Loaded only when a shell command is judged and the pre-scan of guards/shell/reader.py cannot
 answer. tree-sitter's compiled modules are loaded on their own, without their packages'
 `__init__` (which import `typing` and `importlib.resources`, more than a parse costs).
 The walk follows the shell's own order: lists in sequence (so `cd` moves the commands
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from automaton_rules.guards.shell_words import (
+from automaton_rules.guards.shell.words import (
     COMPUTED,
     MAX_DEPTH,
     Stdin,

@@ -1,26 +1,27 @@
-"""The one interpreter of guards/shell_table.py: each simple command read against its
+"""The one interpreter of guards/shell/table.py: each simple command read against its
 program's row, wrappers followed to the command they run, shells and `eval` parsed
 again, interpreters' code, scripts and standard input, and status.py spotted however it
-is started. It is the sink of the walk (guards/shell_parse.py) and reports to a
-`Reading` (guards/shell_reading.py); the few irregular programs have hand-written
-readers in guards/shell_handlers.py and guards/shell_git.py, which it passes itself to.
+is started. It is the sink of the walk (guards/shell/parse.py) and reports to a
+`Reading` (guards/shell/reading.py); the few irregular programs have hand-written
+readers in guards/shell/handlers.py and guards/shell/git.py, which it passes itself to.
 """
 
 from __future__ import annotations
 
 import re
 
-from automaton_rules.guards import shell_git, shell_handlers
-from automaton_rules.guards.shell_parse import walk
-from automaton_rules.guards.shell_reading import (
+from automaton_rules.guards.shell import git as shell_git
+from automaton_rules.guards.shell import handlers as shell_handlers
+from automaton_rules.guards.shell.parse import walk
+from automaton_rules.guards.shell.reading import (
     APPROVING_FLAGS,
     STATUS_TEXT,
     STDIN_PATHS,
     Reading,
     foreign,
 )
-from automaton_rules.guards.shell_table import ENVIRONMENT, MODULES, READ, TABLE, Spec
-from automaton_rules.guards.shell_words import (
+from automaton_rules.guards.shell.table import ENVIRONMENT, MODULES, READ, TABLE, Spec
+from automaton_rules.guards.shell.words import (
     MAX_DEPTH,
     MEMBERS,
     PIPE_PATH,

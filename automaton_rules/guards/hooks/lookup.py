@@ -4,7 +4,7 @@ Nothing a project commits names a path of one machine, so every hook is
 `sh -c 'LOOKUP' TOOL ARGS...`: the tool on `PATH`, else the per-user launcher
 `automaton-install` writes to `~/.automaton/bin`; where neither is there, it says how to
 install and exits 2, which every harness and git take as a refusal. The harness table
-(`guards/harnesses.py`) builds each harness's hooks with it, the installer the git hooks.
+(`guards/hooks/harnesses.py`) builds each harness's hooks with it, the installer the git hooks.
 Text only: no I/O.
 """
 
@@ -34,7 +34,7 @@ LOOKUP = (
 # that cannot import, a signal) is one `ERROR:` line naming the cause, and 2. The tool's
 # stderr is kept to name the cause (a traceback's last line) and given back when it
 # answered; its stdout goes straight through. automaton-hook keeps its own deadline, below
-# the timeout the installer gives the harness (guards/harness.py, DEADLINE).
+# the timeout the installer gives the harness (guards/hooks/adapter.py, DEADLINE).
 _CAUSE = (
     'exec 3>&1; e="$("$h" "$@" 2>&1 >&3 3>&-)" 2>/dev/null; s="$?"; exec 3>&-; '
     'case "$s" in 0|2) [ -z "$e" ] || printf "%s\\n" "$e" >&2; exit "$s";; esac; '

@@ -26,8 +26,8 @@ from typing import Any
 from automaton_rules.core import guard_files, integrity, machine, store
 from automaton_rules.core.config import Config, load_config
 from automaton_rules.core.project import Project, find_project
-from automaton_rules.guards.checks import task_states
-from automaton_rules.guards.protected import guard_relpaths
+from automaton_rules.guards.edits.checks import task_states
+from automaton_rules.guards.edits.protected import guard_relpaths
 from automaton_rules.support import git
 from automaton_rules.support.console import Script
 from automaton_rules.support.context import DEFAULT

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from automaton_rules.core.config import load_config
 from automaton_rules.core.project import find_project
-from automaton_rules.guards import checks as guard
+from automaton_rules.guards.edits import checks as guard
 from automaton_rules.support.context import DEFAULT, Context
-from automaton_rules.support.errors import AutomatonError
-from automaton_rules.support.output import envelope, error_body, json_text, printable
+from automaton_rules.support.errors import AutomatonError, error_body
+from automaton_rules.support.output import envelope, json_text, printable
 
 
 def decide(

@@ -9,7 +9,7 @@ asks, `allow` when rules allow every command of the line, and None when no rule 
 which leaves the harness's own mode to decide. Read here: Claude Code's
 `permissions.allow|ask|deny` `Bash(...)` rules; Codex's `prefix_rule`s in `.rules` files;
 Gemini CLI's policy rules and `tools.exclude`; opencode's `permission.bash`. Each
-harness record names its reader (`Harness.permission_rules`, guards/harnesses.py).
+harness record names its reader (`Harness.permission_rules`, guards/hooks/harnesses.py).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
-    from automaton_rules.guards.harnesses import Harness
+    Rule = tuple[Callable[[str], bool], str]  # a permission pattern and its verdict
 
 DENY, ASK, ALLOW = "deny", "ask", "allow"
 _SPLIT = Lazy(r"\|\||&&|[;|\n&]")
@@ -52,10 +52,10 @@ def commands(line: str) -> list[str]:
     return [part.strip() for part in parts if part.strip()]
 
 
-def decide(harness: Harness, line: str, project: Path, home: Path) -> str | None:
-    """DENY, ASK or ALLOW as the user's rules for `harness` answer the original `line`;
-    None when no rule speaks of it."""
-    rules = list(harness.permission_rules(project, home))
+def decide(said: Iterable[Rule], line: str) -> str | None:
+    """DENY, ASK or ALLOW as the user's rules (a harness record's `permission_rules`)
+    answer the original `line`; None when no rule speaks of it."""
+    rules = list(said)
     if not rules:
         return None
     parts = commands(line) or [line]
