@@ -1,7 +1,7 @@
 """The agent's shell inside its phase (issue 20): an OS sandbox, so that what no reader can
 foresee still cannot write.
 
-The boundary is computed as `--can-edit` decides the phase (tests of `guards/boundary.py`);
+The boundary is computed as `--can-edit` decides the phase (tests of `guards/sandbox/boundary.py`);
 each mechanism keeps it (bubblewrap, Landlock; macOS's profile as text); the adapter
 rewrites each harness's shell command to run inside it, keeping the user's own permission
 rules; and every class of line the adversarial review got through is run for real, in

@@ -128,7 +128,7 @@ def test_every_hand_written_reader_exists() -> None:
 
 
 def test_each_program_has_one_row() -> None:
-    source = (GUARDS / "shell_table.py").read_text(encoding="utf-8")
+    source = (GUARDS / "shell" / "table.py").read_text(encoding="utf-8")
     table = next(
         node.value.args[0]
         for node in ast.walk(ast.parse(source))
@@ -169,11 +169,14 @@ def test_an_unknown_program_is_reported_not_read_as_a_write(tmp_path: Path) -> N
 
 def test_the_pre_scan_loads_neither_the_parser_nor_the_table() -> None:
     code = (
-        "import sys; from automaton_rules.guards import shell; "
+        "import sys; from automaton_rules.guards.shell import reader as shell; "
         "assert shell.plain_read('git status && ls src | head'); "
         "print(' '.join(sorted(m for m in sys.modules if 'shell' in m)))"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
-    assert proc.stdout.split() == ["automaton_rules.guards.shell.reader"]
+    assert proc.stdout.split() == [
+        "automaton_rules.guards.shell",
+        "automaton_rules.guards.shell.reader",
+    ]

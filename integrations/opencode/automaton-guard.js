@@ -1,1 +1,1 @@
-../../automaton_rules/guards/opencode_plugin.js
+../../automaton_rules/guards/hooks/opencode_plugin.js
