@@ -124,6 +124,17 @@ def test_each_harness_settings_are_guard_files(name: str) -> None:
     assert guard_files.kind_of_relpath(record.settings_file) == guard_files.HARNESS
 
 
+def test_the_guard_files_and_the_records_name_the_same_harnesses() -> None:
+    """Issue 31: each harness's files have one home (core/guard_files.py), which its record
+    reads by name; the instruction files the git hook holds are those the records read."""
+    assert set(guard_files.HARNESSES) == set(NAMES)
+    for name in NAMES:
+        record, files = harnesses.get(name), guard_files.HARNESSES[name]
+        assert (record.settings_file, record.instructions) == (files.settings, files.instructions)
+    read = {harnesses.get(name).instructions for name in NAMES}
+    assert set(guard_files.INSTRUCTION_FILES) == read
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_each_harness_installs_and_uninstalls_through_its_record(name: str, tmp_path: Path) -> None:
     """Into a project whose settings file already holds the user's own key: added, left

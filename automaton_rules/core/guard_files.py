@@ -22,39 +22,81 @@ if TYPE_CHECKING:
     from automaton_rules.core.config import Config
     from automaton_rules.core.project import Project
 
-# Settings that decide whether an agent harness runs the hooks, relative to the project
-# and to the home folder alike: the installer writes the first of each, and the others
-# can switch hooks off (Claude Code's `disableAllHooks`, a local override, a plugin folder).
-# The harness records of guards/hooks/harnesses.py name their settings file; a test holds each
-# of them to this list, which the audit and the git hook read from below that layer.
-HARNESS_FILES: tuple[str, ...] = (
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".codex/hooks.json",
-    ".codex/config.toml",
-    ".gemini/settings.json",
-    ".cursor/hooks.json",
-    ".cursor/cli.json",
-    "opencode.json",
-    "opencode.jsonc",
-    ".config/opencode/opencode.json",
+
+class HarnessFiles:
+    """The files of one agent harness the guard holds, by the harness's name.
+
+    Their one home, below the guards: the audit and the git hook read them from the core,
+    and each harness record (guards/hooks/harnesses.py) takes its `settings_file` and
+    `instructions` from here. Paths are relative to the project and to the home folder
+    alike. `settings`: where the installer writes its hooks; `also`: the other files that
+    decide whether they run (a local override, `disableAllHooks`, trusted folders);
+    `folders`: folders whose every file may carry hooks; `instructions`: the agent
+    instructions file it reads."""
+
+    __slots__ = ("also", "folders", "instructions", "settings")
+
+    def __init__(
+        self,
+        settings: str,
+        also: tuple[str, ...] = (),
+        folders: tuple[str, ...] = (),
+        instructions: str = "AGENTS.md",
+    ) -> None:
+        self.settings, self.also, self.folders = settings, also, folders
+        self.instructions = instructions
+
+
+HARNESSES: dict[str, HarnessFiles] = {
+    "claude": HarnessFiles(
+        ".claude/settings.json", (".claude/settings.local.json",), instructions="CLAUDE.md"
+    ),
+    "codex": HarnessFiles(".codex/hooks.json", (".codex/config.toml",)),
+    "gemini": HarnessFiles(".gemini/settings.json", instructions="GEMINI.md"),
+    "cursor": HarnessFiles(".cursor/hooks.json", (".cursor/cli.json",)),
+    "opencode": HarnessFiles(
+        ".opencode/plugin/automaton-guard.js",
+        ("opencode.json", "opencode.jsonc", ".config/opencode/opencode.json"),
+        (".opencode/plugin", ".opencode/plugins", ".config/opencode"),
+    ),
     # GitHub Copilot CLI: `disableAllHooks` and inline hooks in the repository's settings
-    # and the user's; which folders are trusted (~/.copilot/config.json).
-    ".github/copilot/settings.json",
-    ".github/copilot/settings.local.json",
-    ".copilot/settings.json",
-    ".copilot/config.json",
+    # and the user's; which folders are trusted (~/.copilot/config.json); its hook files,
+    # the repository's and the user's.
+    "copilot": HarnessFiles(
+        ".github/hooks/automaton-rules.json",
+        (
+            ".github/copilot/settings.json",
+            ".github/copilot/settings.local.json",
+            ".copilot/settings.json",
+            ".copilot/config.json",
+        ),
+        (".github/hooks", ".copilot/hooks"),
+    ),
+    # Kiro CLI: its hook files, its agents (which carry hooks of their own, the 2.x way)
+    # and its settings, the default agent among them.
+    "kiro": HarnessFiles(
+        ".kiro/hooks/automaton-rules.json",
+        folders=(".kiro/hooks", ".kiro/agents", ".kiro/settings"),
+    ),
+}
+
+
+def _every(*names: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))
+
+
+HARNESS_FOLDERS: tuple[str, ...] = _every(*(f for h in HARNESSES.values() for f in h.folders))
+# Every settings file not already inside one of the folders.
+HARNESS_FILES: tuple[str, ...] = _every(
+    *(
+        name
+        for h in HARNESSES.values()
+        for name in (h.settings, *h.also)
+        if not any(name.startswith(f"{folder}/") for folder in HARNESS_FOLDERS)
+    )
 )
-HARNESS_FOLDERS: tuple[str, ...] = (
-    ".opencode/plugin",
-    ".opencode/plugins",
-    ".config/opencode",
-    ".github/hooks",  # GitHub Copilot CLI's hook files (the repository's)
-    ".copilot/hooks",  # and the user's
-    ".kiro/hooks",  # Kiro CLI's hook files, the project's and the user's
-    ".kiro/agents",  # its agents, which carry hooks of their own (the 2.x way)
-    ".kiro/settings",  # its settings, the default agent among them
-)
+INSTRUCTION_FILES: tuple[str, ...] = _every(*(h.instructions for h in HARNESSES.values()))
+
 # The pre-commit framework's configuration: which hooks git runs, so the guard's.
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 DEFAULT_SIGNERS = f"{FRAMEWORK_HOME}/allowed_signers"
@@ -79,7 +121,6 @@ STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
 # lines from the one holding BEGIN to the one holding END are the installer's.
 SECTION_BEGIN = "automaton-rules:begin"
 SECTION_END = "automaton-rules:end"
-INSTRUCTION_FILES: tuple[str, ...] = ("CLAUDE.md", "AGENTS.md", "GEMINI.md")
 
 
 def project_guard_paths() -> tuple[str, ...]:
@@ -200,6 +241,7 @@ __all__ = [
     "DEFAULT_SIGNERS",
     "GIT_HOOKS",
     "HARNESS",
+    "HARNESSES",
     "HARNESS_FILES",
     "HARNESS_FOLDERS",
     "INSTRUCTION_FILES",

@@ -1,16 +1,17 @@
 """Every agent harness the adapter answers and the installer configures: one record each,
 in one table.
 
-A record holds all that a harness does its own way: its name and title; the settings file
-its hooks go in, the hooks, and how they merge into the user's file and come out again
-(`settings`); how its events read (their names, whether the installed command must name
-the event, tool input sent as JSON text); how it answers (a verdict, a shell command
+A record holds all that a harness does its own way: its name and title; the hooks and how
+they merge into the user's settings file and come out again (`settings`; which file, and
+the instructions file it reads, are its entry in core/guard_files.py, which the audit
+reads below this layer); how its events read (their names, whether the installed command
+must name the event, tool input sent as JSON text); how it answers (a verdict, a shell command
 rewritten into the sandbox, context, a prompt's outcome, a stop, a refused settings
-change); what it lets the sandbox do and the permission rules it keeps; the agent
-instructions file it reads; and what the user must still do once it is installed.
-`guards/hooks/adapter.py` (the adapter) and `cli/install.py` (the installer) read this table and
-name no harness. A new harness is a record here and its recorded events in
-`tests/fixtures/hooks/NAME/`.
+change); what it lets the sandbox do and the permission rules it keeps; and what the
+user must still do once it is installed.
+`guards/hooks/adapter.py` (the adapter) and `cli/install.py` (the installer) read this
+table and name no harness. A new harness is a record here, its files in
+core/guard_files.py, and its recorded events in `tests/fixtures/hooks/NAME/`.
 
 The adapter loads this module before every tool call, so it stays cheap: classes and
 small dicts, no configuration built until the installer asks, json only to answer.
@@ -19,6 +20,8 @@ small dicts, no configuration built until the installer asks, json only to answe
 from __future__ import annotations
 
 import json
+
+from automaton_rules.core.guard_files import HARNESSES as FILES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,8 +61,10 @@ class Harness:
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""  # as a refusal names it
-    settings_file: ClassVar[str] = ""  # where its hooks go, relative to the project
-    instructions: ClassVar[str] = "AGENTS.md"  # the agent instructions it reads
+    # Where its hooks go, relative to the project, and the agent instructions it reads:
+    # from its entry in core/guard_files.py, their one home, by `name`.
+    settings_file: ClassVar[str] = ""
+    instructions: ClassVar[str] = "AGENTS.md"
     # Reading its events: each event name it sends and what it asks; the command names
     # the event (`--event`) when the input does not; a tool's input may come as JSON text;
     # a shell event may carry the line itself, with no tool (Cursor's beforeShellExecution).
@@ -87,6 +92,10 @@ class Harness:
     # Its hooks' timeouts: the key and how many of its units make a second.
     timeout_key: ClassVar[str] = "timeout"
     per_second: ClassVar[int] = 1
+
+    def __init_subclass__(cls) -> None:
+        files = FILES[cls.name]
+        cls.settings_file, cls.instructions = files.settings, files.instructions
 
     # ------------------------------------------------------------------ the installer
 
@@ -203,8 +212,7 @@ class ClaudeCode(Harness):
     https://code.claude.com/docs/en/hooks); a shell command is rewritten through
     `updatedInput`, and its permission rules are matched against the rewritten command."""
 
-    name, title, settings_file = "claude", "Claude Code", ".claude/settings.json"
-    instructions = "CLAUDE.md"
+    name, title = "claude", "Claude Code"
     project_env = ("CLAUDE_PROJECT_DIR",)
     events: ClassVar[Mapping[str, str]] = {
         "PreToolUse": TOOL,
@@ -278,7 +286,7 @@ class Codex(Harness):
     (openai/codex `codex-rs/hooks/src/engine/output_parser.rs`). Its agent types into the
     shells it starts with `write_stdin`, which runs no hook."""
 
-    name, title, settings_file = "codex", "Codex", ".codex/hooks.json"
+    name, title = "codex", "Codex"
     events: ClassVar[Mapping[str, str]] = {
         "PreToolUse": TOOL,
         "PostToolUse": AFTER,
@@ -326,8 +334,7 @@ class GeminiCli(Harness):
     is `hookSpecificOutput.tool_input`, the whole input (google-gemini/gemini-cli
     `packages/core/src/scheduler/hook-utils.ts`); stdout must be JSON."""
 
-    name, title, settings_file = "gemini", "Gemini CLI", ".gemini/settings.json"
-    instructions = "GEMINI.md"
+    name, title = "gemini", "Gemini CLI"
     project_env = ("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
     events: ClassVar[Mapping[str, str]] = {
         "BeforeTool": TOOL,
@@ -406,7 +413,7 @@ class Cursor(Harness):
     lets the action through unless its entry sets `failClosed` (cursor.com/docs/hooks).
     A shell command cannot be rewritten, and the prompt hook has no context channel."""
 
-    name, title, settings_file = "cursor", "Cursor", ".cursor/hooks.json"
+    name, title = "cursor", "Cursor"
     events: ClassVar[Mapping[str, str]] = {
         "preToolUse": TOOL,
         "beforeShellExecution": TOOL,
@@ -469,7 +476,6 @@ class Opencode(Harness):
     answers out: it throws a denial, changes the command in place, adds context."""
 
     name, title = "opencode", "opencode"
-    settings_file = ".opencode/plugin/automaton-guard.js"
     events: ClassVar[Mapping[str, str]] = {
         "PreToolUse": TOOL,
         "SessionStart": SESSION,
@@ -515,7 +521,6 @@ class CopilotCli(Harness):
     shells it starts (`write_bash`)."""
 
     name, title = "copilot", "GitHub Copilot CLI"
-    settings_file = ".github/hooks/automaton-rules.json"
     events: ClassVar[Mapping[str, str]] = {
         "preToolUse": TOOL,
         "postToolUse": AFTER,
@@ -582,7 +587,7 @@ class KiroCli(Harness):
     stdout of a session start or a prompt is added to the agent's context as it is.
     No answer can change a tool's input."""
 
-    name, title, settings_file = "kiro", "Kiro CLI", ".kiro/hooks/automaton-rules.json"
+    name, title = "kiro", "Kiro CLI"
     events: ClassVar[Mapping[str, str]] = {
         "PreToolUse": TOOL,
         "preToolUse": TOOL,
