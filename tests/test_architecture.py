@@ -74,26 +74,30 @@ def _runtime_level(tree: ast.Module) -> set[int]:
     return lines
 
 
+def _names(node: ast.AST, package: str = "automaton_rules") -> list[str]:
+    """The dotted names one node imports: statements, and module names given to importlib
+    as strings; `from PACKAGE import a, b` counts `PACKAGE.a` and `PACKAGE.b`."""
+    if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        if node.module == package:
+            return [f"{package}.{alias.name}" for alias in node.names]
+        return [node.module]
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.Call) and ast.unparse(node.func).endswith(
+        ("import_module", "__import__")
+    ):
+        return [str(a.value) for a in node.args[:1] if isinstance(a, ast.Constant)]
+    return []
+
+
 def _imports(path: Path) -> set[tuple[str, bool]]:
     """(layer, imported when the module loads) for every import of the package anywhere
-    in its body: statements, and module names given to importlib as strings."""
+    in its body."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     at_load = _runtime_level(tree)
     found: set[tuple[str, bool]] = set()
     for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-            if node.module == "automaton_rules":
-                names = [f"automaton_rules.{alias.name}" for alias in node.names]
-        elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith(
-            ("import_module", "__import__")
-        ):
-            names = [a.value for a in node.args[:1] if isinstance(a, ast.Constant)]
-            names = [str(name) for name in names]
-        for name in names:
+        for name in _names(node):
             layer = _layer_of(name)
             if layer is not None:
                 found.add((layer, getattr(node, "lineno", 0) in at_load))
@@ -229,17 +233,22 @@ GUARD_ROOMS: dict[str, set[str]] = {
 
 def _rooms_imported(path: Path) -> set[str]:
     """The rooms of guards/ a module names in any import, for type checking included."""
-    rooms: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names: list[str] = []
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-            if node.module == "automaton_rules.guards":
-                names = [f"{node.module}.{alias.name}" for alias in node.names]
-        elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        rooms |= {n.split(".")[2] for n in names if n.startswith("automaton_rules.guards.")}
-    return rooms
+    guards = "automaton_rules.guards"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = [name for node in ast.walk(tree) for name in _names(node, guards)]
+    return {name.split(".")[2] for name in names if name.startswith(f"{guards}.")}
+
+
+def test_the_room_check_sees_every_way_to_name_a_room(tmp_path: Path) -> None:
+    """The control: a lazy import, a type-checking one and `from guards import room` count."""
+    module = tmp_path / "m.py"
+    module.write_text(
+        "TYPE_CHECKING = False\nif TYPE_CHECKING:\n"
+        "    from automaton_rules.guards.sandbox.boundary import Boundary\n"
+        "def f():\n    from automaton_rules.guards import hooks\n"
+        "import automaton_rules.guards.shell.words\n"
+    )
+    assert _rooms_imported(module) == {"sandbox", "hooks", "shell"}
 
 
 def test_guards_has_no_module_outside_its_rooms() -> None:
