@@ -414,3 +414,48 @@ def test_the_test_fixture_changes_no_module_global() -> None:
         and ast.unparse(node.func) in ("setattr", "monkeypatch.setattr")
     ]
     assert (assigned, calls) == ([], [])
+
+
+def _mode_comparisons(tree: ast.Module) -> list[str]:
+    """Comparisons of an approval mode (a name or attribute `mode`/`approval`, or a
+    `.get("approval")`) with a mode's name written out, alone or in a tuple, list or set."""
+    from automaton_rules.core.config import APPROVAL_MODES
+
+    def spelled(node: ast.expr) -> bool:
+        items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+        return any(isinstance(i, ast.Constant) and i.value in APPROVAL_MODES for i in items)
+
+    def holds_mode(node: ast.expr) -> bool:
+        name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            name = str(node.args[0].value)
+        return name.endswith(("mode", "approval"))
+
+    return [
+        ast.unparse(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        and any(spelled(side) for side in [node.left, *node.comparators])
+        and any(holds_mode(side) for side in [node.left, *node.comparators])
+    ]
+
+
+def test_only_the_policy_compares_the_approval_mode_to_its_names() -> None:
+    """What `open`, `prompt` and `signed` mean is said once, by `core/policy.py`'s
+    `Policy` (`needs_signature`, `needs_person`, `checks_approvals`, `accepts`)."""
+    found = [
+        f"{path.relative_to(PACKAGE)}: {comparison}"
+        for path in _modules()
+        if path != PACKAGE / "core" / "policy.py"
+        for comparison in _mode_comparisons(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+
+
+def test_the_mode_check_sees_each_way_to_compare_a_mode() -> None:
+    source = (
+        'settings.approval == "signed"\nmode != "open"\n"prompt" == approval\n'
+        'policy.mode in ("prompt", "signed")\nconfig.get("approval") == "open"\n'
+        'given.via == "signed"\nconfig.mode == "multi-agent"\n'
+    )
+    assert len(_mode_comparisons(ast.parse(source))) == 5
