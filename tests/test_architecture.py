@@ -459,3 +459,27 @@ def test_the_mode_check_sees_each_way_to_compare_a_mode() -> None:
         'given.via == "signed"\nconfig.mode == "multi-agent"\n'
     )
     assert len(_mode_comparisons(ast.parse(source))) == 5
+
+
+def test_no_command_or_report_module_branches_on_a_formats_name() -> None:
+    """A format is a record of `report.TABLE` (its module, whether it is the JSON answer);
+    the command line and the report modules ask the record, never compare the name."""
+    from automaton_rules.report import FORMATS
+
+    found = [
+        f"{path.relative_to(PACKAGE)}: {ast.unparse(node)}"
+        for path in _modules()
+        if _layer(path) in ("cli", "report") and path != PACKAGE / "report" / "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Compare)
+        and any(
+            isinstance(item, ast.Constant) and item.value in FORMATS
+            for side in [node.left, *node.comparators]
+            for item in (side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side])
+        )
+        and any(
+            "fmt" in ast.unparse(side) or "format" in ast.unparse(side)
+            for side in [node.left, *node.comparators]
+        )
+    ]
+    assert found == []
