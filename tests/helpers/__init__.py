@@ -11,7 +11,8 @@
 - `hooks`: automaton-hook fed recorded events, answers read in each harness's protocol;
 - `installer`: automaton-install run as a person runs it;
 - `imports`: what a command imports;
-- `board`: the dashboard served in a thread.
+- `board`: the dashboard served in a thread;
+- `sandbox`: the sandbox's mechanisms found or skipped, a home's start-up files.
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ from helpers.projects import (
     status_py,
     walk,
 )
+from helpers.sandbox import STARTUP, bwrap_or_skip, git_output, landlock_or_skip, shell_env
 from helpers.suite import LONG_TESTS, SIZE, SIZES, sized
 from helpers.tools import make_key, signers_file, system_tool
 
@@ -130,6 +132,7 @@ __all__ = [
     "SCRIPT_CALL",
     "SIZE",
     "SIZES",
+    "STARTUP",
     "STATUS_PY",
     "TIME_FORMAT",
     "USER_CLAUDE",
@@ -143,6 +146,7 @@ __all__ = [
     "assert_clean",
     "awaiting",
     "backdate",
+    "bwrap_or_skip",
     "chained_history",
     "claude_prompt",
     "clean_env",
@@ -156,11 +160,13 @@ __all__ = [
     "files_below",
     "files_with_modes",
     "git_hooks_dir",
+    "git_output",
     "git_project",
     "git_with_hooks",
     "history",
     "hook_command",
     "implement",
+    "landlock_or_skip",
     "make_key",
     "modules_imported",
     "no_traceback",
@@ -179,6 +185,7 @@ __all__ = [
     "run_install",
     "seconds",
     "section",
+    "shell_env",
     "shell_event",
     "shift_times",
     "signers_file",
