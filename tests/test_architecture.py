@@ -280,6 +280,16 @@ def test_conftest_holds_fixtures_and_hooks_and_helpers_live_in_helpers() -> None
     assert [p.name for p in TESTS.rglob("*.py") if importing.search(p.read_text())] == []
 
 
+def test_no_test_module_is_too_long_to_find_a_test_in() -> None:
+    """Issue 31: test modules are cut by concern, none over 900 lines."""
+    long = {
+        path.name: lines
+        for path in sorted(TESTS.glob("test_*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 900
+    }
+    assert long == {}
+
+
 def test_the_long_tests_run_first_are_tests_that_exist() -> None:
     """helpers.LONG_TESTS orders the suite for parallel workers: a renamed test would
     silently drop out of it, and the suite would end later."""

@@ -12,7 +12,8 @@
 - `installer`: automaton-install run as a person runs it;
 - `imports`: what a command imports;
 - `board`: the dashboard served in a thread;
-- `sandbox`: the sandbox's mechanisms found or skipped, a home's start-up files.
+- `sandbox`: the sandbox's mechanisms found or skipped, a home's start-up files;
+- `plugins`: a plugin installed as pip leaves it, and a rule registered by path.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ from helpers.past import (
     shift_times,
     stamp,
 )
+from helpers.plugins import LOCAL_RULES, install_plugin, status_with_site
 from helpers.projects import (
     ENVELOPE,
     GUARD_PHASES,
@@ -123,6 +125,7 @@ __all__ = [
     "IMPORT_LINE",
     "INSTALL",
     "LAUNCHED",
+    "LOCAL_RULES",
     "LONG_TESTS",
     "OUT_OF_ORDER_PASS",
     "PACKAGE",
@@ -166,6 +169,7 @@ __all__ = [
     "history",
     "hook_command",
     "implement",
+    "install_plugin",
     "landlock_or_skip",
     "make_key",
     "modules_imported",
@@ -194,6 +198,7 @@ __all__ = [
     "stamp",
     "status_env",
     "status_py",
+    "status_with_site",
     "system_tool",
     "walk",
     "with_code",
