@@ -621,13 +621,15 @@ def _toml(value: Any) -> str:
 def _approval_way(root: Path) -> str:
     """How the project's `approval` setting accepts an approval from a test."""
     from automaton_rules.core.config import load_config
+    from automaton_rules.core.policy import Policy
     from automaton_rules.support.errors import AutomatonError
 
     try:
         mode = load_config(root).approval
     except AutomatonError:  # the command itself reports the broken configuration
         return "cli"
-    return "cli" if mode == "open" else mode
+    # Under `prompt` and `signed` the way named like the mode stands: typed, or signed.
+    return mode if Policy(mode).checks_approvals else "cli"
 
 
 def _typed_in_chat(root: Path, folder: Path, name: str, context: Context) -> Run:

@@ -55,7 +55,8 @@ if [ "$rc" -eq 0 ] && [ "$#" -eq 0 ]; then
     if .venv/bin/python -c 'import sys; from automaton_rules.guards.sandbox import landlock; sys.exit(landlock.abi() < 1)'; then
         echo "== the sandbox's tests again, under Landlock alone (as without bubblewrap)"
         AUTOMATON_SANDBOX_MECHANISM=landlock .venv/bin/python -m pytest ${parallel[@]+"${parallel[@]}"} -q \
-            tests/test_sandbox.py tests/test_witness.py tests/test_session_start.py \
+            tests/test_sandbox.py tests/test_sandbox_rewrites.py tests/test_sandbox_escapes.py \
+            tests/test_witness.py tests/test_session_start.py \
             "tests/test_shell.py::test_each_corpus_line_through_the_sandbox"
         rc=$?
     else

@@ -15,10 +15,12 @@ import pytest
 from helpers import (
     LONG_TESTS,
     ROOT,
+    STARTUP,
     USER_CLAUDE,
     USER_GEMINI,
     Project,
     commit_source_and_task,
+    git_output,
     git_with_hooks,
     path_to,
     spec_example,
@@ -174,3 +176,32 @@ def board(project: Project) -> Iterator[object]:
     served = Board([project.root])
     yield served
     served.stop()
+
+
+# --------------------------------------------------------- the sandbox's projects
+
+
+@pytest.fixture
+def startup_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home folder with start-up files an agent would love to change."""
+    folder = tmp_path / "home"
+    for name, text in STARTUP.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    (folder / ".cache").mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    return folder
+
+
+@pytest.fixture
+def repo(project: Project, task_in, startup_home: Path) -> Project:
+    """A git project with code committed, its one task in research (tests/test_witness.py
+    has its own)."""
+    (project.root / "src").mkdir()
+    (project.root / "src" / "app.py").write_text("x = 1\n")
+    (project.root / "automaton.toml").write_text("# the workflow's settings\n")
+    git_output(project.root, "init", "-q")
+    git_output(project.root, "add", "-A")
+    git_output(project.root, "commit", "-q", "-m", "initial")
+    task_in("research", name="t1")
+    return project

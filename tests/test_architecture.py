@@ -337,6 +337,16 @@ def test_conftest_holds_fixtures_and_hooks_and_helpers_live_in_helpers() -> None
     assert [p.name for p in TESTS.rglob("*.py") if importing.search(p.read_text())] == []
 
 
+def test_no_test_module_is_too_long_to_find_a_test_in() -> None:
+    """Issue 31: test modules are cut by concern, none over 900 lines."""
+    long = {
+        path.name: lines
+        for path in sorted(TESTS.glob("test_*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 900
+    }
+    assert long == {}
+
+
 def test_the_long_tests_run_first_are_tests_that_exist() -> None:
     """helpers.LONG_TESTS orders the suite for parallel workers: a renamed test would
     silently drop out of it, and the suite would end later."""
@@ -471,3 +481,72 @@ def test_the_test_fixture_changes_no_module_global() -> None:
         and ast.unparse(node.func) in ("setattr", "monkeypatch.setattr")
     ]
     assert (assigned, calls) == ([], [])
+
+
+def _mode_comparisons(tree: ast.Module) -> list[str]:
+    """Comparisons of an approval mode (a name or attribute `mode`/`approval`, or a
+    `.get("approval")`) with a mode's name written out, alone or in a tuple, list or set."""
+    from automaton_rules.core.config import APPROVAL_MODES
+
+    def spelled(node: ast.expr) -> bool:
+        items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+        return any(isinstance(i, ast.Constant) and i.value in APPROVAL_MODES for i in items)
+
+    def holds_mode(node: ast.expr) -> bool:
+        name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            name = str(node.args[0].value)
+        return name.endswith(("mode", "approval"))
+
+    return [
+        ast.unparse(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        and any(spelled(side) for side in [node.left, *node.comparators])
+        and any(holds_mode(side) for side in [node.left, *node.comparators])
+    ]
+
+
+def test_only_the_policy_compares_the_approval_mode_to_its_names() -> None:
+    """What `open`, `prompt` and `signed` mean is said once, by `core/policy.py`'s
+    `Policy` (`needs_signature`, `needs_person`, `checks_approvals`, `accepts`)."""
+    found = [
+        f"{path.relative_to(PACKAGE)}: {comparison}"
+        for path in _modules()
+        if path != PACKAGE / "core" / "policy.py"
+        for comparison in _mode_comparisons(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+
+
+def test_the_mode_check_sees_each_way_to_compare_a_mode() -> None:
+    source = (
+        'settings.approval == "signed"\nmode != "open"\n"prompt" == approval\n'
+        'policy.mode in ("prompt", "signed")\nconfig.get("approval") == "open"\n'
+        'given.via == "signed"\nconfig.mode == "multi-agent"\n'
+    )
+    assert len(_mode_comparisons(ast.parse(source))) == 5
+
+
+def test_no_command_or_report_module_branches_on_a_formats_name() -> None:
+    """A format is a record of `report.TABLE` (its module, whether it is the JSON answer);
+    the command line and the report modules ask the record, never compare the name."""
+    from automaton_rules.report import FORMATS
+
+    found = [
+        f"{path.relative_to(PACKAGE)}: {ast.unparse(node)}"
+        for path in _modules()
+        if _layer(path) in ("cli", "report") and path != PACKAGE / "report" / "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Compare)
+        and any(
+            isinstance(item, ast.Constant) and item.value in FORMATS
+            for side in [node.left, *node.comparators]
+            for item in (side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side])
+        )
+        and any(
+            "fmt" in ast.unparse(side) or "format" in ast.unparse(side)
+            for side in [node.left, *node.comparators]
+        )
+    ]
+    assert found == []

@@ -258,3 +258,12 @@ def test_a_heading_anchor_is_read_as_github_makes_it() -> None:
 
 def test_the_docs_table_reader_sees_a_row() -> None:
     assert table_of_codes()["usage"] == 2
+
+
+def test_the_policy_names_the_reasons_signing_and_passkeys_give() -> None:
+    """The policy names them so the views and hooks need not import either module."""
+    from automaton_rules.support import passkey_check, signing
+
+    named = (policy.SIGNATURE_REASONS, policy.PASSKEY_REASONS)
+    given = ((signing.MISSING, signing.INVALID, signing.UNKNOWN_KEY), tuple(passkey_check.REASONS))
+    assert named == given

@@ -4,7 +4,7 @@ or 2 with one clear message, no traceback, and no file written outside the tasks
 Covered elsewhere: empty, binary, huge, two-line and CRLF `.state` (test_store.py); names
 with `..`, `/` and spaces (test_status.py); malformed and mistyped configuration
 (test_config.py); plugins that fail to import, raise or return garbage
-(test_engine.py, test_plugins.py); links and pipes as task files (test_store.py).
+(test_engine.py, test_plugin_failures.py); links and pipes as task files (test_store.py).
 Arbitrary bytes and arguments: test_fuzz.py. Hook events the adapter cannot read whole
 (issue 19) are at the end, run through the hook command a harness runs.
 """

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
+from helpers import PACKAGE
 
 from automaton_rules import Rule, Transition
 from automaton_rules.core.config import Config
@@ -51,3 +53,61 @@ def test_cached_properties_still_work_on_a_frozen_task(tmp_path: Path) -> None:
     assert task.history_lines == ()
     task.release()
     assert task.history_lines == ()
+
+
+def test_a_record_declares_each_field_once_by_its_annotation() -> None:
+    """The annotations give `_fields`, in order, and the constructor; a record that
+    derives from another keeps the base's fields first."""
+    from automaton_rules.support.record import KW_ONLY, Record, field
+
+    class Point(Record):
+        x: int
+        y: int = 0
+        _: KW_ONLY
+        tags: list[str] = field(default_factory=list)
+
+    class Named(Point):
+        name: str = ""
+
+    assert Point._fields == ("x", "y", "tags") and Named._fields == ("x", "y", "tags", "name")
+    assert Point(1) == Point(1, 0, tags=[]) and repr(Point(1, 2)) == "Point(x=1, y=2, tags=[])"
+    assert Point(1).tags is not Point(1).tags
+    assert Named(1, name="n").name == "n"
+    for call, message in [
+        (lambda: Point(), "missing required argument: 'x'"),
+        (lambda: Point(1, 2, []), "takes 2 positional arguments but 3 were given"),
+        (lambda: Point(1, z=3), "unexpected keyword argument 'z'"),
+        (lambda: Point(1, x=1), "multiple values for argument 'x'"),
+    ]:
+        with pytest.raises(TypeError, match=message):
+            call()
+
+
+def test_a_record_fills_in_what_it_was_not_given_after_it_is_made() -> None:
+    from automaton_rules.cli.actions import Option
+    from automaton_rules.guards.shell.words import Word
+
+    assert Word("x").raw == "x" and Word("x", raw="'x'").raw == "'x'"
+    assert (Option("a", "--a", "h").kind, Option("a", "--a", "h").default) == ("switch", False)
+    assert Option("a", "--a", "h", "A", default=1).default == 1
+
+
+def test_no_record_writes_its_fields_out_by_hand() -> None:
+    """`_fields` and a constructor that only stores its arguments come from the
+    annotations; a record writes an `__init__` only to convert what it is given."""
+    by_hand = [
+        f"{path.relative_to(PACKAGE)}::{node.name}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef)
+        and any(isinstance(base, ast.Name) and base.id == "Record" for base in node.bases)
+        for item in node.body
+        if (isinstance(item, ast.Assign) and "_fields" in map(ast.unparse, item.targets))
+        or (
+            isinstance(item, ast.FunctionDef)
+            and item.name == "__init__"
+            and [ast.unparse(s) for s in item.body if not isinstance(s, ast.Expr)]
+            == [f"self._init({', '.join(a.arg for a in item.args.args[1:])})"]
+        )
+    ]
+    assert by_hand == []

@@ -694,3 +694,17 @@ def test_the_renderers_on_an_audit_report(automaton_project: AutomatonProject) -
     assert "IMPLEMENTATION.md &lt;early&gt;" in markdown
     assert "| error | `AR101` | `demo` | `.automaton/tasks/demo/SPEC.md` |" in markdown
     assert report.exit_code == 1
+
+
+def test_each_format_is_one_record_of_the_table() -> None:
+    """`--format` takes the table's names; each record's module renders, the `text`
+    record is the default and the `json` record the answer `--json` selects."""
+    from automaton_rules import report
+
+    assert tuple(chosen.name for chosen in report.TABLE) == report.FORMATS
+    assert (report.DEFAULT.name, report.ANSWER.name) == ("text", "json")
+    assert [chosen.name for chosen in report.TABLE if chosen.answer] == ["json"]
+    assert all(callable(chosen.loaded().render) for chosen in report.TABLE)
+    assert report.format_named("json").module == "json_format"
+    with pytest.raises(KeyError):
+        report.format_named("yaml")

@@ -43,7 +43,7 @@ def approve(
     project = watched.project
     settings = watched.settings()
     policy = workflow.Policy.of(settings, project.root)
-    if policy.mode == "signed":
+    if policy.needs_signature:
         refuse_signed(watched, name)
     timeout = settings.plugin_timeout_seconds
     engine = Engine.create(settings.plugins, base=settings.base, timeout=timeout)

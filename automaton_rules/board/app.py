@@ -23,6 +23,7 @@ from automaton_rules.board.live import Hub
 from automaton_rules.board.projects import Watched
 from automaton_rules.board.security import REGISTER, Guard, Refused
 from automaton_rules.core import machine
+from automaton_rules.core.policy import Policy
 from automaton_rules.core.project import Task
 from automaton_rules.report import plural
 from automaton_rules.support.errors import AutomatonError, Refusal
@@ -277,7 +278,7 @@ def _person_keys(board: Board, watched: Watched) -> list[passkeys.Passkey]:
 
 
 def _approvable(watched: Watched, name: str) -> None:
-    if watched.settings().approval == "signed":
+    if Policy(watched.settings().approval).needs_signature:
         actions.refuse_signed(watched, name)
 
 

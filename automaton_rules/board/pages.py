@@ -17,6 +17,7 @@ from automaton_rules.board import passkeys
 from automaton_rules.board.passkeys import KEYS_FILE, Passkey
 from automaton_rules.board.projects import HAND_EDITED_COLUMN, Card, Watched
 from automaton_rules.core import machine
+from automaton_rules.core.policy import Policy
 from automaton_rules.core.project import Task
 from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.report import plural
@@ -97,7 +98,7 @@ def how_to_approve(frame: Frame, watched: Watched, name: str, mode: str) -> str:
     the board may approve, else the command or the words the person uses."""
     root = str(watched.root)
     quoted = f"--task {name} --approve --project {root}"
-    if mode == "signed":
+    if Policy(mode).needs_signature:
         return (
             '<span class="how">signed mode: run <code>'
             f"{text(STATUS_SCRIPT)} {text(quoted)} --approver ID</code> in a terminal</span>"

@@ -24,6 +24,7 @@ from automaton_rules.board.pages import (
 )
 from automaton_rules.board.projects import Watched
 from automaton_rules.core import machine, store
+from automaton_rules.core.policy import Policy
 from automaton_rules.core.project import Task
 from automaton_rules.workflow import reviews
 
@@ -80,8 +81,7 @@ def _decision(
         return ""
     if not frame.approving:
         return '<p class="how">This board is read-only: approve in the agent\'s chat.</p>'
-    mode = watched.settings().approval
-    if mode == "signed":
+    if Policy(watched.settings().approval).needs_signature:
         return (
             '<p class="how">signed mode: approve with <code>status.py --task '
             f"{text(task.name)} --approve --approver ID</code> in a terminal.</p>"

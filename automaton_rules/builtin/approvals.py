@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from automaton_rules.core import store
+from automaton_rules.core import policy, store
 from automaton_rules.core.config import Config
 from automaton_rules.core.project import Project, Task
 from automaton_rules.engine.findings import INCONSISTENCY, Finding
@@ -19,8 +19,6 @@ from automaton_rules.engine.rule import Rule, rule
 
 
 def _finding(task: Task, state: str, time: object, reason: str, mode: str) -> Finding:
-    from automaton_rules.core import policy
-
     return Finding(
         f'the {state} approval of {time} does not stand under approval = "{mode}": '
         f"{policy.describe(reason)}",
@@ -37,10 +35,9 @@ def _finding(task: Task, state: str, time: object, reason: str, mode: str) -> Fi
 )
 def approvals_not_proven(task: Task, project: Project, config: Config) -> Iterator[Finding]:
     """A forged, unsigned or wrongly signed approval, reported as the gate refuses it."""
-    if config.approval == "open":
+    if not policy.Policy(config.approval).checks_approvals:
         return
     # Only here: signing runs ssh-keygen, whose modules `open` projects never load.
-    from automaton_rules.core import policy
     from automaton_rules.support import signing
 
     rules = policy.Policy.of(config, project.root)

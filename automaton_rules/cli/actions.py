@@ -11,7 +11,7 @@ imports nothing but the package's light records.
 
 from __future__ import annotations
 
-from automaton_rules.support.record import Record
+from automaton_rules.support.record import KW_ONLY, Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,71 +32,35 @@ class Option(Record):
     """One option: how typer spells and explains it, its value when not given, and (for
     options that go with some actions only) the hint its refusal ends with."""
 
-    _fields = ("name", "flag", "help", "metavar", "kind", "default", "envvar", "hint")
     name: str  # the parameter typer passes, the key handlers ask for
     flag: str
     help: str
-    metavar: str | None
-    kind: str
-    default: object
-    envvar: str | None
-    hint: str
+    metavar: str | None = None
+    _: KW_ONLY
+    kind: str = TEXT
+    default: object = None
+    envvar: str | None = None
+    hint: str = ""
 
-    def __init__(
-        self,
-        name: str,
-        flag: str,
-        help: str,
-        metavar: str | None = None,
-        *,
-        kind: str = TEXT,
-        default: object = None,
-        envvar: str | None = None,
-        hint: str = "",
-    ) -> None:
-        if metavar is None:
-            kind, default = SWITCH, False
-        self._init(name, flag, help, metavar, kind, default, envvar, hint)
+    def __post_init__(self) -> None:
+        """A switch (no metavar) takes no value: it is False unless given."""
+        if self.metavar is None:
+            self._set(kind=SWITCH, default=False)
 
 
 class Action(Record):
     """One action flag and everything about it: see the module's docstring."""
 
-    _fields = (
-        "name",
-        "flag",
-        "help",
-        "metavar",
-        "task",
-        "options",
-        "handler",
-        "view",
-        "formats",
-    )
     name: str  # its parameter, as for an option
     flag: str
     help: str
-    metavar: str | None  # the value it takes; None for a switch
-    task: str
-    options: tuple[str, ...]  # the options that go with it, of those that go with few
-    handler: str | None  # `module:function`; None: a hook, answered by guards/edits/flags.py
-    view: str | None
-    formats: str | None  # `module:NAME` of the formats its --format takes
-
-    def __init__(
-        self,
-        name: str,
-        flag: str,
-        help: str,
-        *,
-        metavar: str | None = None,
-        task: str = TAKES_TASK,
-        options: tuple[str, ...] = (),
-        handler: str | None = None,
-        view: str | None = None,
-        formats: str | None = None,
-    ) -> None:
-        self._init(name, flag, help, metavar, task, options, handler, view, formats)
+    _: KW_ONLY
+    metavar: str | None = None  # the value it takes; None for a switch
+    task: str = TAKES_TASK
+    options: tuple[str, ...] = ()  # the options that go with it, of those that go with few
+    handler: str | None = None  # `module:function`; None: a hook, answered by guards/edits/flags.py
+    view: str | None = None
+    formats: str | None = None  # `module:NAME` of the formats its --format takes
 
     @property
     def command(self) -> str:

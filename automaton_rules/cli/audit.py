@@ -53,7 +53,7 @@ def audit(
     """`--audit [--select CODES] [--ignore CODES] [--fail-on SEVERITY] [--format FORMAT]
     [--baseline FILE | --write-baseline FILE] [--since REV] [--durations N]`."""
     from automaton_rules.engine import gitlog
-    from automaton_rules.report import AuditReport
+    from automaton_rules.report import ANSWER, DEFAULT, AuditReport
     from automaton_rules.report import baseline as baselines
 
     slowest = _durations(durations)
@@ -83,7 +83,8 @@ def audit(
         approval=settings.approval,
         durations=slowest,
     )
-    fmt = "json" if as_json and output_format in (None, "text") else output_format or "text"
+    plain = output_format in (None, DEFAULT.name)
+    fmt = ANSWER.name if as_json and plain else output_format or DEFAULT.name
     failed = _announce_audited(report, engine, settings)
     run.failed.extend(failed)
     written = None if write_baseline is None else _write_baseline(report, write_baseline)
@@ -149,10 +150,11 @@ def _announce_audited(report: AuditReport, engine: Engine, settings: Config) -> 
 
 def _rendered(report: AuditReport, fmt: str, failed: list[EventError]) -> str:
     """The report in its format; in JSON, with the `event_errors` of its listeners."""
-    from automaton_rules.report import renderer
+    from automaton_rules.report import format_named
 
-    if fmt != "json" or not failed:
-        return renderer(fmt)(report)
+    chosen = format_named(fmt)
+    if not chosen.answer or not failed:
+        return chosen.render(report)
     from automaton_rules.report import json_format
     from automaton_rules.support.output import json_text
 

@@ -144,7 +144,7 @@ def approve(
     engine = run.engine(settings)
     # `--approver` not given ("user") names the person git knows, except where a signature
     # must name a principal of the signers file.
-    named = None if approver == "user" and policy.mode != "signed" else approver
+    named = None if approver == "user" and not policy.needs_signature else approver
     change = workflow.approve(
         proj,
         task,

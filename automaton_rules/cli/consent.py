@@ -22,7 +22,7 @@ def given(
     project: Project, task: str, policy: workflow.Policy, approver: str, key: Path | None
 ) -> workflow.Given:
     """The way this approval is given, ready for `workflow.approve`."""
-    if policy.mode == "signed":
+    if policy.needs_signature:
         return _signed(project, policy, approver, key)
     if key is not None:
         raise AutomatonError(
@@ -30,7 +30,7 @@ def given(
             "--key signs an approval, which this project does not ask for (approval = "
             f'"{policy.mode}").',
         )
-    if policy.mode == "prompt" and at_terminal():
+    if policy.needs_person and at_terminal():
         if _awaiting(project, task):  # else the workflow says why, with nothing to confirm
             _confirm(task)
         return workflow.Given("terminal")

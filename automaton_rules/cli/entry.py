@@ -363,6 +363,7 @@ def audit_once(
     from contextlib import redirect_stderr, redirect_stdout
 
     from automaton_rules.cli.run import Run
+    from automaton_rules.report import format_named
 
     with running(context), redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         try:
@@ -386,6 +387,7 @@ def audit_once(
         out, err = io.StringIO(), io.StringIO()
         with running(context), redirect_stdout(out), redirect_stderr(err):
             outcome = run.finish(view(dataclasses.replace(audited, fmt=fmt)))
-            exit_code = _finish(outcome, action.command, values["as_json"] and fmt == "json")
+            answer = values["as_json"] and format_named(fmt).answer
+            exit_code = _finish(outcome, action.command, answer)
         printed.append((exit_code, out.getvalue(), err.getvalue()))
     return audited.report, printed

@@ -163,12 +163,15 @@ def join_choices(items: Sequence[str]) -> str:
 
 def how_to_approve(project: Project, name: str, approval: str) -> str:
     """How the user approves a task under the project's `approval` mode."""
+    from automaton_rules.core.policy import Policy
+
     command = project.context.command("--task", name, "--approve", "--project", project.root)
-    if approval == "prompt":
+    policy = Policy(approval)
+    if policy.needs_signature:
+        return f"the user signs in a terminal: {command} --approver ID"
+    if policy.needs_person:
         typed = f"approve {name}"
         return f"ask the user to type `{typed}` in the chat (or to run {command} in a terminal)"
-    if approval == "signed":
-        return f"the user signs in a terminal: {command} --approver ID"
     return f"after the user says APPROVED: {command}"
 
 

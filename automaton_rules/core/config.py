@@ -14,7 +14,7 @@ from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.support.errors import AutomatonError
 from automaton_rules.support.output import printable
 from automaton_rules.support.patterns import Lazy
-from automaton_rules.support.record import Record
+from automaton_rules.support.record import Record, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,118 +47,33 @@ IMPLEMENTATION_DUE_HOURS = 24.0
 class Config(Record):
     """Settings with their documented defaults; `path` is None when no file was found."""
 
-    _fields = (
-        "path",
-        "plugins",
-        "select",
-        "ignore",
-        "severity",
-        "fail_on",
-        "source",
-        "source_exclude",
-        "source_untracked",
-        "mode",
-        "claim_timeout_minutes",
-        "untracked",
-        "same_session_minutes",
-        "plugin_timeout_seconds",
-        "jobs",
-        "approval",
-        "allowed_signers",
-        "sandbox",
-        "sandbox_writable",
-        "sandbox_network",
-        "sandbox_ports",
-        "sandbox_hidden",
-        "stop_wait_seconds",
-        "implementation_due_hours",
-        "tables",
-        "given",
-    )
-    path: Path | None
-    plugins: tuple[str, ...]
-    select: tuple[str, ...]
-    ignore: tuple[str, ...]
-    severity: Mapping[str, str]
-    fail_on: str
-    source: tuple[str, ...]
-    source_exclude: tuple[str, ...]
-    source_untracked: bool
-    mode: str
-    claim_timeout_minutes: float
-    untracked: str
-    same_session_minutes: float
-    plugin_timeout_seconds: float
-    jobs: int | None
-    approval: str
-    allowed_signers: str
-    sandbox: str
-    sandbox_writable: tuple[str, ...]
-    sandbox_network: str
-    sandbox_ports: tuple[int, ...]
-    sandbox_hidden: tuple[str, ...]
-    stop_wait_seconds: float
-    implementation_due_hours: float
-    tables: Mapping[str, Mapping[str, Any]]  # plugins' own tables, checked by the engine
-    given: frozenset[str]  # the settings the file itself sets, named with `_`
-
-    def __init__(
-        self,
-        path: Path | None = None,
-        plugins: tuple[str, ...] = (),
-        select: tuple[str, ...] = (),
-        ignore: tuple[str, ...] = (),
-        severity: Mapping[str, str] | None = None,
-        fail_on: str = "error",
-        source: tuple[str, ...] = ("*",),
-        source_exclude: tuple[str, ...] = (".automaton/*", "*.md"),
-        source_untracked: bool = False,
-        mode: str = "single",
-        claim_timeout_minutes: float = 30,
-        untracked: str = "refuse",
-        same_session_minutes: float = 30,
-        plugin_timeout_seconds: float = PLUGIN_TIMEOUT_SECONDS,
-        jobs: int | None = None,
-        approval: str = "open",
-        allowed_signers: str = DEFAULT_SIGNERS,
-        sandbox: str = "auto",
-        sandbox_writable: tuple[str, ...] = (),
-        sandbox_network: str = "phase",
-        sandbox_ports: tuple[int, ...] = SANDBOX_PORTS,
-        sandbox_hidden: tuple[str, ...] = (),
-        stop_wait_seconds: float = STOP_WAIT_SECONDS,
-        implementation_due_hours: float = IMPLEMENTATION_DUE_HOURS,
-        tables: Mapping[str, Mapping[str, Any]] | None = None,
-        given: frozenset[str] = frozenset(),
-    ) -> None:
-        self._init(
-            path,
-            plugins,
-            select,
-            ignore,
-            {} if severity is None else severity,
-            fail_on,
-            source,
-            source_exclude,
-            source_untracked,
-            mode,
-            claim_timeout_minutes,
-            untracked,
-            same_session_minutes,
-            plugin_timeout_seconds,
-            jobs,
-            approval,
-            allowed_signers,
-            sandbox,
-            sandbox_writable,
-            sandbox_network,
-            tuple(sandbox_ports),
-            sandbox_hidden,
-            stop_wait_seconds,
-            implementation_due_hours,
-            {} if tables is None else tables,
-            given,
-        )
+    path: Path | None = None
+    plugins: tuple[str, ...] = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: Mapping[str, str] = field(default_factory=dict)
+    fail_on: str = "error"
+    source: tuple[str, ...] = ("*",)
+    source_exclude: tuple[str, ...] = (".automaton/*", "*.md")
+    source_untracked: bool = False
+    mode: str = "single"
+    claim_timeout_minutes: float = 30
+    untracked: str = "refuse"
+    same_session_minutes: float = 30
+    plugin_timeout_seconds: float = PLUGIN_TIMEOUT_SECONDS
+    jobs: int | None = None
+    approval: str = "open"
+    allowed_signers: str = DEFAULT_SIGNERS
+    sandbox: str = "auto"
+    sandbox_writable: tuple[str, ...] = ()
+    sandbox_network: str = "phase"
+    sandbox_ports: tuple[int, ...] = SANDBOX_PORTS
+    sandbox_hidden: tuple[str, ...] = ()
+    stop_wait_seconds: float = STOP_WAIT_SECONDS
+    implementation_due_hours: float = IMPLEMENTATION_DUE_HOURS
+    # plugins' own tables, checked by the engine
+    tables: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    given: frozenset[str] = frozenset()  # the settings the file itself sets, named with `_`
 
     def is_source(self, path: str) -> bool:
         """Source files count; task folders, Markdown and excluded patterns do not."""

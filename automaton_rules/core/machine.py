@@ -203,22 +203,11 @@ def infer_phase(artifact_names: Iterable[str]) -> str:
 class Guidance(Record):
     """What an agent may do in a state and how the task moves on from it."""
 
-    _fields = ("allowed", "forbidden", "next_artifact", "next_states", "via_approve")
     allowed: tuple[str, ...]
     forbidden: tuple[str, ...]
     next_artifact: str | None
     next_states: tuple[str, ...]
     via_approve: bool
-
-    def __init__(
-        self,
-        allowed: tuple[str, ...],
-        forbidden: tuple[str, ...],
-        next_artifact: str | None,
-        next_states: tuple[str, ...],
-        via_approve: bool,
-    ) -> None:
-        self._init(allowed, forbidden, next_artifact, next_states, via_approve)
 
 
 _ALLOWED: dict[str, tuple[str, ...]] = {

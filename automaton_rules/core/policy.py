@@ -10,13 +10,16 @@ the history line records.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from automaton_rules.core import machine
 from automaton_rules.core.config import APPROVAL_MODES, Config, find_config, load_config
-from automaton_rules.core.project import Project, Task
-from automaton_rules.support import signing
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from automaton_rules.core.project import Project, Task
 
 # The ways each mode accepts; `signed` is also the strongest way in the other modes.
 ACCEPTED = {
@@ -26,13 +29,17 @@ ACCEPTED = {
 }
 NO_SIGNERS = "no-signers-file"
 NOT_A_PERSON = "not-given-by-a-person"
+# support/signing.py's MISSING, INVALID and UNKNOWN_KEY (tests/test_error_codes.py holds
+# them equal), named here so that the views asking what a mode means, and the hooks, do
+# not import signing, which loads subprocess and tempfile.
+SIGNATURE_REASONS = ("missing", "invalid", "unknown-key")
+_MISSING, _INVALID, _UNKNOWN_KEY = SIGNATURE_REASONS
 _REASONS = {
     NOT_A_PERSON: "it was given on a command line, not typed by the user in the agent's chat "
     "or confirmed at a terminal",
-    signing.MISSING: "it carries no signature",
-    signing.INVALID: "its signature is not a valid signature of what it records",
-    signing.UNKNOWN_KEY: "it was signed by a key the allowed signers file does not name for "
-    "that approver",
+    _MISSING: "it carries no signature",
+    _INVALID: "its signature is not a valid signature of what it records",
+    _UNKNOWN_KEY: "it was signed by a key the allowed signers file does not name for that approver",
     NO_SIGNERS: "the allowed signers file does not exist",
 }
 # Why a recorded approval may not stand: a refusal names it as its code, `approval-REASON`.
@@ -43,10 +50,32 @@ REASONS: tuple[str, ...] = (*_REASONS, *PASSKEY_REASONS)
 
 @dataclass(frozen=True)
 class Policy:
-    """The project's `approval` mode and, for `signed`, the allowed-signers file."""
+    """The project's `approval` mode and, for `signed`, the allowed-signers file. What a
+    mode means is asked of its properties; no other module compares the mode's name."""
 
     mode: str = "open"
     signers: Path | None = None
+
+    @property
+    def checks_approvals(self) -> bool:
+        """Whether a recorded approval is held to the mode at all: `open` takes any."""
+        return self.mode != "open"
+
+    @property
+    def needs_person(self) -> bool:
+        """Whether a plain command line's `--approve` is refused: the approval must come
+        from a person (typed in the chat, confirmed at a terminal, or signed)."""
+        return not self.accepts("cli")
+
+    @property
+    def needs_signature(self) -> bool:
+        """Whether only an approval signed with the approver's SSH key stands: no chat,
+        terminal confirmation or browser can give one."""
+        return self.mode == "signed"
+
+    def accepts(self, via: str) -> bool:
+        """Whether an approval given this way (`cli`, `terminal`, `prompt`, ...) stands."""
+        return via in ACCEPTED.get(self.mode, ())
 
     @classmethod
     def of(cls, settings: Config, project_root: Path) -> Policy:
@@ -68,11 +97,11 @@ OPEN = Policy()
 
 def unproven(project: Project, task: Task, policy: Policy, entry: dict[str, Any]) -> str | None:
     """Why one recorded approval does not stand under the policy, or None when it does."""
-    if policy.mode == "open":
+    if not policy.checks_approvals:
         return None
-    if policy.mode == "prompt":
+    if not policy.needs_signature:
         via = entry.get("via") or "cli"
-        if via not in ACCEPTED["prompt"]:
+        if not policy.accepts(via):
             return NOT_A_PERSON
         if via == "board-passkey":
             from automaton_rules.support import passkey_check
@@ -85,6 +114,8 @@ def unproven(project: Project, task: Task, policy: Policy, entry: dict[str, Any]
     signers = policy.signers
     if signers is None or not signers.is_file():
         return NO_SIGNERS
+    from automaton_rules.support import signing
+
     return signing.check_recorded_signature(project.root, task.path, entry, signers)
 
 
@@ -108,11 +139,11 @@ def approval_entry(task: Task) -> dict[str, Any] | None:
 
 def gate_problem(project: Project, task: Task, policy: Policy) -> str | None:
     """Why the approval in force does not stand (a task in `X:approved` only)."""
-    if policy.mode == "open" or not machine.is_approved(task.state or ""):
+    if not policy.checks_approvals or not machine.is_approved(task.state or ""):
         return None
     entry = approval_entry(task)
     if entry is None:
-        return signing.MISSING
+        return _MISSING
     return unproven(project, task, policy, entry)
 
 

@@ -77,7 +77,7 @@ def _valid_segment(segment: str) -> bool:
     return len(segment) <= MAX_NAME_LENGTH and NAME_PATTERN.fullmatch(segment) is not None
 
 
-class TaskFiles(Record):
+class TaskFiles:
     """A task folder's files, read for rules: each small file once, however many ask.
 
     Its fields are fixed and compared by value; what it reads from the folder is kept
@@ -227,24 +227,18 @@ class TaskTimes:
         return datetime.fromtimestamp(int(modified), timezone.utc)
 
 
-class Task(TaskFiles, TaskTimes):
+class Task(TaskFiles, TaskTimes, Record):
     """A read-only view of one task folder, handed to rules as the `task` argument.
 
     `state` is what `.state` holds (`design:approved`), `phase` the workflow step it
     belongs to (`design`); core/phases.py defines both and their order.
     """
 
-    _fields = ("name", "path", "state", "files", "rel")
     name: str
     path: Path
     state: str | None
     files: frozenset[str]
-    rel: str
-
-    def __init__(
-        self, name: str, path: Path, state: str | None, files: frozenset[str], rel: str = ""
-    ) -> None:
-        self._init(name, path, state, files, rel)
+    rel: str = ""
 
     @property
     def parent(self) -> str | None:
@@ -428,7 +422,6 @@ def _has_text(path: Path) -> bool:
 class Project(Record):
     """A project root, the folder its tasks live in, and the run that opened it."""
 
-    _fields = ("root", "tasks_dir", "context")
     _unshown = ("context",)
     root: Path
     tasks_dir: Path

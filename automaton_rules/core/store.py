@@ -186,14 +186,10 @@ class Approval(Record):
     """One line of `.state.approvals`: `{phase}:approved|{time}|{approver}`, the
     specification's format, with `|{via}` after it when not given on a command line."""
 
-    _fields = ("state", "time", "approver", "via")
     state: str
     time: str
     approver: str
-    via: str
-
-    def __init__(self, state: str, time: str, approver: str, via: str = "cli") -> None:
-        self._init(state, time, approver, via)
+    via: str = "cli"
 
     @property
     def at(self) -> datetime | None:

@@ -12,6 +12,7 @@ from collections import Counter
 from html import escape
 
 from automaton_rules.core import machine
+from automaton_rules.core.policy import Policy
 from automaton_rules.core.project import Task, presumed_artifacts
 from automaton_rules.core.severity import SEVERITIES
 from automaton_rules.engine.findings import Finding
@@ -270,10 +271,11 @@ def approve_how(report: AuditReport, name: str) -> str:
     command = report.project.context.command(
         "--task", name, "--approve", "--project", report.project.root
     )
-    if report.approval == "signed":
+    policy = Policy(report.approval)
+    if policy.needs_signature:
         return f"the approver signs in a terminal: <code>{_text(command)} --approver ID</code>"
     typed = f"type <code>approve {_text(name)}</code> in the agent's chat"
-    if report.approval == "prompt":
+    if policy.needs_person:
         return f"{typed}, or run <code>{_text(command)}</code> in a terminal"
     return f"run <code>{_text(command)}</code>, or {typed}"
 

@@ -27,22 +27,11 @@ class Script(Record):
     """A console script's command line: flags that take a value, switches, and how many
     positional words it takes; `usage` is its help text, its first line the usage line."""
 
-    _fields = ("prog", "usage", "valued", "switches", "positionals")
     prog: str
     usage: str
-    valued: tuple[str, ...]
-    switches: tuple[str, ...]
-    positionals: int
-
-    def __init__(
-        self,
-        prog: str,
-        usage: str,
-        valued: tuple[str, ...] = (),
-        switches: tuple[str, ...] = (),
-        positionals: int = 0,
-    ) -> None:
-        self._init(prog, usage, valued, switches, positionals)
+    valued: tuple[str, ...] = ()
+    switches: tuple[str, ...] = ()
+    positionals: int = 0
 
     def parse(self, argv: Sequence[str]) -> tuple[dict[str, str | bool], list[str]]:
         """(options by flag without dashes, positional words); `help`/`version` when asked."""

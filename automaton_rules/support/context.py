@@ -36,7 +36,6 @@ def _system_time() -> float:
 class Context(Record):
     """The clock, the plugin selection and the invocation of one run; see the module."""
 
-    _fields = ("clock", "plugins", "invoked_as")
     clock: Callable[[], float]
     plugins: frozenset[str] | None
     invoked_as: str

@@ -62,13 +62,9 @@ class Code(Record):
     """One error code of the contract: the exit status a command ends with when it reports
     it, and the page and section (`docs/PAGE.md#anchor`) that say what it means."""
 
-    _fields = ("name", "exit_status", "doc")
     name: str
     exit_status: int
     doc: str
-
-    def __init__(self, name: str, exit_status: int, doc: str) -> None:
-        self._init(name, exit_status, doc)
 
 
 _WORKFLOW = "docs/workflow.md#"

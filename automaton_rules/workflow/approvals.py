@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from automaton_rules.core import machine
-from automaton_rules.core.policy import ACCEPTED, NO_SIGNERS, Policy, describe, unproven
+from automaton_rules.core.policy import NO_SIGNERS, Policy, describe, unproven
 from automaton_rules.core.project import Project, Task
 from automaton_rules.support import signing
 from automaton_rules.support.errors import AutomatonError, Refusal
@@ -34,9 +34,9 @@ BY_COMMAND_LINE = Given()
 
 def refuse_way(project: Project, task: Task, policy: Policy, given: Given) -> None:
     """Refuse an approval given in a way the project's mode does not accept."""
-    if given.via in ACCEPTED.get(policy.mode, ()):
+    if policy.accepts(given.via):
         return
-    if policy.mode == "signed":
+    if policy.needs_signature:
         signs = project.context.command(
             "--task", task.name, "--approve", "--approver", "ID", "--project", project.root
         )
@@ -73,7 +73,7 @@ def refuse_unproven(
     )
     if reason == NO_SIGNERS:
         fix = f"Create {policy.signers} naming each approver's public key (see docs/approvals.md)."
-    elif policy.mode == "signed":
+    elif policy.needs_signature:
         signs = project.context.command(
             "--task", task.name, "--approve", "--approver", "ID", project=project.root
         )

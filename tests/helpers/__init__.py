@@ -11,7 +11,9 @@
 - `hooks`: automaton-hook fed recorded events, answers read in each harness's protocol;
 - `installer`: automaton-install run as a person runs it;
 - `imports`: what a command imports;
-- `board`: the dashboard served in a thread.
+- `board`: the dashboard served in a thread;
+- `sandbox`: the sandbox's mechanisms found or skipped, a home's start-up files;
+- `plugins`: a plugin installed as pip leaves it, and a rule registered by path.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ from helpers.past import (
     shift_times,
     stamp,
 )
+from helpers.plugins import LOCAL_RULES, install_plugin, status_with_site
 from helpers.projects import (
     ENVELOPE,
     GUARD_PHASES,
@@ -100,6 +103,7 @@ from helpers.projects import (
     status_py,
     walk,
 )
+from helpers.sandbox import STARTUP, bwrap_or_skip, git_output, landlock_or_skip, shell_env
 from helpers.suite import LONG_TESTS, SIZE, SIZES, sized
 from helpers.tools import make_key, signers_file, system_tool
 
@@ -121,6 +125,7 @@ __all__ = [
     "IMPORT_LINE",
     "INSTALL",
     "LAUNCHED",
+    "LOCAL_RULES",
     "LONG_TESTS",
     "OUT_OF_ORDER_PASS",
     "PACKAGE",
@@ -130,6 +135,7 @@ __all__ = [
     "SCRIPT_CALL",
     "SIZE",
     "SIZES",
+    "STARTUP",
     "STATUS_PY",
     "TIME_FORMAT",
     "USER_CLAUDE",
@@ -143,6 +149,7 @@ __all__ = [
     "assert_clean",
     "awaiting",
     "backdate",
+    "bwrap_or_skip",
     "chained_history",
     "claude_prompt",
     "clean_env",
@@ -156,11 +163,14 @@ __all__ = [
     "files_below",
     "files_with_modes",
     "git_hooks_dir",
+    "git_output",
     "git_project",
     "git_with_hooks",
     "history",
     "hook_command",
     "implement",
+    "install_plugin",
+    "landlock_or_skip",
     "make_key",
     "modules_imported",
     "no_traceback",
@@ -179,6 +189,7 @@ __all__ = [
     "run_install",
     "seconds",
     "section",
+    "shell_env",
     "shell_event",
     "shift_times",
     "signers_file",
@@ -187,6 +198,7 @@ __all__ = [
     "stamp",
     "status_env",
     "status_py",
+    "status_with_site",
     "system_tool",
     "walk",
     "with_code",

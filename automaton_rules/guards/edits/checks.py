@@ -26,7 +26,7 @@ from automaton_rules.support import clock
 from automaton_rules.support.context import DEFAULT, Context
 from automaton_rules.support.errors import AutomatonError
 from automaton_rules.support.output import printable
-from automaton_rules.support.record import Record
+from automaton_rules.support.record import Record, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,16 +46,10 @@ DEFAULT_SESSION_MINUTES = 30
 class Decision(Record):
     """One answer of an edit-time hook: the exact line to print and its exit code."""
 
-    _fields = ("allowed", "text", "code", "details")
     allowed: bool
     text: str
     code: str
-    details: dict[str, Any]
-
-    def __init__(
-        self, allowed: bool, text: str, code: str, details: dict[str, Any] | None = None
-    ) -> None:
-        self._init(allowed, text, code, {} if details is None else details)
+    details: dict[str, Any] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:

@@ -72,22 +72,11 @@ class Verdict(Record):
     the user's own permission rules say of the original (`permission`); `moves` are the
     status.py moves to carry out first, in the session's project (`carry_out`)."""
 
-    _fields = ("allowed", "reason", "updated", "permission", "moves")
     allowed: bool
-    reason: str
-    updated: dict[str, Any] | None
-    permission: str | None
-    moves: tuple[Path, list[Call]] | None
-
-    def __init__(
-        self,
-        allowed: bool,
-        reason: str = "",
-        updated: dict[str, Any] | None = None,
-        permission: str | None = None,
-        moves: tuple[Path, list[Call]] | None = None,
-    ) -> None:
-        self._init(allowed, reason, updated, permission, moves)
+    reason: str = ""
+    updated: dict[str, Any] | None = None
+    permission: str | None = None
+    moves: tuple[Path, list[Call]] | None = None
 
 
 def new_text(tool_input: dict[str, Any], before: str | None) -> str | None:

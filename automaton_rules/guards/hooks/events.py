@@ -17,7 +17,7 @@ from pathlib import Path
 from automaton_rules.guards.edits import checks
 from automaton_rules.guards.hooks import harnesses
 from automaton_rules.support.patterns import Lazy
-from automaton_rules.support.record import Record
+from automaton_rules.support.record import Record, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -136,22 +136,11 @@ class Malformed(ValueError):
 class Action(Record):
     """What the agent is about to do, in harness-neutral terms."""
 
-    _fields = ("kind", "paths", "command", "cwd", "details")
     kind: str  # "edit", "shell", "powershell" or "other"
-    paths: tuple[str, ...]
-    command: str
-    cwd: Path | None
-    details: dict[str, Any]
-
-    def __init__(
-        self,
-        kind: str,
-        paths: tuple[str, ...] = (),
-        command: str = "",
-        cwd: Path | None = None,
-        details: dict[str, Any] | None = None,
-    ) -> None:
-        self._init(kind, paths, command, cwd, {} if details is None else details)
+    paths: tuple[str, ...] = ()
+    command: str = ""
+    cwd: Path | None = None
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 def where(payload: dict[str, Any]) -> Path | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import partial
 
 from automaton_rules.core import machine
+from automaton_rules.core.policy import Policy
 from automaton_rules.core.project import Project, Task
 from automaton_rules.guards.edits.checks import EDIT_PHASES_TEXT, task_states
 from automaton_rules.support.context import DEFAULT, STATUS_SCRIPT
@@ -97,7 +98,7 @@ def next_step(
         return DEFAULT.command(*args, project=project.root)
 
     parts = [f"write {info.next_artifact}"] if info.next_artifact else []
-    if info.via_approve and approval == "signed":
+    if info.via_approve and Policy(approval).needs_signature:
         signs = command("--task", name, "--approve", "--approver", "ID")
         parts.append(f"ask the user to approve it (the user signs in a terminal: {signs})")
     elif info.via_approve:

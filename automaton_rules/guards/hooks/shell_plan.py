@@ -66,20 +66,10 @@ class ShellPlan(Record):
     as it is), what the user's own permission rules say of it, and the status.py moves the
     adapter carries out itself before the harness runs the line."""
 
-    _fields = ("refusal", "command", "permission", "moves")
-    refusal: str | None
-    command: str | None
-    permission: str | None
-    moves: list[Call] | None
-
-    def __init__(
-        self,
-        refusal: str | None = None,
-        command: str | None = None,
-        permission: str | None = None,
-        moves: list[Call] | None = None,
-    ) -> None:
-        self._init(refusal, command, permission, moves)
+    refusal: str | None = None
+    command: str | None = None
+    permission: str | None = None
+    moves: list[Call] | None = None
 
 
 def plan(

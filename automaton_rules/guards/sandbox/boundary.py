@@ -131,37 +131,14 @@ class Boundary(Record):
     in them, read everything but `hidden`, and reach the network when `internet`, on
     `ports` only."""
 
-    _fields = (
-        "project",
-        "editing",
-        "writable",
-        "readonly",
-        "temp",
-        "hidden",
-        "internet",
-        "ports",
-    )
     project: Path  # the project's root, resolved
     editing: bool  # the phase lets code be edited: the project is writable
     writable: tuple[Path, ...]  # existing folders whose trees may be written, outermost first
     readonly: tuple[Path, ...]  # existing paths inside those that stay read-only, the same
     temp: Path  # the private temporary folder commands are given (TMPDIR)
-    hidden: tuple[Path, ...]  # existing paths no command may read
-    internet: bool  # the network may be reached
-    ports: tuple[int, ...]  # the TCP ports it may be reached on
-
-    def __init__(
-        self,
-        project: Path,
-        editing: bool,
-        writable: tuple[Path, ...],
-        readonly: tuple[Path, ...],
-        temp: Path,
-        hidden: tuple[Path, ...] = (),
-        internet: bool = False,
-        ports: tuple[int, ...] = (),
-    ) -> None:
-        self._init(project, editing, writable, readonly, temp, hidden, internet, ports)
+    hidden: tuple[Path, ...] = ()  # existing paths no command may read
+    internet: bool = False  # the network may be reached
+    ports: tuple[int, ...] = ()  # the TCP ports it may be reached on
 
     def allows(self, path: Path) -> bool:
         """Whether a write to `path` (resolved) is inside the boundary: the deepest of the

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from automaton_rules.support.patterns import Lazy
-from automaton_rules.support.record import Record
+from automaton_rules.support.record import KW_ONLY, Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,68 +40,45 @@ MAX_NAMED = 100  # paths held by variables or `echo` that a computed write is ch
 class Write(Record):
     """A file or folder the line writes, resolved as the write would reach it."""
 
-    _fields = ("path", "shown", "by", "removes")
     path: Path
     shown: str  # the word as written, for the refusal
     by: str  # the command that writes it
-    removes: bool  # deletes or moves away the path and everything below it
-
-    def __init__(self, path: Path, shown: str, by: str, removes: bool = False) -> None:
-        self._init(path, shown, by, removes)
+    removes: bool = False  # deletes or moves away the path and everything below it
 
 
 class Computed(Record):
     """A write whose target only running the line decides, with what is known of it."""
 
-    _fields = ("by", "within", "name", "mentions")
     by: str  # the command, e.g. "python3 -c" or "xargs rm"
     within: Path | None  # a folder the target is known to lie in
     name: str  # the target's last part when that part is literal
     mentions: tuple[Path, ...]  # paths named in code that can write anywhere
 
-    def __init__(self, by: str, within: Path | None, name: str, mentions: tuple[Path, ...]) -> None:
-        self._init(by, within, name, mentions)
-
 
 class Call(Record):
     """One status.py (or automaton-status) call the line makes."""
 
-    _fields = ("argv", "computed", "approves", "hook")
     argv: tuple[str, ...]  # the words as written
     computed: bool  # its program or an argument is only known when it runs
     approves: bool  # a literal --approve, or the adapter, which approves for a prompt
-    hook: bool  # the harness adapter (automaton-hook), not status.py
-
-    def __init__(
-        self, argv: tuple[str, ...], computed: bool, approves: bool, hook: bool = False
-    ) -> None:
-        self._init(argv, computed, approves, hook)
+    hook: bool = False  # the harness adapter (automaton-hook), not status.py
 
 
 class ShellLine(Record):
     """Everything the guard needs to know about one shell line; a field not given is empty."""
 
-    _fields = ordered("writes computed programs code calls hooks states named unreadable")
-    _fields += ("interactive", "unknown")
-    writes: tuple[Write, ...]
-    computed: tuple[Computed, ...]  # writes to computed targets
-    programs: tuple[str, ...]  # commands whose program is computed
-    code: tuple[str, ...]  # shell or interpreter code built at run time (eval "$X", | sh)
-    calls: tuple[Call, ...]
-    hooks: tuple[str, ...]  # how the line skips or reroutes git's hooks
-    states: tuple[str, ...]  # words that can name a `.state*` file
-    named: tuple[Path, ...]  # paths a variable or `echo` holds, which a computed write may use
-    unreadable: bool  # the parser could not read all of it
-    interactive: tuple[str, ...]  # shells or interpreters left reading what is typed
-    unknown: tuple[str, ...]  # programs no row of the table knows, as written
-
-    def __init__(self, **given: object) -> None:
-        extra = sorted(set(given) - set(self._fields))
-        if extra:
-            raise TypeError(f"ShellLine has no field {extra[0]!r}")
-        self._init(
-            *(given.get(name, () if name != "unreadable" else False) for name in self._fields)
-        )
+    _: KW_ONLY
+    writes: tuple[Write, ...] = ()
+    computed: tuple[Computed, ...] = ()  # writes to computed targets
+    programs: tuple[str, ...] = ()  # commands whose program is computed
+    code: tuple[str, ...] = ()  # shell or interpreter code built at run time (eval "$X", | sh)
+    calls: tuple[Call, ...] = ()
+    hooks: tuple[str, ...] = ()  # how the line skips or reroutes git's hooks
+    states: tuple[str, ...] = ()  # words that can name a `.state*` file
+    named: tuple[Path, ...] = ()  # paths a variable or `echo` holds, which a computed write may use
+    unreadable: bool = False  # the parser could not read all of it
+    interactive: tuple[str, ...] = ()  # shells or interpreters left reading what is typed
+    unknown: tuple[str, ...] = ()  # programs no row of the table knows, as written
 
     @property
     def writes_files(self) -> bool:

@@ -76,12 +76,8 @@ class Ruling(Record):
     """A line's answer: the refusal (None: it may run), and whether a sandbox would hold
     what made the reader refuse it (a write or a program only running decides)."""
 
-    _fields = ("refusal", "held")
     refusal: str | None
-    held: bool
-
-    def __init__(self, refusal: str | None, held: bool = False) -> None:
-        self._init(refusal, held)
+    held: bool = False
 
 
 def rule(

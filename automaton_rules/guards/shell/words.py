@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from automaton_rules.support.patterns import Lazy
-from automaton_rules.support.record import Record
+from automaton_rules.support.record import Record, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,16 +41,15 @@ GLOB_CHARS = frozenset("*?[")
 class Word(Record):
     """One word after quote removal: its literal value, and how much of it is fixed."""
 
-    _fields = ("value", "computed", "glob", "raw")
     value: str  # COMPUTED marks each part that only running the line decides
-    computed: bool
-    glob: bool  # an unquoted `*`, `?` or `[`: the shell expands it against the disk
-    raw: str  # the word as written
+    computed: bool = False
+    glob: bool = False  # an unquoted `*`, `?` or `[`: the shell expands it against the disk
+    raw: str = ""  # the word as written
 
-    def __init__(
-        self, value: str, computed: bool = False, glob: bool = False, raw: str = ""
-    ) -> None:
-        self._init(value, computed, glob, raw or value)
+    def __post_init__(self) -> None:
+        """A word written as its value need not say so twice."""
+        if not self.raw:
+            self._set(raw=self.value)
 
     @property
     def known(self) -> bool:
@@ -64,34 +63,19 @@ MEMBERS = Word(COMPUTED, True, False, "(archive members)")  # what unpacking an 
 class Stdin(Record):
     """What a command reads on standard input: nothing known, a pipe, a file or text."""
 
-    _fields = ("kind", "text", "computed")
-    kind: str  # "none", "pipe", "file" or "text"
-    text: str  # a heredoc's or here-string's text, or the file `<` names
-    computed: bool  # the text has parts only running the line decides
-
-    def __init__(self, kind: str = "none", text: str = "", computed: bool = False) -> None:
-        self._init(kind, text, computed)
+    kind: str = "none"  # "none", "pipe", "file" or "text"
+    text: str = ""  # a heredoc's or here-string's text, or the file `<` names
+    computed: bool = False  # the text has parts only running the line decides
 
 
 class Where(Record):
     """Where a command runs: its folder (None when computed), input, home and depth."""
 
-    _fields = ("cwd", "stdin", "home", "depth", "env")
     cwd: Path | None
-    stdin: Stdin
-    home: Path | None  # None once the line assigns HOME
-    depth: int
-    env: tuple[tuple[str, Word], ...]  # the command's own `NAME=value` prefixes
-
-    def __init__(
-        self,
-        cwd: Path | None,
-        stdin: Stdin | None = None,
-        home: Path | None = None,
-        depth: int = 0,
-        env: tuple[tuple[str, Word], ...] = (),
-    ) -> None:
-        self._init(cwd, stdin or Stdin(), home, depth, env)
+    stdin: Stdin = field(default_factory=Stdin)
+    home: Path | None = None  # None once the line assigns HOME
+    depth: int = 0
+    env: tuple[tuple[str, Word], ...] = ()  # the command's own `NAME=value` prefixes
 
     def but(self, **changes: Any) -> Where:
         """The same place with some fields changed."""
