@@ -17,7 +17,7 @@ from automaton_rules.support.patterns import Lazy
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from automaton_rules.guards.shell.reading import Reading
-    from automaton_rules.guards.shell.table import Spec
+    from automaton_rules.guards.shell.row import Spec
 
 HOOK_KEYS = Lazy(r"^(core\.hookspath|include\.path|includeif\..*\.path)$", re.IGNORECASE)
 NO_VERIFY = "--no-verify"

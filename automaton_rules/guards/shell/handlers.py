@@ -30,7 +30,7 @@ from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from automaton_rules.guards.shell.table import Spec
+    from automaton_rules.guards.shell.row import Spec
 
 MAX_PATCH = 1 << 20  # bytes of a patch file read to learn the files it changes
 _DIFF_TARGET = Lazy(r"^(?:\+\+\+|---) ([^\t\n]+)|^(?:rename|copy) to (.+)$", re.MULTILINE)

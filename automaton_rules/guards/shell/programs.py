@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-from automaton_rules.guards.shell import git as shell_git
-from automaton_rules.guards.shell import handlers as shell_handlers
 from automaton_rules.guards.shell.parse import walk
 from automaton_rules.guards.shell.reading import (
     APPROVING_FLAGS,
@@ -20,10 +18,10 @@ from automaton_rules.guards.shell.reading import (
     Reading,
     foreign,
 )
-from automaton_rules.guards.shell.table import ENVIRONMENT, MODULES, READ, TABLE, Spec
+from automaton_rules.guards.shell.row import Files, Runs
+from automaton_rules.guards.shell.table import ENVIRONMENT, MODULES, READ, TABLE
 from automaton_rules.guards.shell.words import (
     MAX_DEPTH,
-    MEMBERS,
     PIPE_PATH,
     Args,
     Stdin,
@@ -38,6 +36,8 @@ from automaton_rules.support.patterns import Lazy
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from automaton_rules.guards.shell.row import Spec
 
 STATUS_NAMES = frozenset({"status.py", "automaton-status"})
 # The harness adapter: fed a user-prompt event, it approves as the user would, so an
@@ -82,16 +82,7 @@ class Interpreter(Reading):
     def apply(self, spec: Spec, words: list[Word], where: Where, by: str) -> None:
         """A command read by its row: its mode, its folder, its sub-command or hand-written
         reader, then what the row says it does."""
-        args = Args(
-            words[1:],
-            spec.short,
-            spec.long,
-            spec.posix,
-            spec.dash,
-            spec.stop,
-            spec.optional,
-            spec.flags,
-        )
+        args = spec.args(words[1:])
         moved = where
         for folder in args.every(*spec.chdir):
             moved = moved.into(folder)
@@ -102,9 +93,8 @@ class Interpreter(Reading):
             if given:
                 self.apply(mode, words, where, f"{by} {given[0]}")
                 return
-        if spec.handler:
-            handler = getattr(shell_handlers, spec.handler, None)
-            (handler or getattr(shell_git, spec.handler))(self, spec, args, words, moved)
+        if spec.reader is not None:
+            spec.reader(self, spec, args, words, moved)
         elif spec.subs is not None:
             self.dispatch(spec, args.positional, words, moved, by)
         elif len(args.positional) >= spec.least:
@@ -133,7 +123,7 @@ class Interpreter(Reading):
 
     def effects(self, spec: Spec, args: Args, where: Where, by: str) -> None:
         """What a row says the command does: code it runs, files it writes, commands."""
-        bash, runs, operands = "sh" in spec.runs, spec.runs, args.positional
+        bash, runs, operands = bool(spec.runs & Runs.SHELL), spec.runs, args.positional
         for option in spec.code:
             for word in args.every(option):
                 self.read_code(word, where, f"{by} {option}", bash)
@@ -142,29 +132,29 @@ class Interpreter(Reading):
                 _module(self, word, operands, where)
         folder = args.value(*spec.into) if spec.into else None
         ran = args.has(*spec.code, *spec.module)
-        for token in spec.writes:
-            targets, label, removes = _targets(token, args, by, ran)
-            for target in targets:
-                if folder is not None or token == "+":
+        for files in spec.writes:
+            label = f"{by} {files.flag}" if files.flag else by
+            for target in files.names(args, ran):
+                if folder is not None or files is Files.MEMBERS:
                     target = inside(folder or Word("."), target)
-                self.write(target, where, label, removes)
-        if "names" in runs:
+                self.write(target, where, label, files.removes)
+        if spec.names:
             for word in operands:
                 self.name(word, where)
-        if "hook" in runs:
+        if spec.hooks:
             self.hooks.append(by)
         first = operands[0] if operands and operands[0].value != "-" else None
         if ran:
             return
-        if (spec.skip or "cmd" in runs) and (operands or "stdin" not in runs):
+        if runs & Runs.COMMAND and (operands or not runs & Runs.STDIN):
             self.run(_tool(operands[spec.skip :]), where)
-        elif "join" in runs:  # `eval WORDS`, `watch WORDS`: run joined, as shell code
+        elif runs & Runs.JOINED:  # `eval WORDS`, `watch WORDS`: run joined, as shell code
             self.read_code(joined(operands), where, by, bash)
-        elif "code" in runs and first is not None:
+        elif runs & Runs.CODE and first is not None:
             self.read_code(first, where, by, bash)
-        elif "script" in runs and first is not None:
+        elif runs & Runs.SCRIPT and first is not None:
             self.script(first, operands[1:], where, by, bash)
-        elif "stdin" in runs:
+        elif runs & Runs.STDIN:
             _stdin(self, where, by if bash else f"{by} -", bash)
 
     # --------------------------------------------------------- code and scripts
@@ -223,13 +213,13 @@ def _options(
     ../Makefile`, `pytest /tmp/t.py`), a program (`rg --pre CMD`), start-up files."""
     if spec.subs is not None:
         args = Args(words[1:], spec.short, spec.long, flags=spec.flags)
-    for token in spec.foreign:
-        for word in _values(token, args):
-            base = where if token in spec.chdir else moved
+    for files in spec.foreign:
+        for word in files.pick(args, False):
+            base = where if files.flag in spec.chdir else moved
             if not word.known or foreign(word, base, it.origin):
                 it.programs.append(f"{by} {word.raw}")
     for token in spec.program:
-        for word in _values(token, args):
+        for word in args.every(token):
             _command_in(it, word, where, f"{by} {token} {word.raw}")
     started = [flag for flag in spec.startup if args.has(flag)]
     if started:  # `bash -i` runs ~/.bashrc, which the line does not show
@@ -266,58 +256,9 @@ def _module(it: Interpreter, module: Word, rest: list[Word], where: Where) -> No
         it.apply(MODULES[name], [Word(name), *rest], where, name)
 
 
-def _values(token: str, args: Args) -> list[Word]:
-    """The values a row's option token names: `-o` all of them, `*` the operands,
-    `--cov-report:` the path after `kind:`, `-o:cache_dir=` those after `cache_dir=`."""
-    if token == "*":
-        return args.positional
-    name, colon, prefix = token.partition(":")
-    found = args.every(name)
-    if colon and not prefix:
-        return [_after(w, w.value.index(":") + 1) for w in found if ":" in w.value]
-    return [_after(w, len(prefix)) for w in found if w.value.startswith(prefix)]
-
-
-def _targets(token: str, args: Args, by: str, ran: bool) -> tuple[list[Word], str, bool]:
-    """The files one `writes` token of a row names, the label they are written by, and
-    whether they are removed."""
-    removes, operands = "!" in token, args.positional
-    token, _, default = token.replace("!", "").partition("|")
-    prefix = len(token) > 1 and token.endswith("*")  # `split IN PREFIX` writes PREFIX*
-    token = token[:-1] if prefix else token
-    if token == "@":  # the files a script works on: not the script itself
-        targets = operands if ran else operands[1:]
-    elif token.startswith("="):
-        targets = [Word(token[1:])]
-    elif token.startswith("*"):
-        targets = operands[int(token[1:] or 0) :]
-    elif token.lstrip("-").isdigit():  # `1` the first operand, `-1` the last
-        index = int(token) - (token[0] != "-")
-        targets = [operands[index]] if -len(operands) <= index < len(operands) else []
-    elif token.endswith("=") and token[0] != "-":  # `dd of=FILE`
-        targets = [_after(w, len(token)) for w in operands if w.value.startswith(token)]
-    elif token == "+":
-        targets = [MEMBERS]
-    else:  # an option's values
-        targets = [w for w in _values(token, args) if w.value != "-"]
-        by = f"{by} {token.partition(':')[0]}"
-    if default:  # `-` is standard input or output (`black -` formats it); none: the default
-        targets = [word for word in targets if word.value != "-"]
-        if not targets and not (token == "*" and any(w.value == "-" for w in operands)):
-            targets = [Word(default)]
-    if prefix:
-        targets = [Word(f"{w.value}*", w.computed, True, w.raw) for w in targets]
-    return targets, by, removes
-
-
 def _tool(words: list[Word]) -> list[Word]:
     """A runner's tool without its version: `prettier@3` is prettier (not `@scope/x`)."""
     if not words or words[0].value.startswith("@") or "@" not in words[0].value:
         return words
     tool = words[0]
     return [Word(tool.value.split("@", 1)[0], tool.computed, tool.glob, tool.raw), *words[1:]]
-
-
-def _after(word: Word, start: int) -> Word:
-    """The part of a word after a prefix (`of=`, `xml:`)."""
-    return Word(word.value[start:], word.computed, word.glob, word.raw[start:])

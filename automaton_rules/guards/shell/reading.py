@@ -17,7 +17,7 @@ from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from automaton_rules.guards.shell.table import Spec
+    from automaton_rules.guards.shell.row import Spec
     from automaton_rules.guards.shell.words import Args
 
 MAX_GLOB = 200  # paths one glob may name before the rest count as computed
