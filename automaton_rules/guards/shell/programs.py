@@ -19,7 +19,7 @@ from automaton_rules.guards.shell.reading import (
     foreign,
 )
 from automaton_rules.guards.shell.row import Files, Runs
-from automaton_rules.guards.shell.table import ENVIRONMENT, MODULES, READ, TABLE
+from automaton_rules.guards.shell.table import CHOOSING, LOADED_FROM, MODULES, READ, RUN_BY, TABLE
 from automaton_rules.guards.shell.words import (
     MAX_DEPTH,
     PIPE_PATH,
@@ -102,12 +102,11 @@ class Interpreter(Reading):
 
     def assign(self, name: str, value: Word, where: Where) -> None:
         """`NAME=value`: a variable naming a program some program runs, or where it loads
-        code from (the table's ENVIRONMENT), is read as that."""
+        code from, is read as that."""
         super().assign(name, value, where)
-        kind = ENVIRONMENT.get(name)
-        if kind == "program":
+        if name in RUN_BY:
             _command_in(self, value, where, f"{name}={value.raw}")
-        elif kind == "chooses" or (kind == "paths" and _outside(value, where, self.origin)):
+        elif name in CHOOSING or (name in LOADED_FROM and _outside(value, where, self.origin)):
             self.programs.append(f"{name}={value.raw}"[:80])
 
     def dispatch(

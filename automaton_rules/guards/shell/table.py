@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from automaton_rules.guards.shell import git, handlers
 from automaton_rules.guards.shell.row import Files, Runs, Spec, rows
+from automaton_rules.guards.shell.words import names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -552,20 +553,22 @@ TABLE: dict[str, Spec] = rows(
     }
 )
 # Environment a program reads as something to run, set on the line (`X=v CMD`, `export`,
-# `env X=v`): `program` a command it runs, read as one of the line's; `paths` folders or
-# files it loads code from, unknown code when outside the project.
-ENVIRONMENT = {
+# `env X=v`): a command it runs, read as one of the line's; folders or files it loads code
+# from, unknown code when outside the project; or what chooses which program a name runs
+# (or what a shell runs first), which makes the line's programs unknown wherever it points.
+RUN_BY = names(
     "GIT_EXTERNAL_DIFF GIT_SSH GIT_SSH_COMMAND GIT_PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR "
     "GIT_ASKPASS SSH_ASKPASS GIT_PROXY_COMMAND EDITOR VISUAL PAGER MANPAGER LESSOPEN "
-    "LESSCLOSE PROMPT_COMMAND": "program",
+    "LESSCLOSE PROMPT_COMMAND"
+)
+LOADED_FROM = names(
     "PYTHONPATH PYTHONSTARTUP NODE_PATH NODE_OPTIONS PERL5LIB PERL5OPT RUBYLIB RUBYOPT "
-    "LD_PRELOAD GIT_EXEC_PATH JAVA_TOOL_OPTIONS": "paths",
-    # Variables that choose which program a name runs, or what a shell runs first: the
-    # line's programs are then unknown, wherever the value points.
+    "LD_PRELOAD GIT_EXEC_PATH JAVA_TOOL_OPTIONS"
+)
+CHOOSING = names(
     "PATH BASH_ENV ENV ZDOTDIR SHELLOPTS BASHOPTS LD_LIBRARY_PATH LD_AUDIT GCONV_PATH "
-    "PYTHONHOME PYTHONUSERBASE PYTHONEXECUTABLE PERL5DB NODE_REPL_EXTERNAL_MODULE": "chooses",
-}
-ENVIRONMENT = {name: kind for names, kind in ENVIRONMENT.items() for name in names.split()}
+    "PYTHONHOME PYTHONUSERBASE PYTHONEXECUTABLE PERL5DB NODE_REPL_EXTERNAL_MODULE"
+)
 MANAGERS = "npm yarn pnpm bun uv poetry pdm rye hatch pipenv pixi cargo go conda mamba micromamba"
 # Adding or removing a dependency changes a manifest's dependencies and nothing more.
 MANIFEST_WRITERS = frozenset(
