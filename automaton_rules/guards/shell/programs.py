@@ -1,9 +1,6 @@
-"""The one interpreter of guards/shell/table.py: each simple command read against its
-program's row, wrappers followed to the command they run, shells and `eval` parsed
-again, interpreters' code, scripts and standard input, and status.py spotted however it
-is started. It is the sink of the walk (guards/shell/parse.py) and reports to a
-`Reading` (guards/shell/reading.py); the few irregular programs have hand-written
-readers in guards/shell/handlers.py and guards/shell/git.py, which it passes itself to.
+"""The one interpreter of the table: each simple command read against its row, wrappers
+followed, shells and `eval` parsed again, status.py spotted however it is started; the
+sink of the walk, and the `Reading` it fills.
 """
 
 from __future__ import annotations
@@ -80,8 +77,7 @@ class Interpreter(Reading):
             self.programs.append(program.raw)
 
     def apply(self, spec: Spec, words: list[Word], where: Where, by: str) -> None:
-        """A command read by its row: its mode, its folder, its sub-command or hand-written
-        reader, then what the row says it does."""
+        """A command read by its row: mode, folder, sub-command or reader, then its effects."""
         args = spec.args(words[1:])
         moved = where
         for folder in args.every(*spec.chdir):
@@ -101,8 +97,7 @@ class Interpreter(Reading):
             self.effects(spec, args, moved, by)
 
     def assign(self, name: str, value: Word, where: Where) -> None:
-        """`NAME=value`: a variable naming a program some program runs, or where it loads
-        code from, is read as that."""
+        """`NAME=value`: a variable naming a program something runs, or where code loads from."""
         super().assign(name, value, where)
         if name in RUN_BY:
             _command_in(self, value, where, f"{name}={value.raw}")
@@ -156,11 +151,8 @@ class Interpreter(Reading):
         elif runs & Runs.STDIN:
             _stdin(self, where, by if bash else f"{by} -", bash)
 
-    # --------------------------------------------------------- code and scripts
-
     def script(self, word: Word, rest: list[Word], where: Where, by: str, bash: bool) -> None:
-        """A program's script: status.py is a call, a file outside the project or a computed
-        name is unknown code, a pipe or standard input is code the line builds."""
+        """A script: status.py is a call, one from outside or computed unknown code."""
         if word.known and name_of(word) in STATUS_NAMES | HOOK_NAMES:
             self.call([word, *rest], False, hook=name_of(word) in HOOK_NAMES)
         elif not word.known or foreign(word, where, self.origin):
@@ -171,8 +163,7 @@ class Interpreter(Reading):
             _stdin(self, where, by, bash)
 
     def read_code(self, word: Word, where: Where, shown: str, bash: bool = False) -> None:
-        """Code a program runs: shell is parsed again; other code can write anywhere, and
-        may run status.py. Code only known at run time could be anything."""
+        """Code a program runs: shell is parsed again; other code can write anywhere."""
         if not word.known:
             self.code.append(f"{shown} {word.raw}"[:80])
         elif bash:
@@ -226,8 +217,7 @@ def _options(
 
 
 def _command_in(it: Interpreter, word: Word, where: Where, shown: str) -> None:
-    """A program an option or a variable names (`rg --pre CMD`, `EDITOR=CMD`), run as the
-    line's own command would be; a computed one is only known when it runs."""
+    """A program an option or variable names (`rg --pre CMD`), read as the line's own."""
     if not word.known:
         it.programs.append(shown[:80])
     else:  # LESSOPEN's `|CMD %s`
@@ -235,8 +225,7 @@ def _command_in(it: Interpreter, word: Word, where: Where, shown: str) -> None:
 
 
 def _outside(value: Word, where: Where, origin: Path | None) -> bool:
-    """A search path or options naming a file or folder outside the project (`a:/tmp/b`,
-    `-I/tmp/lib`, `--require /tmp/x.js`), or only known when the line runs."""
+    """A search path or option naming a path outside the project (`a:/tmp/b`), or computed."""
     parts = [re.sub(r"^-\w(?=[/~.])", "", p) for p in re.split(r"[\s:=]+", value.value)]
     paths = [Word(part) for part in parts if part[:1] not in ("", "-")]
     return not value.known or any(foreign(path, where, origin) for path in paths)

@@ -1,12 +1,5 @@
-"""A shell line, read as the shell reads it: what it writes, which status.py calls it
-makes, whether it skips the git hooks, and what of it is only known when it runs.
-
-`read(command, cwd)` parses the line with tree-sitter-bash (guards/shell/parse.py) and
-reads each simple command against its program's row of one table (guards/shell/table.py,
-read by guards/shell/programs.py). Most lines an agent runs are plain reads (`grep`,
-`ls`, `git status`, `pytest`); `plain_read` recognises those with a cheap scan, so the
-adapter answers them without loading the parser or the table. This module imports
-nothing heavier than `re`, and no other shell module when it loads.
+"""What a shell line does (`ShellLine`), and the pre-scan that answers plain reads without
+the parser or the table: this module imports no other shell module when it loads.
 """
 
 from __future__ import annotations
@@ -127,8 +120,7 @@ def read(command: str, cwd: Path | None, home: Path | None = None) -> ShellLine:
 
 
 def scan(text: str, cwd: Path, shown: str) -> ShellLine:
-    """Text of a language the reader does not parse (PowerShell), judged on what it names:
-    code that can write anywhere, its status.py calls, the `.state` files it names."""
+    """Text of a language the reader does not parse (PowerShell), judged on what it names."""
     from automaton_rules.guards.shell.reading import Reading
     from automaton_rules.guards.shell.words import Where
 
@@ -170,8 +162,6 @@ def names_state(word: str) -> bool:
             return True
     return False
 
-
-# ----------------------------------------------------------------------- the pre-scan
 
 # Programs that read and run no code but their own, whatever the line gives them: a line
 # of these (and git's reads below), read by the pre-scan, needs no sandbox.
@@ -237,8 +227,7 @@ def _unquote(match: re.Match[str]) -> str:
 
 
 def plain_read(command: str) -> bool:
-    """A line of plain reads only: no redirection to a file, no expansion, no
-    substitution, and each command a reader. Anything else goes to the parser."""
+    """A line of plain reads only, no redirection, expansion or substitution: no parser."""
     if len(command) > 2000:
         return False
     bare = _HARMLESS_REDIRECT.sub(" ", _QUOTED.sub(_unquote, command))
@@ -267,8 +256,7 @@ def _reader(words: list[str]) -> bool:
 
 
 def _writes(word: str) -> bool:
-    """An option by which a reader writes or runs a program (`-delete`, `--output=F`, any
-    `--…-report…`)."""
+    """An option by which a reader writes or runs a program (`-delete`, `--output=F`)."""
     if word in _WRITING_EXACT or word.startswith(_WRITING_PREFIXES):
         return True
     return word[:2] == "--" and "-report" in word[2:]

@@ -89,8 +89,7 @@ class Files:
 
     @classmethod
     def option(cls, flag: str, prefix: str = "", kind: bool = False, **more: Any) -> Files:
-        """An option's values, those after `prefix` (`-o cache_dir=PATH`); with `kind`, the
-        path after a value's `KIND:` (`--cov-report xml:PATH`)."""
+        """An option's values after `prefix`, or with `kind` after `KIND:` (`xml:PATH`)."""
 
         def pick(args: Args, _: bool) -> list[Word]:
             found = args.every(flag)

@@ -18,8 +18,7 @@ if TYPE_CHECKING:
 
 
 def formatter(writes: str = "", checks: str = "", values: str = "", dash: bool = False) -> Spec:
-    """A formatter: with `writes` flags it writes only given one (without: always), and a
-    `checks` flag makes it only read. It rewrites its operands, or the folder it runs in."""
+    """A formatter: writes its operands or folder (given `writes` flags), reads with `checks`."""
     modes: Modes = ((checks, READ),) if checks else ()
     if not writes:
         return Spec(values, writes=Files.ALL_OR_HERE, modes=modes, dash=dash)
