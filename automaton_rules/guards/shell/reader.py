@@ -226,15 +226,21 @@ def _unquote(match: re.Match[str]) -> str:
     return _NOT_PLAIN.sub("_", match.group(1) if match.group(1) is not None else match.group(2))
 
 
-def plain_read(command: str) -> bool:
-    """A line of plain reads only, no redirection, expansion or substitution: no parser."""
+def _segments(command: str) -> list[list[str]] | None:
+    """The words of each command of a line with no redirection to a file, no expansion and
+    no substitution (None for any other line)."""
     if len(command) > 2000:
-        return False
+        return None
     bare = _HARMLESS_REDIRECT.sub(" ", _QUOTED.sub(_unquote, command))
     if any(char in bare.replace("&&", ";") for char in "<>$`\\'\"(){}&#!"):
-        return False
-    segments = [segment.split() for segment in _SEPARATORS.split(bare)]
-    return all(segment and _reader(segment) for segment in segments)
+        return None
+    return [segment.split() for segment in _SEPARATORS.split(bare)]
+
+
+def plain_read(command: str) -> bool:
+    """A line of plain reads only, answered without the parser."""
+    segments = _segments(command)
+    return segments is not None and all(segment and _reader(segment) for segment in segments)
 
 
 def _reader(words: list[str]) -> bool:
@@ -268,11 +274,6 @@ def _abbreviates(word: str) -> bool:
     return len(name) > 2 and any(option.startswith(name) for option in _ABBREVIATED)
 
 
-_STATUS = Lazy(r"^(?:\S*/)?(?:status\.py|automaton-status)$")
-_PYTHON = Lazy(r"^python(?:3(?:\.\d+)?)?$")  # found on PATH, which the sandbox keeps
-_NOT_A_CALL = frozenset("$`<>|;&(){}\\\n#*?[!=")
-
-
 # Options by which one of those runs a program after all: `git grep -O CMD`, `git diff
 # --ext-diff`, `git -c core.pager=CMD`, `find -exec` (the pre-scan refuses that one).
 _RUNS_A_PROGRAM = tuple(
@@ -285,37 +286,9 @@ _RUNS_A_PROGRAM = tuple(
 
 def inert(command: str) -> bool:
     """A line of plain reads by programs that run no other code: it runs unsandboxed."""
-    if not plain_read(command):
-        return False
-    bare = _HARMLESS_REDIRECT.sub(" ", _QUOTED.sub(_unquote, command))
-    for segment in (segment.split() for segment in _SEPARATORS.split(bare)):
-        if segment[0].rsplit("/", 1)[-1] not in INERT:
-            return False
-        if any(word.startswith(_RUNS_A_PROGRAM) for word in segment[1:]):
-            return False
-    return True
-
-
-def status_calls(command: str) -> tuple[tuple[str, bool], ...] | None:
-    """The status.py programs a line runs when it is nothing but status.py calls with
-    literal words, joined by `&&`, none approving: each as written, and whether a bare
-    `python3` runs it as a script (else the shell finds it on PATH); None for any other
-    line. Whether each is the real one is the caller's question."""
-    import shlex
-
-    if len(command) > 2000 or any(c in command.replace("&&", " ") for c in _NOT_A_CALL):
-        return None
-    programs = []
-    for segment in command.split("&&"):
-        try:
-            words = shlex.split(segment)
-        except ValueError:
-            return None
-        script = bool(words) and _PYTHON.match(words[0]) is not None
-        words = words[1:] if script else words
-        if not words or not _STATUS.match(words[0]):
-            return None
-        if any(word.startswith(("--appr", "--conf")) for word in words[1:]):
-            return None
-        programs.append((words[0], script))
-    return tuple(programs)
+    segments = _segments(command) if plain_read(command) else None
+    return segments is not None and all(
+        segment[0].rsplit("/", 1)[-1] in INERT
+        and not any(word.startswith(_RUNS_A_PROGRAM) for word in segment[1:])
+        for segment in segments
+    )
