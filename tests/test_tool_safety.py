@@ -25,7 +25,7 @@ SHIPPED = [
     STATUS_PY,
     *sorted(p for p in (ROOT / "githooks").iterdir() if p.is_file()),
     *sorted(p for p in (ROOT / "integrations").rglob("*") if p.is_file()),
-    ROOT / "automaton_rules" / "guards" / "opencode_plugin.js",
+    ROOT / "automaton_rules" / "guards" / "hooks" / "opencode_plugin.js",
 ]
 SPAWNERS = {
     "subprocess.run",

@@ -49,18 +49,9 @@ def manager(
 
 def script_editor(values: str) -> Spec:
     """perl, ruby: code after `-e`, else a script; `-i[SUFFIX]` rewrites the files."""
-    editor = Spec(
-        values,
-        Files.SCRIPT_FILES,
-        code="-e -E",
-        runs=Runs.SCRIPT | Runs.STDIN,
-        optional="i",
-        repeat=True,
-    )
-    modes: Modes = (("-i", editor),)
-    return Spec(
-        values, code="-e -E", runs=Runs.SCRIPT | Runs.STDIN, modes=modes, optional="i", repeat=True
-    )
+    runs, code = Runs.SCRIPT | Runs.STDIN, "-e -E"
+    editor = Spec(values, Files.SCRIPT_FILES, runs, code, optional="i", repeat=True)
+    return Spec(values, (), runs, code, (("-i", editor),), optional="i", repeat=True)
 
 
 READ = Spec()  # reads, or runs what the project is made of
@@ -236,9 +227,8 @@ SHELL_MODES: Modes = (
 WATCH = "-n --interval --differences"
 NPM, PY = "package.json", "pyproject.toml"
 CLIPPY = Spec(modes=(("--fix", WHOLE),))
-GO_MOD = Spec(
-    subs={"tidy edit": Spec(writes=Files.path("go.mod")), "": Spec(writes=Files.path("go.mod"))}
-)
+GO_SUM = Spec(writes=Files.path("go.mod"))
+GO_MOD = Spec(subs={"tidy edit": GO_SUM, "": GO_SUM})
 GO_RUNS = "-exec -toolexec -vettool"  # programs that run the built binaries or the tools
 GO_FROM = "-modfile -overlay"  # sources and modules replaced from elsewhere
 GO_BUILDS = {
