@@ -288,6 +288,7 @@ SHELL_WRITE_BUDGET = SANDBOXED_READ_BUDGET | {
     "tree_sitter_bash._binding",
     "automaton_rules.guards.shell.words",
     "automaton_rules.guards.shell.reading",
+    "automaton_rules.guards.shell.row",
     "automaton_rules.guards.shell.table",
     "automaton_rules.guards.shell.programs",
     "automaton_rules.guards.shell.handlers",

@@ -1,9 +1,5 @@
-"""git, read for what skips or reroutes the hooks, and the few sub-commands whose writes
-no row of guards/shell/table.py can say (`config`, `checkout`, `apply`, `clone`, `init`);
-the table's `GIT` row holds the rest of git's sub-commands.
-
-Imports the words, reading and table modules and the patch reader of
-guards/shell/handlers.py.
+"""git's readers: what skips or reroutes the hooks, and the sub-commands whose writes no
+row can say (`config`, `checkout`, `apply`, `clone`, `init`); the table's `GIT` has the rest.
 """
 
 from __future__ import annotations
@@ -17,7 +13,7 @@ from automaton_rules.support.patterns import Lazy
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from automaton_rules.guards.shell.reading import Reading
-    from automaton_rules.guards.shell.table import Spec
+    from automaton_rules.guards.shell.row import Spec
 
 HOOK_KEYS = Lazy(r"^(core\.hookspath|include\.path|includeif\..*\.path)$", re.IGNORECASE)
 NO_VERIFY = "--no-verify"
@@ -88,8 +84,7 @@ def _reroutes(key: str, value: str) -> bool:
 
 
 def _setting(reading: Reading, word: Word) -> None:
-    """`git -c core.hooksPath=X ...` (also includes and aliases, which can do the same);
-    a setting that names a program git runs is code that program's name decides."""
+    """`git -c core.hooksPath=X`, includes, aliases; a setting naming a program is code."""
     key, _, value = word.value.partition("=")
     if _reroutes(key, value) or word.computed:
         reading.hooks.append(f"git -c {word.raw}")

@@ -1,11 +1,6 @@
-"""Hand-written readers for the programs a row of guards/shell/table.py cannot say:
-wrappers with a syntax of their own (`env`, `xargs`, `find -exec`, `bash -c`), copies
-into folders and links, stream editors' scripts (`sed`, `awk`, `perl -pie`), archives,
-downloads and patches.
-
-Each takes the interpreter (guards/shell/programs.py, which it calls back to run a
-command or read code), the program's row, its words read against that row, the words
-and where it runs. Imports only the words and reading modules.
+"""Hand-written readers for the programs no row can say (`env`, `xargs`, `find -exec`,
+copies and links, `sed` and `awk` scripts, archives, downloads, patches): each is handed
+the `Reading` it calls back, the row, the words read against it, the words and the place.
 """
 
 from __future__ import annotations
@@ -30,7 +25,7 @@ from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from automaton_rules.guards.shell.table import Spec
+    from automaton_rules.guards.shell.row import Spec
 
 MAX_PATCH = 1 << 20  # bytes of a patch file read to learn the files it changes
 _DIFF_TARGET = Lazy(r"^(?:\+\+\+|---) ([^\t\n]+)|^(?:rename|copy) to (.+)$", re.MULTILINE)
@@ -42,12 +37,8 @@ _MODE_FLAGS = names(
 )
 
 
-# ------------------------------------------------------------------ wrappers
-
-
 def env(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """`env [-i] [-C DIR] [-u NAME] [NAME=VALUE]... COMMAND`; `-S STRING` is split into
-    the words of the command."""
+    """`env [-i] [-C DIR] [-u NAME] [NAME=VALUE]... COMMAND`; `-S STRING` split into words."""
     operands = args.positional
     while operands and "=" in operands[0].value and not operands[0].value.startswith("-"):
         name, _, value = operands[0].value.partition("=")
@@ -72,8 +63,7 @@ def alias(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) 
 
 
 def xargs(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """`xargs CMD ARGS`: CMD runs with words read from its input, so they are computed
-    (appended, or in place of `-I STR`'s string)."""
+    """`xargs CMD ARGS`: CMD runs with computed words from its input (or in place of `-I`'s)."""
     found = args.value("-I", "--replace")
     replace = found.value if found is not None else ("{}" if args.has("-i") else "")
     command = args.positional or [Word("echo")]
@@ -92,8 +82,7 @@ def parallel(it: Reading, spec: Spec, args: Args, words: list[Word], where: Wher
 
 
 def flock(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """`flock FILE -c STRING` or `flock FILE COMMAND`: it creates FILE when missing (a
-    number alone is a file descriptor already open)."""
+    """`flock FILE -c STRING`, `flock FILE COMMAND`: creates FILE (a number is a descriptor)."""
     lock = args.positional[0] if args.positional else None
     if lock is not None and not lock.value.isdigit():
         it.write(lock, where, "flock")
@@ -143,12 +132,8 @@ def fd(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> 
             return
 
 
-# -------------------------------------------------------------------- writers
-
-
 def copy(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """cp, mv, ln, install: the destination (or each source inside it) is written;
-    mv also removes its sources, and a link (`ln`, `cp -l`, `cp -s`) writes them."""
+    """cp, mv, ln, install: the destination (or each source in it); mv removes, links write."""
     name = name_of(words[0])
     if name == "install" and args.has("-d", "--directory"):
         for word in args.positional:
@@ -226,8 +211,7 @@ def modes(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) 
 
 
 def rsync(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """`rsync SRC DEST` or `scp SRC DEST` writes DEST when it is on this machine; rsync's
-    `--delete` removes in it, `--remove-source-files` the sources."""
+    """`rsync SRC DEST`, `scp`: DEST when on this machine; `--delete`, `--remove-source-files`."""
     if len(args.positional) < 2 or _remote(args.positional[-1].value):
         return
     by = name_of(words[0])
@@ -250,12 +234,8 @@ def editor(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where)
             it.write(word, where, name_of(words[0]))
 
 
-# ------------------------------------------------- downloads, archives, patches
-
-
 def url_name(word: Word, into: Word | None) -> Word:
-    """The file `curl -O` or `wget` saves a URL as: the last part of its path, in the
-    folder an option names."""
+    """The file `curl -O` or `wget` saves a URL as, in the folder an option names."""
     if not word.known:
         name = Word(COMPUTED, True, False, word.raw)
     else:
@@ -370,12 +350,8 @@ def diff_targets(text: str, strip: int | None) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-# ------------------------------------------------------------- stream editors
-
-
 def sed(it: Reading, spec: Spec, args: Args, words: list[Word], where: Where) -> None:
-    """sed: its scripts' `w` and `e` commands; in place with `-i[SUFFIX]`, `-i ''` (BSD),
-    `--in-place` and the prefixes of it GNU accepts."""
+    """sed: its scripts' `w` and `e`; in place with `-i[SUFFIX]`, `-i ''`, `--in-place`."""
     scripts = args.every("-e", "--expression") + [Word("")] * len(args.every("-f", "--file"))
     files = [word for word in args.positional if word.value or word.computed]
     if not scripts:

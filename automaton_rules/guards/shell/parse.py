@@ -1,11 +1,6 @@
-"""A shell line as bash reads it: tree-sitter-bash's tree, walked into simple commands.
-
-Loaded only when a shell command is judged and the pre-scan of guards/shell/reader.py cannot
-answer. tree-sitter's compiled modules are loaded on their own, without their packages'
-`__init__` (which import `typing` and `importlib.resources`, more than a parse costs).
-The walk follows the shell's own order: lists in sequence (so `cd` moves the commands
-after it), pipelines and subshells apart, redirections, heredocs, command and process
-substitutions. What each simple command does is the sink's business.
+"""tree-sitter-bash's tree walked into simple commands in the shell's own order, loaded only
+for a line the pre-scan cannot answer; tree-sitter's compiled modules load without their
+packages' `__init__` (which import `typing` and `importlib.resources`).
 """
 
 from __future__ import annotations
@@ -233,8 +228,7 @@ class _Walk:
 
 
 def _with_redirects(walk: _Walk, body: Any, redirects: list[Any]) -> None:
-    """The grammar hangs `cd a && cmd > f`'s redirection on the whole list; bash
-    gives it to the last command, after the `cd`."""
+    """`cd a && cmd > f`: the grammar hangs the redirection on the list, bash on `cmd`."""
     stages = body.named_children
     if body.type == "list" and stages:
         for child in stages[:-1]:

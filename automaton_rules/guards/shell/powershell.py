@@ -1,14 +1,5 @@
-"""A PowerShell line (Claude Code's `PowerShell` tool, `pwsh`): read only where it is plainly
-a read, judged as code that can write anywhere otherwise.
-
-The shell reader parses bash; PowerShell's grammar (script blocks, `&`, `.` sourcing,
-`$( )`, cmdlets that write through any provider) is another language, and a guard that
-half-reads it would be wrong in ways no one sees. So a line passes unread only when every
-command in it is a known read-only cmdlet or alias with plain arguments, joined by pipes
-or `;`, with no redirection, variable, sub-expression or script block. Any other line is
-opaque code: it may not approve or run the adapter, may not name the guard's files or a
-`.state` file, and outside `implement` and `doc_review` it is refused, since what it
-writes cannot be known before it runs.
+"""A PowerShell line: plain reads of known cmdlets pass unread; any other line is opaque
+code (PowerShell is another language, and half-reading it would err where no one sees).
 """
 
 from __future__ import annotations

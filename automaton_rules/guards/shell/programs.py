@@ -1,17 +1,12 @@
-"""The one interpreter of guards/shell/table.py: each simple command read against its
-program's row, wrappers followed to the command they run, shells and `eval` parsed
-again, interpreters' code, scripts and standard input, and status.py spotted however it
-is started. It is the sink of the walk (guards/shell/parse.py) and reports to a
-`Reading` (guards/shell/reading.py); the few irregular programs have hand-written
-readers in guards/shell/handlers.py and guards/shell/git.py, which it passes itself to.
+"""The one interpreter of the table: each simple command read against its row, wrappers
+followed, shells and `eval` parsed again, status.py spotted however it is started; the
+sink of the walk, and the `Reading` it fills.
 """
 
 from __future__ import annotations
 
 import re
 
-from automaton_rules.guards.shell import git as shell_git
-from automaton_rules.guards.shell import handlers as shell_handlers
 from automaton_rules.guards.shell.parse import walk
 from automaton_rules.guards.shell.reading import (
     APPROVING_FLAGS,
@@ -20,10 +15,10 @@ from automaton_rules.guards.shell.reading import (
     Reading,
     foreign,
 )
-from automaton_rules.guards.shell.table import ENVIRONMENT, MODULES, READ, TABLE, Spec
+from automaton_rules.guards.shell.row import Files, Runs
+from automaton_rules.guards.shell.table import CHOOSING, LOADED_FROM, MODULES, READ, RUN_BY, TABLE
 from automaton_rules.guards.shell.words import (
     MAX_DEPTH,
-    MEMBERS,
     PIPE_PATH,
     Args,
     Stdin,
@@ -38,6 +33,8 @@ from automaton_rules.support.patterns import Lazy
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from automaton_rules.guards.shell.row import Spec
 
 STATUS_NAMES = frozenset({"status.py", "automaton-status"})
 # The harness adapter: fed a user-prompt event, it approves as the user would, so an
@@ -80,18 +77,8 @@ class Interpreter(Reading):
             self.programs.append(program.raw)
 
     def apply(self, spec: Spec, words: list[Word], where: Where, by: str) -> None:
-        """A command read by its row: its mode, its folder, its sub-command or hand-written
-        reader, then what the row says it does."""
-        args = Args(
-            words[1:],
-            spec.short,
-            spec.long,
-            spec.posix,
-            spec.dash,
-            spec.stop,
-            spec.optional,
-            spec.flags,
-        )
+        """A command read by its row: mode, folder, sub-command or reader, then its effects."""
+        args = spec.args(words[1:])
         moved = where
         for folder in args.every(*spec.chdir):
             moved = moved.into(folder)
@@ -102,22 +89,19 @@ class Interpreter(Reading):
             if given:
                 self.apply(mode, words, where, f"{by} {given[0]}")
                 return
-        if spec.handler:
-            handler = getattr(shell_handlers, spec.handler, None)
-            (handler or getattr(shell_git, spec.handler))(self, spec, args, words, moved)
+        if spec.reader is not None:
+            spec.reader(self, spec, args, words, moved)
         elif spec.subs is not None:
             self.dispatch(spec, args.positional, words, moved, by)
         elif len(args.positional) >= spec.least:
             self.effects(spec, args, moved, by)
 
     def assign(self, name: str, value: Word, where: Where) -> None:
-        """`NAME=value`: a variable naming a program some program runs, or where it loads
-        code from (the table's ENVIRONMENT), is read as that."""
+        """`NAME=value`: a variable naming a program something runs, or where code loads from."""
         super().assign(name, value, where)
-        kind = ENVIRONMENT.get(name)
-        if kind == "program":
+        if name in RUN_BY:
             _command_in(self, value, where, f"{name}={value.raw}")
-        elif kind == "chooses" or (kind == "paths" and _outside(value, where, self.origin)):
+        elif name in CHOOSING or (name in LOADED_FROM and _outside(value, where, self.origin)):
             self.programs.append(f"{name}={value.raw}"[:80])
 
     def dispatch(
@@ -133,7 +117,7 @@ class Interpreter(Reading):
 
     def effects(self, spec: Spec, args: Args, where: Where, by: str) -> None:
         """What a row says the command does: code it runs, files it writes, commands."""
-        bash, runs, operands = "sh" in spec.runs, spec.runs, args.positional
+        bash, runs, operands = bool(spec.runs & Runs.SHELL), spec.runs, args.positional
         for option in spec.code:
             for word in args.every(option):
                 self.read_code(word, where, f"{by} {option}", bash)
@@ -142,36 +126,33 @@ class Interpreter(Reading):
                 _module(self, word, operands, where)
         folder = args.value(*spec.into) if spec.into else None
         ran = args.has(*spec.code, *spec.module)
-        for token in spec.writes:
-            targets, label, removes = _targets(token, args, by, ran)
-            for target in targets:
-                if folder is not None or token == "+":
+        for files in spec.writes:
+            label = f"{by} {files.flag}" if files.flag else by
+            for target in files.names(args, ran):
+                if folder is not None or files is Files.MEMBERS:
                     target = inside(folder or Word("."), target)
-                self.write(target, where, label, removes)
-        if "names" in runs:
+                self.write(target, where, label, files.removes)
+        if spec.names:
             for word in operands:
                 self.name(word, where)
-        if "hook" in runs:
+        if spec.hooks:
             self.hooks.append(by)
         first = operands[0] if operands and operands[0].value != "-" else None
         if ran:
             return
-        if (spec.skip or "cmd" in runs) and (operands or "stdin" not in runs):
+        if runs & Runs.COMMAND and (operands or not runs & Runs.STDIN):
             self.run(_tool(operands[spec.skip :]), where)
-        elif "join" in runs:  # `eval WORDS`, `watch WORDS`: run joined, as shell code
+        elif runs & Runs.JOINED:  # `eval WORDS`, `watch WORDS`: run joined, as shell code
             self.read_code(joined(operands), where, by, bash)
-        elif "code" in runs and first is not None:
+        elif runs & Runs.CODE and first is not None:
             self.read_code(first, where, by, bash)
-        elif "script" in runs and first is not None:
+        elif runs & Runs.SCRIPT and first is not None:
             self.script(first, operands[1:], where, by, bash)
-        elif "stdin" in runs:
+        elif runs & Runs.STDIN:
             _stdin(self, where, by if bash else f"{by} -", bash)
 
-    # --------------------------------------------------------- code and scripts
-
     def script(self, word: Word, rest: list[Word], where: Where, by: str, bash: bool) -> None:
-        """A program's script: status.py is a call, a file outside the project or a computed
-        name is unknown code, a pipe or standard input is code the line builds."""
+        """A script: status.py is a call, one from outside or computed unknown code."""
         if word.known and name_of(word) in STATUS_NAMES | HOOK_NAMES:
             self.call([word, *rest], False, hook=name_of(word) in HOOK_NAMES)
         elif not word.known or foreign(word, where, self.origin):
@@ -182,8 +163,7 @@ class Interpreter(Reading):
             _stdin(self, where, by, bash)
 
     def read_code(self, word: Word, where: Where, shown: str, bash: bool = False) -> None:
-        """Code a program runs: shell is parsed again; other code can write anywhere, and
-        may run status.py. Code only known at run time could be anything."""
+        """Code a program runs: shell is parsed again; other code can write anywhere."""
         if not word.known:
             self.code.append(f"{shown} {word.raw}"[:80])
         elif bash:
@@ -223,13 +203,13 @@ def _options(
     ../Makefile`, `pytest /tmp/t.py`), a program (`rg --pre CMD`), start-up files."""
     if spec.subs is not None:
         args = Args(words[1:], spec.short, spec.long, flags=spec.flags)
-    for token in spec.foreign:
-        for word in _values(token, args):
-            base = where if token in spec.chdir else moved
+    for files in spec.foreign:
+        for word in files.pick(args, False):
+            base = where if files.flag in spec.chdir else moved
             if not word.known or foreign(word, base, it.origin):
                 it.programs.append(f"{by} {word.raw}")
     for token in spec.program:
-        for word in _values(token, args):
+        for word in args.every(token):
             _command_in(it, word, where, f"{by} {token} {word.raw}")
     started = [flag for flag in spec.startup if args.has(flag)]
     if started:  # `bash -i` runs ~/.bashrc, which the line does not show
@@ -237,8 +217,7 @@ def _options(
 
 
 def _command_in(it: Interpreter, word: Word, where: Where, shown: str) -> None:
-    """A program an option or a variable names (`rg --pre CMD`, `EDITOR=CMD`), run as the
-    line's own command would be; a computed one is only known when it runs."""
+    """A program an option or variable names (`rg --pre CMD`), read as the line's own."""
     if not word.known:
         it.programs.append(shown[:80])
     else:  # LESSOPEN's `|CMD %s`
@@ -246,8 +225,7 @@ def _command_in(it: Interpreter, word: Word, where: Where, shown: str) -> None:
 
 
 def _outside(value: Word, where: Where, origin: Path | None) -> bool:
-    """A search path or options naming a file or folder outside the project (`a:/tmp/b`,
-    `-I/tmp/lib`, `--require /tmp/x.js`), or only known when the line runs."""
+    """A search path or option naming a path outside the project (`a:/tmp/b`), or computed."""
     parts = [re.sub(r"^-\w(?=[/~.])", "", p) for p in re.split(r"[\s:=]+", value.value)]
     paths = [Word(part) for part in parts if part[:1] not in ("", "-")]
     return not value.known or any(foreign(path, where, origin) for path in paths)
@@ -266,58 +244,9 @@ def _module(it: Interpreter, module: Word, rest: list[Word], where: Where) -> No
         it.apply(MODULES[name], [Word(name), *rest], where, name)
 
 
-def _values(token: str, args: Args) -> list[Word]:
-    """The values a row's option token names: `-o` all of them, `*` the operands,
-    `--cov-report:` the path after `kind:`, `-o:cache_dir=` those after `cache_dir=`."""
-    if token == "*":
-        return args.positional
-    name, colon, prefix = token.partition(":")
-    found = args.every(name)
-    if colon and not prefix:
-        return [_after(w, w.value.index(":") + 1) for w in found if ":" in w.value]
-    return [_after(w, len(prefix)) for w in found if w.value.startswith(prefix)]
-
-
-def _targets(token: str, args: Args, by: str, ran: bool) -> tuple[list[Word], str, bool]:
-    """The files one `writes` token of a row names, the label they are written by, and
-    whether they are removed."""
-    removes, operands = "!" in token, args.positional
-    token, _, default = token.replace("!", "").partition("|")
-    prefix = len(token) > 1 and token.endswith("*")  # `split IN PREFIX` writes PREFIX*
-    token = token[:-1] if prefix else token
-    if token == "@":  # the files a script works on: not the script itself
-        targets = operands if ran else operands[1:]
-    elif token.startswith("="):
-        targets = [Word(token[1:])]
-    elif token.startswith("*"):
-        targets = operands[int(token[1:] or 0) :]
-    elif token.lstrip("-").isdigit():  # `1` the first operand, `-1` the last
-        index = int(token) - (token[0] != "-")
-        targets = [operands[index]] if -len(operands) <= index < len(operands) else []
-    elif token.endswith("=") and token[0] != "-":  # `dd of=FILE`
-        targets = [_after(w, len(token)) for w in operands if w.value.startswith(token)]
-    elif token == "+":
-        targets = [MEMBERS]
-    else:  # an option's values
-        targets = [w for w in _values(token, args) if w.value != "-"]
-        by = f"{by} {token.partition(':')[0]}"
-    if default:  # `-` is standard input or output (`black -` formats it); none: the default
-        targets = [word for word in targets if word.value != "-"]
-        if not targets and not (token == "*" and any(w.value == "-" for w in operands)):
-            targets = [Word(default)]
-    if prefix:
-        targets = [Word(f"{w.value}*", w.computed, True, w.raw) for w in targets]
-    return targets, by, removes
-
-
 def _tool(words: list[Word]) -> list[Word]:
     """A runner's tool without its version: `prettier@3` is prettier (not `@scope/x`)."""
     if not words or words[0].value.startswith("@") or "@" not in words[0].value:
         return words
     tool = words[0]
     return [Word(tool.value.split("@", 1)[0], tool.computed, tool.glob, tool.raw), *words[1:]]
-
-
-def _after(word: Word, start: int) -> Word:
-    """The part of a word after a prefix (`of=`, `xml:`)."""
-    return Word(word.value[start:], word.computed, word.glob, word.raw[start:])

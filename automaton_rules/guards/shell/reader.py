@@ -1,12 +1,5 @@
-"""A shell line, read as the shell reads it: what it writes, which status.py calls it
-makes, whether it skips the git hooks, and what of it is only known when it runs.
-
-`read(command, cwd)` parses the line with tree-sitter-bash (guards/shell/parse.py) and
-reads each simple command against its program's row of one table (guards/shell/table.py,
-read by guards/shell/programs.py). Most lines an agent runs are plain reads (`grep`,
-`ls`, `git status`, `pytest`); `plain_read` recognises those with a cheap scan, so the
-adapter answers them without loading the parser or the table. This module imports
-nothing heavier than `re`, and no other shell module when it loads.
+"""What a shell line does (`ShellLine`), and the pre-scan that answers plain reads without
+the parser or the table: this module imports no other shell module when it loads.
 """
 
 from __future__ import annotations
@@ -25,11 +18,6 @@ if TYPE_CHECKING:
 def names(text: str) -> frozenset[str]:
     """A table of program names, written as words."""
     return frozenset(text.split())
-
-
-def ordered(text: str) -> tuple[str, ...]:
-    """Names written as words, in order."""
-    return tuple(text.split())
 
 
 STATE_PREFIX = ".state"  # `.state`, `.state.history`, `.state.approvals`, `.state.lock`
@@ -104,8 +92,7 @@ def read(command: str, cwd: Path | None, home: Path | None = None) -> ShellLine:
 
 
 def scan(text: str, cwd: Path, shown: str) -> ShellLine:
-    """Text of a language the reader does not parse (PowerShell), judged on what it names:
-    code that can write anywhere, its status.py calls, the `.state` files it names."""
+    """Text of a language the reader does not parse (PowerShell), judged on what it names."""
     from automaton_rules.guards.shell.reading import Reading
     from automaton_rules.guards.shell.words import Where
 
@@ -147,8 +134,6 @@ def names_state(word: str) -> bool:
             return True
     return False
 
-
-# ----------------------------------------------------------------------- the pre-scan
 
 # Programs that read and run no code but their own, whatever the line gives them: a line
 # of these (and git's reads below), read by the pre-scan, needs no sandbox.
@@ -213,16 +198,21 @@ def _unquote(match: re.Match[str]) -> str:
     return _NOT_PLAIN.sub("_", match.group(1) if match.group(1) is not None else match.group(2))
 
 
-def plain_read(command: str) -> bool:
-    """A line of plain reads only: no redirection to a file, no expansion, no
-    substitution, and each command a reader. Anything else goes to the parser."""
+def _segments(command: str) -> list[list[str]] | None:
+    """The words of each command of a line with no redirection to a file, no expansion and
+    no substitution (None for any other line)."""
     if len(command) > 2000:
-        return False
+        return None
     bare = _HARMLESS_REDIRECT.sub(" ", _QUOTED.sub(_unquote, command))
     if any(char in bare.replace("&&", ";") for char in "<>$`\\'\"(){}&#!"):
-        return False
-    segments = [segment.split() for segment in _SEPARATORS.split(bare)]
-    return all(segment and _reader(segment) for segment in segments)
+        return None
+    return [segment.split() for segment in _SEPARATORS.split(bare)]
+
+
+def plain_read(command: str) -> bool:
+    """A line of plain reads only, answered without the parser."""
+    segments = _segments(command)
+    return segments is not None and all(segment and _reader(segment) for segment in segments)
 
 
 def _reader(words: list[str]) -> bool:
@@ -244,8 +234,7 @@ def _reader(words: list[str]) -> bool:
 
 
 def _writes(word: str) -> bool:
-    """An option by which a reader writes or runs a program (`-delete`, `--output=F`, any
-    `--…-report…`)."""
+    """An option by which a reader writes or runs a program (`-delete`, `--output=F`)."""
     if word in _WRITING_EXACT or word.startswith(_WRITING_PREFIXES):
         return True
     return word[:2] == "--" and "-report" in word[2:]
@@ -255,11 +244,6 @@ def _abbreviates(word: str) -> bool:
     """`--open-files`, `--out=F`: a prefix of an option by which a reader writes or runs."""
     name = word.partition("=")[0]
     return len(name) > 2 and any(option.startswith(name) for option in _ABBREVIATED)
-
-
-_STATUS = Lazy(r"^(?:\S*/)?(?:status\.py|automaton-status)$")
-_PYTHON = Lazy(r"^python(?:3(?:\.\d+)?)?$")  # found on PATH, which the sandbox keeps
-_NOT_A_CALL = frozenset("$`<>|;&(){}\\\n#*?[!=")
 
 
 # Options by which one of those runs a program after all: `git grep -O CMD`, `git diff
@@ -274,37 +258,9 @@ _RUNS_A_PROGRAM = tuple(
 
 def inert(command: str) -> bool:
     """A line of plain reads by programs that run no other code: it runs unsandboxed."""
-    if not plain_read(command):
-        return False
-    bare = _HARMLESS_REDIRECT.sub(" ", _QUOTED.sub(_unquote, command))
-    for segment in (segment.split() for segment in _SEPARATORS.split(bare)):
-        if segment[0].rsplit("/", 1)[-1] not in INERT:
-            return False
-        if any(word.startswith(_RUNS_A_PROGRAM) for word in segment[1:]):
-            return False
-    return True
-
-
-def status_calls(command: str) -> tuple[tuple[str, bool], ...] | None:
-    """The status.py programs a line runs when it is nothing but status.py calls with
-    literal words, joined by `&&`, none approving: each as written, and whether a bare
-    `python3` runs it as a script (else the shell finds it on PATH); None for any other
-    line. Whether each is the real one is the caller's question."""
-    import shlex
-
-    if len(command) > 2000 or any(c in command.replace("&&", " ") for c in _NOT_A_CALL):
-        return None
-    programs = []
-    for segment in command.split("&&"):
-        try:
-            words = shlex.split(segment)
-        except ValueError:
-            return None
-        script = bool(words) and _PYTHON.match(words[0]) is not None
-        words = words[1:] if script else words
-        if not words or not _STATUS.match(words[0]):
-            return None
-        if any(word.startswith(("--appr", "--conf")) for word in words[1:]):
-            return None
-        programs.append((words[0], script))
-    return tuple(programs)
+    segments = _segments(command) if plain_read(command) else None
+    return segments is not None and all(
+        segment[0].rsplit("/", 1)[-1] in INERT
+        and not any(word.startswith(_RUNS_A_PROGRAM) for word in segment[1:])
+        for segment in segments
+    )

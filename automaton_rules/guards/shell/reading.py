@@ -1,9 +1,5 @@
-"""What one shell line does, collected while the interpreter reads it.
-
-Commands report here what they write, which status.py calls they make and what of them
-is computed; this turns words into resolved paths (globs expanded against the disk as
-the shell would). It knows no program: guards/shell/programs.py does, and guards/shell/reader.py
-makes the collected lists into a `ShellLine`. Imports only guards/shell/words.py.
+"""What one shell line does, collected as the interpreter reads it: words made resolved
+paths, globs expanded as the shell would. It knows no program. Imports only the words.
 """
 
 from __future__ import annotations
@@ -17,7 +13,7 @@ from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from automaton_rules.guards.shell.table import Spec
+    from automaton_rules.guards.shell.row import Spec
     from automaton_rules.guards.shell.words import Args
 
 MAX_GLOB = 200  # paths one glob may name before the rest count as computed
@@ -74,8 +70,6 @@ class Reading:
         self.interactive: list[str] = []  # shells left reading what is typed into them
         self.unknown: list[str] = []  # programs no row of the table knows
 
-    # ---------------------------------------------------- the walk reports here
-
     def command(self, words: list[Word], where: Where) -> None:
         self.states.extend((word.value, word.value) for word in words)
         self.run(words, where)
@@ -86,8 +80,7 @@ class Reading:
     def dispatch(
         self, spec: Spec, rest: list[Word], words: list[Word], where: Where, by: str
     ) -> None:
-        """A sub-command read by its own row: the interpreter's, which the hand-written
-        readers call back through this class so they need not import it."""
+        """A sub-command by its own row: the interpreter's, called back by the readers."""
 
     def effects(self, spec: Spec, args: Args, where: Where, by: str) -> None:
         """What a row says the command does: the interpreter's."""
@@ -168,8 +161,7 @@ class Reading:
             self.calls.append(((shown,), False, True, "--approve" not in plain))
 
     def scan(self, text: str, where: Where, label: str = "a line the parser cannot read") -> None:
-        """Text that cannot be read fully: status.py named in it counts as a call with
-        computed arguments, `--approve` as an approval, a `.state` name as a state write."""
+        """Text not read fully: status.py, `--approve` and `.state` names in it count."""
         plain = text.replace('"', "").replace("'", "").replace("\\", "")
         if STATUS_TEXT.search(plain) or "--approve" in plain:
             self.call([Word(text[:80], True)], True)

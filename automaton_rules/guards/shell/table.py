@@ -1,117 +1,30 @@
 """What each program takes and does: one row per program, read by one interpreter
 (guards/shell/programs.py), as ShellCheck keeps its knowledge of commands in one table.
 
-A row (`Spec`) says, in words the interpreter reads:
-- `values`: the options that take a value (`-o --output`; clusters such as `-sSLo F` and
-  `--opt=value` are read for every row); `dash`: single-dash words are whole options
-  (`-check`, as Go's flag package reads them);
-- `writes`: what it writes. `*` every operand (`*1`: all but the first), `1`, `2`, `-1` one
-  of them, `=PATH` a fixed path, `-o`/`--output` an option's values (`--cov-report:` the
-  path after its `kind:`), `of=` the words with that prefix, `+` an archive's members;
-  `|.` the default when there is no operand, `!` it removes (and all below);
-- `runs`: `cmd` its operands are a command (`cmd1`: after the first), `script` its first
-  operand is a script, `stdin` with none it reads code from standard input, `code` its
-  first operand is code, `sh` that code is shell, `names` its operands are paths a later
-  command may use, `hook` it reroutes git's hooks;
-- `code`: options whose value is code; `module`: `python -m`; `chdir`: options moving the
-  folder; `into`: the option naming the folder written into; `foreign`: options naming
-  code that runs (a makefile, a config, a folder of programs; `*` its operands, a test
-  runner's files), unknown when it comes from outside the project; `program`: options
-  whose value is a program it runs, read as a command of the line (`git grep -O`,
-  `rg --pre`, `go test -exec`); `startup`: flags by which it runs start-up files the line
-  does not show (`bash -i`). `-o:cache_dir=` names the option's values that begin
-  `cache_dir=` (the rest of each), `--cov-report:` the part after a value's `kind:`;
-- `modes`: flags that change what it does, first match wins (`--check` reads); `subs`:
-  its sub-commands (`""`: none given; `*`: any other, as the whole command); `least`:
-  operands needed before it does anything; `handler`: a hand-written reader
-  (guards/shell/handlers.py, guards/shell/git.py) for the few irregular programs.
-
-A program without a row is unknown (`ShellLine.unknown`). Imports nothing of the reader.
+A row is a `Spec` (guards/shell/row.py) of typed fields; the few irregular programs name
+their hand-written reader (guards/shell/handlers.py, guards/shell/git.py) in their row.
+A program without a row is unknown (`ShellLine.unknown`).
 """
 
 from __future__ import annotations
 
+from automaton_rules.guards.shell import git, handlers
+from automaton_rules.guards.shell.row import Files, Runs, Spec, rows
+from automaton_rules.guards.shell.words import names
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
-    Modes = tuple[tuple[str, "Spec"], ...]
-
-
-class Spec:
-    """One program's row, its strings split the first time the interpreter reads it: a
-    shell line reads a few rows of the table, never all of them."""
-
-    def __init__(
-        self,
-        values: str = "",
-        writes: str = "",
-        runs: str = "",
-        code: str = "",
-        modes: Modes = (),
-        subs: dict[str, Spec] | None = None,
-        chdir: str = "",
-        into: str = "",
-        foreign: str = "",
-        least: int = 0,
-        handler: str = "",
-        dash: bool = False,
-        module: str = "",
-        optional: str = "",
-        repeat: bool = False,
-        program: str = "",
-        startup: str = "",
-    ) -> None:
-        self._row = (values, writes, runs, code, modes, subs, chdir, into, foreign, least)
-        self._more = (handler, dash, module, optional, repeat, program, startup)
-
-    def __getattr__(self, name: str) -> Any:
-        """The row's fields, split out of its strings when one is first read."""
-        if name.startswith("_"):
-            raise AttributeError(name)
-        self._split()
-        return object.__getattribute__(self, name)
-
-    def _split(self) -> None:
-        """Every field the interpreter reads, from the row as written."""
-        values, writes, runs, code, modes, subs, chdir, into, foreign, self.least = self._row
-        self.handler, self.dash, module, self.optional, repeat, program, startup = self._more
-        self.writes, self.runs = tuple(writes.split()), frozenset(runs.split())
-        self.code, self.module = tuple(code.split()), tuple(module.split())
-        self.chdir, self.into = tuple(chdir.split()), tuple(into.split())
-        self.foreign, self.program = tuple(foreign.split()), tuple(program.split())
-        self.startup = tuple(startup.split())
-        options = [*values.split(), *self.code, *self.module, *self.chdir, *self.into]
-        options += [*self.foreign, *self.program, *(w for w in self.writes if w[:1] == "-")]
-        options = [o.split("|")[0].split(":")[0].strip("!*") for o in options if o != "*"]
-        self.short = "".join(o[1] for o in options if len(o) == 2 and not self.dash)
-        self.long = frozenset(o for o in options if len(o) > 2 or self.dash)
-        # `python -c CODE ARGS`: code ends the options, unless it may `repeat` (perl -e -e)
-        self.stop = frozenset(self.module if repeat else self.code + self.module)
-        self.skip = next((int(r[3:]) for r in self.runs if r[:3] == "cmd" and r[3:]), 0)
-        self.posix = subs is not None or bool(
-            self.skip or self.runs & {"cmd", "script", "code", "join"}
-        )
-        self.modes = tuple((tuple(flags.split()), spec) for flags, spec in modes)
-        # Long options taking no value that change what it does: with the valued ones, the
-        # names an abbreviation (`--open-files` for `--open-files-in-pager`) is read against.
-        mode_flags = (flag for flags, _ in self.modes for flag in flags if flag[:2] == "--")
-        self.flags = frozenset(mode_flags) - self.long
-        self.subs = None if subs is None else rows(subs)
-
-
-def rows(table: dict[str, Spec]) -> dict[str, Spec]:
-    """Rows keyed by several names (`"rm rmdir unlink"`), one key per name."""
-    return {name: spec for names, spec in table.items() for name in names.split() or [""]}
+    from automaton_rules.guards.shell.row import Modes
 
 
 def formatter(writes: str = "", checks: str = "", values: str = "", dash: bool = False) -> Spec:
-    """A formatter: with `writes` flags it writes only given one (without: always), and a
-    `checks` flag makes it only read. It rewrites its operands, or the folder it runs in."""
+    """A formatter: writes its operands or folder (given `writes` flags), reads with `checks`."""
     modes: Modes = ((checks, READ),) if checks else ()
     if not writes:
-        return Spec(values, writes="*|.", modes=modes, dash=dash)
-    return Spec(values, modes=(*modes, (writes, Spec(values, "*|.", dash=dash))), dash=dash)
+        return Spec(values, writes=Files.ALL_OR_HERE, modes=modes, dash=dash)
+    return Spec(
+        values, modes=(*modes, (writes, Spec(values, Files.ALL_OR_HERE, dash=dash))), dash=dash
+    )
 
 
 def manager(
@@ -127,8 +40,8 @@ def manager(
     """A package manager: `changes` write its manifest given a package (not with `-g`),
     `always` write it anyway, `runs` and `execs` run a command (`execs` also `-c
     STRING`), `tree` rewrite the sources, `more` are its other sub-commands."""
-    write = Spec(writes=f"={manifest}", modes=((GLOBAL, READ),))
-    change = Spec(writes=f"={manifest}", least=1, modes=((GLOBAL, READ), ("--bump", write)))
+    write = Spec(writes=Files.path(manifest), modes=((GLOBAL, READ),))
+    change = Spec(writes=Files.path(manifest), least=1, modes=((GLOBAL, READ), ("--bump", write)))
     subs = {changes: change, always: write, runs: RUNNER, execs: NPX, tree: TREE, **(more or {})}
     subs = {k: v for k, v in subs.items() if k}
     return Spec(MANAGED, subs=subs, modes=modes, foreign=FOREIGN, program="--script-shell")
@@ -136,9 +49,9 @@ def manager(
 
 def script_editor(values: str) -> Spec:
     """perl, ruby: code after `-e`, else a script; `-i[SUFFIX]` rewrites the files."""
-    editor = Spec(values, "@", code="-e -E", runs="script stdin", optional="i", repeat=True)
-    modes: Modes = (("-i", editor),)
-    return Spec(values, code="-e -E", runs="script stdin", modes=modes, optional="i", repeat=True)
+    runs, code = Runs.SCRIPT | Runs.STDIN, "-e -E"
+    editor = Spec(values, Files.SCRIPT_FILES, runs, code, optional="i", repeat=True)
+    return Spec(values, (), runs, code, (("-i", editor),), optional="i", repeat=True)
 
 
 READ = Spec()  # reads, or runs what the project is made of
@@ -150,29 +63,38 @@ RUNS = (  # a runner's options that take a value, before the command it runs
     "--package --extra --group --env-file --index --from --name --prefix --cwd --spec "
     "--environment --manifest-path --workspace --filter --config"
 )
-RUNNER = Spec(f"{RUNS} -c --call", runs="cmd")
-NPX = Spec(RUNS, code="-c --call", runs="cmd sh")  # `npx -c STRING`
-WHOLE = Spec(writes="=.")  # the whole folder it runs in
-TREE = Spec(writes="=.", modes=(("--check -check -n", READ),))
+RUNNER = Spec(f"{RUNS} -c --call", runs=Runs.COMMAND)
+NPX = Spec(RUNS, code="-c --call", runs=Runs.COMMAND | Runs.SHELL)  # `npx -c STRING`
+WHOLE = Spec(writes=Files.HERE)  # the whole folder it runs in
+TREE = Spec(writes=Files.HERE, modes=(("--check -check -n", READ),))
 TRACE = "-e -O -p -P -s -S -u -I -X -b -E"  # strace's and ltrace's options that take a value
 SUDO = "-C -g -h -p -r -R -t -T -U -u --group --host --prompt --role --type --user"
 REPORTED = (  # test and check tools write reports and caches where an option says
-    "--basetemp! --junitxml --junit-xml --junit-prefix --html --report-log --result-log "
-    "--cache-dir --html-report --xml-report --txt-report --linecount-report --cov-report: "
+    Files.option("--basetemp", removes=True),
+    "--junitxml --junit-xml --junit-prefix --html --report-log --result-log --cache-dir "
+    "--html-report --xml-report --txt-report --linecount-report",
+    Files.option("--cov-report", kind=True),
     "--linecoverage-report --lineprecision-report --cobertura-xml-report --any-exprs-report "
-    "--data-file"
+    "--data-file",
 )
 REPORTS = Spec(writes=REPORTED, foreign="--config-file --rcfile")  # a config names plugins
+
+
+def _ini(key: str) -> tuple[Files, ...]:
+    """`pytest -o KEY=VALUE`: VALUE, for one setting."""
+    return tuple(Files.option(name, prefix=key) for name in ("-o", "--override-ini"))
+
+
 PYTEST = Spec(  # the files it is given are code it runs; `-p NAME` loads an installed module
     "-k -m -p -n -W --tb --maxfail --deselect --ignore --ignore-glob --rootdir --durations",
-    writes=f"{REPORTED} --debug --log-file -o:cache_dir= --override-ini:cache_dir=",
-    foreign="* -c --config-file -o:pythonpath= --override-ini:pythonpath=",
+    writes=(*REPORTED, "--debug --log-file", *_ini("cache_dir=")),
+    foreign=(Files.ALL, "-c --config-file", *_ini("pythonpath=")),
 )
 PYTHON = Spec(
     "-W -X --check-hash-based-pycs",
     code="-c",
     module="-m",
-    runs="script stdin",
+    runs=Runs.SCRIPT | Runs.STDIN,
     modes=(("--version --help -V -h", READ),),
 )
 RUFF = "--config --select --ignore --extend-select --target-version --line-length --exclude "
@@ -206,20 +128,20 @@ BRANCH_WRITES = (
     "--edit-description"
 )
 TAG_VALUES = f"{BRANCH_VALUES} -m -F --message --file --local-user --cleanup"
-GIT = {  # git's sub-commands; `=.` for one that writes the repository (refs, the index,
+GIT = {  # git's sub-commands; `Files.HERE` for one that writes the repository (refs, the index,
     # the reflog, objects, worktrees): like the work tree, a write of the folder it runs in
     GIT_READS: READ,
-    "add": Spec("--pathspec-from-file --chmod", writes="=.", modes=(("-n --dry-run", READ),)),
-    "commit": Spec(writes="=.", modes=(("--dry-run", READ),)),
+    "add": Spec("--pathspec-from-file --chmod", writes=Files.HERE, modes=(("-n --dry-run", READ),)),
+    "commit": Spec(writes=Files.HERE, modes=(("--dry-run", READ),)),
     "branch": Spec(
         BRANCH_VALUES,
-        writes="=.",
+        writes=Files.HERE,
         least=1,
         modes=((BRANCH_WRITES, WHOLE), ("-l --list --show-current", READ)),
     ),
     "tag": Spec(
         TAG_VALUES,
-        writes="=.",
+        writes=Files.HERE,
         least=1,
         modes=(("-d --delete", WHOLE), ("-l --list -v --verify", READ)),
     ),
@@ -227,84 +149,102 @@ GIT = {  # git's sub-commands; `=.` for one that writes the repository (refs, th
     "remote": Spec(subs={"add remove rm rename set-url set-head set-branches prune update": WHOLE}),
     "gc prune repack pack-refs prune-packed maintenance multi-pack-index commit-graph": WHOLE,
     "rerere": WHOLE,
-    "config": Spec("-f --file --blob --type --default --comment --value", handler="config"),
-    "checkout": Spec("-b -B --orphan --conflict --pathspec-from-file", handler="checkout"),
+    "config": Spec("-f --file --blob --type --default --comment --value", reader=git.config),
+    "checkout": Spec("-b -B --orphan --conflict --pathspec-from-file", reader=git.checkout),
     "switch": WHOLE,
     "restore": Spec(
         "-s --source --pathspec-from-file",
-        writes="*",
-        modes=(("-S --staged", WHOLE), ("-W --worktree", Spec("-s --source", writes="*"))),
+        writes=Files.ALL,
+        modes=(("-S --staged", WHOLE), ("-W --worktree", Spec("-s --source", writes=Files.ALL))),
     ),
     "reset": WHOLE,
-    "stash": Spec(subs={STASH_READS: READ, "push": Spec("-m --message", "*|. =."), "*": WHOLE}),
-    "clean": Spec("-e --exclude", writes="*|.!", modes=(("-n --dry-run", READ),)),
-    "apply": Spec("-p -C --directory --exclude --include --build-fake-ancestor", handler="apply"),
-    "mv": Spec(COPY, handler="copy"),
+    "stash": Spec(
+        subs={
+            STASH_READS: READ,
+            "push": Spec("-m --message", (Files.ALL_OR_HERE, Files.HERE)),
+            "*": WHOLE,
+        }
+    ),
+    "clean": Spec(
+        "-e --exclude",
+        writes=Files.operands(default=".", removes=True),
+        modes=(("-n --dry-run", READ),),
+    ),
+    "apply": Spec("-p -C --directory --exclude --include --build-fake-ancestor", reader=git.apply),
+    "mv": Spec(COPY, reader=handlers.copy),
     "rm": Spec(
         "--pathspec-from-file",
-        writes="*! =.",
+        writes=(Files.operands(removes=True), Files.HERE),
         modes=(("-n --dry-run", READ), ("--cached", WHOLE)),
     ),
     "clone": Spec(
         "-b -o -c -j --branch --origin --config --depth --template --reference "
         "--separate-git-dir --filter --jobs",
         program="-u --upload-pack",
-        handler="clone",
+        reader=git.clone,
     ),
     "worktree": Spec(
         subs={
-            "add": Spec("-b -B --reason", "1 =."),
-            "remove prune": Spec(writes="*! =."),
-            "move": Spec(writes="* =."),
+            "add": Spec("-b -B --reason", (Files.operand(1), Files.HERE)),
+            "remove prune": Spec(writes=(Files.operands(removes=True), Files.HERE)),
+            "move": Spec(writes=(Files.ALL, Files.HERE)),
             "lock unlock repair": WHOLE,
         }
     ),
-    "init": Spec("-b --template --separate-git-dir --initial-branch", handler="init"),
+    "init": Spec("-b --template --separate-git-dir --initial-branch", reader=git.init),
     "am merge cherry-pick revert bisect submodule checkout-index read-tree": WHOLE,
     # Plumbing that writes the repository without the hooks a commit runs: a write of it.
     "commit-tree update-ref mktree mktag write-tree update-index fast-import unpack-objects": WHOLE,
-    "symbolic-ref": Spec("-m", writes="=.", least=2),
-    "replace": Spec(writes="=.", least=1),
+    "symbolic-ref": Spec("-m", writes=Files.HERE, least=2),
+    "replace": Spec(writes=Files.HERE, least=1),
     "hash-object": Spec(modes=(("-w", WHOLE),)),
     "notes": Spec(subs={"add append copy edit merge remove prune": WHOLE}),
-    "merge-file": Spec("-L", writes="1", modes=(("-p --stdout", READ),)),
-    "bundle": Spec(subs={"create": Spec(writes="1"), "unbundle": WHOLE}),
+    "merge-file": Spec("-L", writes=Files.operand(1), modes=(("-p --stdout", READ),)),
+    "bundle": Spec(subs={"create": Spec(writes=Files.operand(1)), "unbundle": WHOLE}),
     "sparse-checkout": Spec(subs={"set add reapply init disable": WHOLE}),
     "diff log show format-patch archive": Spec(writes="-o --output --output-directory"),
     # Options naming a program git runs.
-    "pull": Spec(writes="=.", program="--upload-pack"),
-    "rebase": Spec(writes="=.", program="-x --exec"),
-    "fetch": Spec(writes="=.", program="--upload-pack --exec", modes=(("--dry-run", READ),)),
+    "pull": Spec(writes=Files.HERE, program="--upload-pack"),
+    "rebase": Spec(writes=Files.HERE, program="-x --exec"),
+    "fetch": Spec(writes=Files.HERE, program="--upload-pack --exec", modes=(("--dry-run", READ),)),
     "ls-remote": Spec(program="--upload-pack --exec"),
-    "push": Spec(writes="=.", program="--receive-pack --exec", modes=(("-n --dry-run", READ),)),
+    "push": Spec(
+        writes=Files.HERE, program="--receive-pack --exec", modes=(("-n --dry-run", READ),)
+    ),
     "grep": Spec(program="-O --open-files-in-pager", optional="O"),  # `-O[PAGER]`
     "difftool": Spec(program="-x --extcmd"),
     "filter-branch": Spec(
-        writes="=.",
+        writes=Files.HERE,
         program="--setup --env-filter --tree-filter --index-filter --parent-filter "
         "--msg-filter --commit-filter --tag-name-filter",
     ),
 }
 SHELL = "-o +o -O +O --rcfile --init-file"
-SHELL_MODES: Modes = (("-c", Spec(SHELL, runs="code sh")), ("-s", Spec(SHELL, runs="stdin sh")))
+SHELL_MODES: Modes = (
+    ("-c", Spec(SHELL, runs=Runs.CODE | Runs.SHELL)),
+    ("-s", Spec(SHELL, runs=Runs.STDIN | Runs.SHELL)),
+)
 WATCH = "-n --interval --differences"
 NPM, PY = "package.json", "pyproject.toml"
 CLIPPY = Spec(modes=(("--fix", WHOLE),))
-GO_MOD = Spec(subs={"tidy edit": Spec(writes="=go.mod"), "": Spec(writes="=go.mod")})
+GO_SUM = Spec(writes=Files.path("go.mod"))
+GO_MOD = Spec(subs={"tidy edit": GO_SUM, "": GO_SUM})
 GO_RUNS = "-exec -toolexec -vettool"  # programs that run the built binaries or the tools
 GO_FROM = "-modfile -overlay"  # sources and modules replaced from elsewhere
 GO_BUILDS = {
     "test vet build install": Spec(dash=True, program=GO_RUNS, foreign=GO_FROM),
-    "run": Spec(dash=True, program=GO_RUNS, foreign=GO_FROM, runs="script"),
+    "run": Spec(dash=True, program=GO_RUNS, foreign=GO_FROM, runs=Runs.SCRIPT),
 }
 YQ, YQ_RUN = "-o -p -I --output-format --input-format --indent", "e eval ea eval-all"
-YQ_EDIT = Spec(YQ, writes="*1")  # `yq -i [eval] EXPR FILE...` rewrites the files
-NODE = Spec("-r", code="-e --eval -p --print", runs="script stdin")
-TOOLS = {"*": Spec(MANAGED, runs="cmd")}  # `yarn prettier --write .` runs prettier
+YQ_EDIT = Spec(YQ, writes=Files.ALL_BUT_FIRST)  # `yq -i [eval] EXPR FILE...` rewrites the files
+NODE = Spec("-r", code="-e --eval -p --print", runs=Runs.SCRIPT | Runs.STDIN)
+TOOLS = {"*": Spec(MANAGED, runs=Runs.COMMAND)}  # `yarn prettier --write .` runs prettier
 MODULES = rows(  # what `python -m MODULE` runs, beside the programs of the same name
     {
-        "json.tool": Spec(writes="2"),  # `json.tool IN OUT`; with one file it prints
-        "tarfile zipfile": Spec(modes=(("-e --extract", Spec(writes="2|.")),)),  # `-e ARCHIVE DIR`
+        "json.tool": Spec(writes=Files.operand(2)),  # `json.tool IN OUT`; with one file it prints
+        "tarfile zipfile": Spec(
+            modes=(("-e --extract", Spec(writes=Files.operand(2, default="."))),)
+        ),  # `-e ARCHIVE DIR`
     }
 )
 
@@ -323,131 +263,169 @@ TABLE: dict[str, Spec] = rows(
         "ack": Spec(program="--pager"),
         "pylint": Spec(code="--init-hook", foreign="--rcfile"),
         "pytest py.test": PYTEST,
-        "mocha": Spec("-g --grep -t --timeout -R --reporter", foreign="* -r --require"),
+        "mocha": Spec("-g --grep -t --timeout -R --reporter", foreign=(Files.ALL, "-r --require")),
         "jest vitest": Spec(foreign="-c --config --rootDir --root --dir"),
         "tox": Spec(foreign="-c --conf --root"),
         "nox": Spec(foreign="-f --noxfile"),
         "mypy dmypy": REPORTS,
         "coverage": Spec(
-            subs={"run": Spec(writes=REPORTED, module="-m", runs="script"), "*": REPORTS}
+            subs={"run": Spec(writes=REPORTED, module="-m", runs=Runs.SCRIPT), "*": REPORTS}
         ),
-        "echo printf": Spec(runs="names"),
+        "echo printf": Spec(names=True),
         # Wrappers: they run the command after their own options.
-        "builtin nohup setsid unbuffer valgrind torsocks noglob nocorrect then": Spec(runs="cmd"),
-        "exec": Spec("-a", runs="cmd"),
-        "time": Spec("-f --format", writes="-o --output", runs="cmd"),
-        "nice": Spec("-n --adjustment", runs="cmd"),
-        "ionice": Spec("-c -n -p --class --classdata --pid", runs="cmd"),
-        "stdbuf": Spec("-i -o -e --input --output --error", runs="cmd"),
-        "timeout": Spec("-s -k --signal --kill-after", runs="cmd1"),
-        "doas": Spec("-u -C", runs="cmd"),
-        "caffeinate": Spec("-t -w", runs="cmd"),
-        "chrt taskset": Spec(runs="cmd1"),
-        "strace": Spec(f"{TRACE} --trace", writes="-o --output", runs="cmd"),
-        "ltrace": Spec(f"{TRACE} -n", writes="-o --output", runs="cmd"),
-        "xvfb-run": Spec("-n -s -f -e -l -p --server-num --server-args --auth-file", runs="cmd"),
-        "proxychains proxychains4": Spec("-f", runs="cmd"),
-        "command": Spec(runs="cmd", modes=(("-v -V", READ),)),
-        "sudo": Spec(SUDO, runs="cmd", chdir="-D --chdir", modes=(("-e --edit", Spec(SUDO, "*")),)),
-        "sudoedit": Spec(SUDO, writes="*"),
-        "su runuser": Spec(code="-c --command", runs="sh"),
+        "builtin nohup setsid unbuffer valgrind torsocks noglob nocorrect then": Spec(
+            runs=Runs.COMMAND
+        ),
+        "exec": Spec("-a", runs=Runs.COMMAND),
+        "time": Spec("-f --format", writes="-o --output", runs=Runs.COMMAND),
+        "nice": Spec("-n --adjustment", runs=Runs.COMMAND),
+        "ionice": Spec("-c -n -p --class --classdata --pid", runs=Runs.COMMAND),
+        "stdbuf": Spec("-i -o -e --input --output --error", runs=Runs.COMMAND),
+        "timeout": Spec("-s -k --signal --kill-after", runs=Runs.COMMAND_AFTER_FIRST),
+        "doas": Spec("-u -C", runs=Runs.COMMAND),
+        "caffeinate": Spec("-t -w", runs=Runs.COMMAND),
+        "chrt taskset": Spec(runs=Runs.COMMAND_AFTER_FIRST),
+        "strace": Spec(f"{TRACE} --trace", writes="-o --output", runs=Runs.COMMAND),
+        "ltrace": Spec(f"{TRACE} -n", writes="-o --output", runs=Runs.COMMAND),
+        "xvfb-run": Spec(
+            "-n -s -f -e -l -p --server-num --server-args --auth-file", runs=Runs.COMMAND
+        ),
+        "proxychains proxychains4": Spec("-f", runs=Runs.COMMAND),
+        "command": Spec(runs=Runs.COMMAND, modes=(("-v -V", READ),)),
+        "sudo": Spec(
+            SUDO, runs=Runs.COMMAND, chdir="-D --chdir", modes=(("-e --edit", Spec(SUDO, "*")),)
+        ),
+        "sudoedit": Spec(SUDO, writes=Files.ALL),
+        "su runuser": Spec(code="-c --command", runs=Runs.SHELL),
         "script": Spec(
             "-I -O -B -T -E -o -m --log-in --log-out --log-io --log-timing --echo --output-limit",
-            writes="1|typescript",
+            writes=Files.operand(1, default="typescript"),
             code="-c --command",
-            runs="sh stdin",
+            runs=Runs.SHELL | Runs.STDIN,
         ),
         "make gmake": Spec(
             "-I -o -j -l -W --include-dir",
             foreign="-f --file --makefile -C --directory",
             chdir="-C --directory",
         ),
-        "source .": Spec(runs="script sh"),
-        "trap": Spec(runs="code sh", least=2),
-        "env": Spec("-u -S --unset --split-string", runs="cmd", chdir="-C --chdir", handler="env"),
-        "eval": Spec(runs="join sh"),
-        "watch": Spec(WATCH, runs="join sh", modes=(("-x --exec", Spec(WATCH, runs="cmd")),)),
-        "alias": Spec(handler="alias"),
+        "source .": Spec(runs=Runs.SCRIPT | Runs.SHELL),
+        "trap": Spec(runs=Runs.CODE | Runs.SHELL, least=2),
+        "env": Spec(
+            "-u -S --unset --split-string",
+            runs=Runs.COMMAND,
+            chdir="-C --chdir",
+            reader=handlers.env,
+        ),
+        "eval": Spec(runs=Runs.JOINED | Runs.SHELL),
+        "watch": Spec(
+            WATCH,
+            runs=Runs.JOINED | Runs.SHELL,
+            modes=(("-x --exec", Spec(WATCH, runs=Runs.COMMAND)),),
+        ),
+        "alias": Spec(reader=handlers.alias),
         "xargs": Spec(
             "-a -d -E -e -I -L -l -n -P -s --arg-file --delimiter --eof --max-lines --max-args "
             "--max-procs --max-chars --process-slot-var --replace",
-            runs="cmd",
-            handler="xargs",
+            runs=Runs.COMMAND,
+            reader=handlers.xargs,
         ),
-        "parallel": Spec("-j -S -a --jobs --arg-file", runs="cmd", handler="parallel"),
-        "flock": Spec("-w -E --wait --timeout --conflict-exit-code", runs="cmd1", handler="flock"),
-        "find": Spec(handler="find"),
-        "fd fdfind": Spec(handler="fd"),
+        "parallel": Spec("-j -S -a --jobs --arg-file", runs=Runs.COMMAND, reader=handlers.parallel),
+        "flock": Spec(
+            "-w -E --wait --timeout --conflict-exit-code",
+            runs=Runs.COMMAND_AFTER_FIRST,
+            reader=handlers.flock,
+        ),
+        "find": Spec(reader=handlers.find),
+        "fd fdfind": Spec(reader=handlers.fd),
         # Interpreters: code after an option, a script, or standard input.
         "python pypy py": PYTHON,
         "sh bash zsh dash ksh mksh ash fish": Spec(  # `-i`, `-l`: start-up files run
             SHELL,
-            runs="script stdin sh",
+            runs=Runs.SCRIPT | Runs.STDIN | Runs.SHELL,
             modes=SHELL_MODES,
             startup="-i -l --login --interactive",
             foreign="--rcfile --init-file",
         ),
-        "busybox": Spec(SHELL, runs="cmd stdin sh", modes=SHELL_MODES),
+        "busybox": Spec(SHELL, runs=Runs.COMMAND | Runs.STDIN | Runs.SHELL, modes=SHELL_MODES),
         "node nodejs": NODE,
         "deno": Spec(
             subs={
-                "eval": Spec(runs="code"),
-                "run *": Spec("-c --config", runs="script"),  # `deno FILE` is `deno run FILE`
+                "eval": Spec(runs=Runs.CODE),
+                "run *": Spec("-c --config", runs=Runs.SCRIPT),  # `deno FILE` is `deno run FILE`
                 "fmt": formatter(checks="--check"),
             }
         ),
-        "php": Spec("-d -c -z", code="-r", runs="script stdin"),
-        "lua luajit": Spec("-l", code="-e", runs="script stdin"),
-        "Rscript": Spec(code="-e", runs="script stdin"),
-        "julia": Spec(code="-e --eval -E --print", runs="script stdin"),
-        "osascript": Spec("-l", code="-e", runs="script stdin"),
-        "pwsh powershell": Spec(code="-c -Command -command", runs="script stdin", dash=True),
-        "tclsh wish": Spec(runs="script stdin"),
-        "expect": Spec("-b -f -D", code="-c", runs="script stdin"),  # Tcl: `spawn` runs anything
+        "php": Spec("-d -c -z", code="-r", runs=Runs.SCRIPT | Runs.STDIN),
+        "lua luajit": Spec("-l", code="-e", runs=Runs.SCRIPT | Runs.STDIN),
+        "Rscript": Spec(code="-e", runs=Runs.SCRIPT | Runs.STDIN),
+        "julia": Spec(code="-e --eval -E --print", runs=Runs.SCRIPT | Runs.STDIN),
+        "osascript": Spec("-l", code="-e", runs=Runs.SCRIPT | Runs.STDIN),
+        "pwsh powershell": Spec(
+            code="-c -Command -command", runs=Runs.SCRIPT | Runs.STDIN, dash=True
+        ),
+        "tclsh wish": Spec(runs=Runs.SCRIPT | Runs.STDIN),
+        "expect": Spec(
+            "-b -f -D", code="-c", runs=Runs.SCRIPT | Runs.STDIN
+        ),  # Tcl: `spawn` runs anything
         "perl": script_editor("-I -M -m -F -C -x"),
         "ruby": script_editor("-I -M -m -r -C -F"),
-        "sed gsed": Spec("-e -f -l --expression --file --line-length", optional="i", handler="sed"),
+        "sed gsed": Spec(
+            "-e -f -l --expression --file --line-length", optional="i", reader=handlers.sed
+        ),
         "awk gawk mawk nawk": Spec(
             "-f -v -F -i -E -l -e --file --assign --field-separator --include --source --exec "
             "--load",
-            runs="code",
-            handler="awk",
+            runs=Runs.CODE,
+            reader=handlers.awk,
         ),
         "yq": Spec(YQ, modes=(("-i --inplace", Spec(YQ, subs={YQ_RUN: YQ_EDIT, "*": YQ_EDIT})),)),
         # Writers: what their operands or options name.
-        "tee": Spec("--output-error", writes="*"),
-        "sponge dos2unix unix2dos": Spec(writes="*"),
-        "touch": Spec("-d -t -r --date --reference", writes="*"),
-        "mkdir": Spec("-m --mode --context", writes="*"),
-        "mkfifo": Spec("-m --mode", writes="*"),
-        "truncate": Spec("-s -r --size --reference", writes="*"),
-        "rename": Spec(writes="*1"),
-        "rm rmdir unlink": Spec("--interactive", writes="*!"),
-        "shred": Spec("-n --interactive", writes="*!"),
-        "cp": Spec(f"{COPY} --reflink --sparse", handler="copy"),
-        "mv ln": Spec(COPY, handler="copy"),
-        "install": Spec(f"{COPY} -m -o -g -C --mode --owner --group", handler="copy"),
-        "chmod chown chgrp chattr": Spec(handler="modes"),
-        "dd": Spec(writes="of="),
+        "tee": Spec("--output-error", writes=Files.ALL),
+        "sponge dos2unix unix2dos": Spec(writes=Files.ALL),
+        "touch": Spec("-d -t -r --date --reference", writes=Files.ALL),
+        "mkdir": Spec("-m --mode --context", writes=Files.ALL),
+        "mkfifo": Spec("-m --mode", writes=Files.ALL),
+        "truncate": Spec("-s -r --size --reference", writes=Files.ALL),
+        "rename": Spec(writes=Files.ALL_BUT_FIRST),
+        "rm rmdir unlink": Spec("--interactive", writes=Files.operands(removes=True)),
+        "shred": Spec("-n --interactive", writes=Files.operands(removes=True)),
+        "cp": Spec(f"{COPY} --reflink --sparse", reader=handlers.copy),
+        "mv ln": Spec(COPY, reader=handlers.copy),
+        "install": Spec(f"{COPY} -m -o -g -C --mode --owner --group", reader=handlers.copy),
+        "chmod chown chgrp chattr": Spec(reader=handlers.modes),
+        "dd": Spec(writes=Files.prefixed("of=")),
         "sort shuf": Spec(writes="-o --output"),
         "tree": Spec(writes="-o"),
-        "uniq": Spec("-f -s -w --skip-fields --skip-chars --check-chars", writes="2"),
-        "xxd": Spec("-c -g -l -n -o -s", writes="2"),  # `xxd IN OUT`, `xxd -r HEX OUT`
-        "mktemp": Spec("--suffix", "1", into="-p --tmpdir", modes=(("-t -u --dry-run", READ),)),
-        "split": Spec("-a -b -C -d -l -n -t --suffix-length --bytes --lines --number", "2*|x"),
-        "csplit": Spec("-b -n --suffix-format --digits", "-f*|xx --prefix*"),
-        "rsync": Spec("-e -f -T --exclude --include --filter --rsh --temp-dir", handler="rsync"),
-        "scp": Spec("-c -F -i -J -l -o -P -S", handler="rsync"),
-        "gzip gunzip bzip2 bunzip2 xz unxz lzma zstd unzstd": Spec(
-            "-S --suffix", writes="*", modes=(("-c --stdout -l --list -t --test", READ),)
+        "uniq": Spec("-f -s -w --skip-fields --skip-chars --check-chars", writes=Files.operand(2)),
+        "xxd": Spec("-c -g -l -n -o -s", writes=Files.operand(2)),  # `xxd IN OUT`, `xxd -r HEX OUT`
+        "mktemp": Spec(
+            "--suffix", Files.operand(1), into="-p --tmpdir", modes=(("-t -u --dry-run", READ),)
         ),
-        "vi vim nvim nano emacs ed ex pico": Spec("-c -S -T -t -u -i", handler="editor"),
+        "split": Spec(
+            "-a -b -C -d -l -n -t --suffix-length --bytes --lines --number",
+            Files.operand(2, default="x", pattern=True),
+        ),
+        "csplit": Spec(
+            "-b -n --suffix-format --digits",
+            (
+                Files.option("-f", default="xx", pattern=True),
+                Files.option("--prefix", pattern=True),
+            ),
+        ),
+        "rsync": Spec(
+            "-e -f -T --exclude --include --filter --rsh --temp-dir", reader=handlers.rsync
+        ),
+        "scp": Spec("-c -F -i -J -l -o -P -S", reader=handlers.rsync),
+        "gzip gunzip bzip2 bunzip2 xz unxz lzma zstd unzstd": Spec(
+            "-S --suffix", writes=Files.ALL, modes=(("-c --stdout -l --list -t --test", READ),)
+        ),
+        "vi vim nvim nano emacs ed ex pico": Spec("-c -S -T -t -u -i", reader=handlers.editor),
         "curl": Spec(
             CURL,
             writes="-o --output -D --dump-header -c --cookie-jar --trace --trace-ascii --stderr "
             "--etag-save --libcurl",
             into="--output-dir",
-            handler="curl",
+            reader=handlers.curl,
         ),
         "wget": Spec(
             "-O -P -e -i -B -t -T -w -U -l -A -R -D -Q -I -X --output-document --header "
@@ -455,20 +433,22 @@ TABLE: dict[str, Spec] = rows(
             "--domains --user --password --post-data --input-file",
             writes="-o --output-file -a --append-output",
             modes=(("--spider", READ),),
-            handler="wget",
+            reader=handlers.wget,
         ),
         "tar bsdtar gtar": Spec(
             "-f -C -b -T -X -K -N -V -g -H --file --directory --exclude --files-from "
             "--exclude-from --format",
-            handler="tar",
+            reader=handlers.tar,
         ),
-        "unzip": Spec("-x -P", writes="+", into="-d", modes=(("-l -v -t -p -Z -z", READ),)),
-        "zip": Spec("-b -n -x -i -t -P --exclude --include --password", writes="1"),
+        "unzip": Spec(
+            "-x -P", writes=Files.MEMBERS, into="-d", modes=(("-l -v -t -p -Z -z", READ),)
+        ),
+        "zip": Spec("-b -n -x -i -t -P --exclude --include --password", writes=Files.operand(1)),
         "patch": Spec(
             "-p -d -i -o -B -D -F -r -V -z -g -Y --strip --directory --input --output "
             "--reject-file --prefix --suffix",
             modes=(("--dry-run -C", READ),),
-            handler="patch",
+            reader=handlers.patch,
         ),
         # git, and what reroutes its hooks.
         "git": Spec(
@@ -476,11 +456,11 @@ TABLE: dict[str, Spec] = rows(
             chdir="-C --work-tree",
             foreign="--exec-path",  # where git finds the programs of its sub-commands
             subs=GIT,
-            handler="git",
+            reader=git.git,
         ),
-        "husky": Spec(runs="hook"),
-        "lefthook": Spec(subs={HOOKED: Spec(runs="hook")}),
-        "pre-commit": Spec(subs={HOOKED: Spec(runs="hook"), "run try-repo": WHOLE, "": WHOLE}),
+        "husky": Spec(hooks=True),
+        "lefthook": Spec(subs={HOOKED: Spec(hooks=True)}),
+        "pre-commit": Spec(subs={HOOKED: Spec(hooks=True), "run try-repo": WHOLE, "": WHOLE}),
         # Formatters and fixers: they write unless a check mode is given, or only with a flag.
         "black": formatter(
             checks="--check --diff --code -c",
@@ -562,20 +542,22 @@ TABLE: dict[str, Spec] = rows(
     }
 )
 # Environment a program reads as something to run, set on the line (`X=v CMD`, `export`,
-# `env X=v`): `program` a command it runs, read as one of the line's; `paths` folders or
-# files it loads code from, unknown code when outside the project.
-ENVIRONMENT = {
+# `env X=v`): a command it runs, read as one of the line's; folders or files it loads code
+# from, unknown code when outside the project; or what chooses which program a name runs
+# (or what a shell runs first), which makes the line's programs unknown wherever it points.
+RUN_BY = names(
     "GIT_EXTERNAL_DIFF GIT_SSH GIT_SSH_COMMAND GIT_PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR "
     "GIT_ASKPASS SSH_ASKPASS GIT_PROXY_COMMAND EDITOR VISUAL PAGER MANPAGER LESSOPEN "
-    "LESSCLOSE PROMPT_COMMAND": "program",
+    "LESSCLOSE PROMPT_COMMAND"
+)
+LOADED_FROM = names(
     "PYTHONPATH PYTHONSTARTUP NODE_PATH NODE_OPTIONS PERL5LIB PERL5OPT RUBYLIB RUBYOPT "
-    "LD_PRELOAD GIT_EXEC_PATH JAVA_TOOL_OPTIONS": "paths",
-    # Variables that choose which program a name runs, or what a shell runs first: the
-    # line's programs are then unknown, wherever the value points.
+    "LD_PRELOAD GIT_EXEC_PATH JAVA_TOOL_OPTIONS"
+)
+CHOOSING = names(
     "PATH BASH_ENV ENV ZDOTDIR SHELLOPTS BASHOPTS LD_LIBRARY_PATH LD_AUDIT GCONV_PATH "
-    "PYTHONHOME PYTHONUSERBASE PYTHONEXECUTABLE PERL5DB NODE_REPL_EXTERNAL_MODULE": "chooses",
-}
-ENVIRONMENT = {name: kind for names, kind in ENVIRONMENT.items() for name in names.split()}
+    "PYTHONHOME PYTHONUSERBASE PYTHONEXECUTABLE PERL5DB NODE_REPL_EXTERNAL_MODULE"
+)
 MANAGERS = "npm yarn pnpm bun uv poetry pdm rye hatch pipenv pixi cargo go conda mamba micromamba"
 # Adding or removing a dependency changes a manifest's dependencies and nothing more.
 MANIFEST_WRITERS = frozenset(

@@ -1,11 +1,5 @@
-"""May this shell line run? The adapter's answer to a shell command, from its reading.
-
-In this order: no approval, and no status.py call (or shell code) built at run time, in
-any phase; no skipping or rerouting git's hooks; no write to the guard's own files
-(protected.py), except a task's own artifact in its phase; writes outside the project
-are not the guard's business; the rest follows the phase, as an edit would. In a phase
-that does not edit, a program or a write target computed at run time is refused too, and so
-is a program the table does not know: no reader can say it only reads.
+"""May this shell line run? The adapter's answer from the line's reading: approvals,
+computed calls and code, hook skips and the guard's files first, then the phase.
 """
 
 from __future__ import annotations
@@ -125,16 +119,14 @@ def judge_opaque(
     task: str | None,
     explicit: bool = False,
 ) -> str | None:
-    """A line of a language the reader does not parse (PowerShell): code that can write
-    anywhere, judged on the paths it names, its status.py calls and the phase."""
+    """A line the reader does not parse (PowerShell): opaque code, judged on what it names."""
     cwd = cwd or Path.cwd()
     line = reader.scan(text, cwd, shown)
     return _always(line) or _Judge(line, cwd, finder, task, explicit).verdict()
 
 
 def _always(line: ShellLine) -> str | None:
-    """What no phase allows: approving, hook skips, computed status.py calls or code (the
-    last two only outside a sandbox, where status.py cannot reach the records)."""
+    """What no phase allows: approving, hook skips, computed status.py calls or code."""
     if line.approves:
         return PROMPT_HOOK if any(call.hook for call in line.calls) else APPROVAL
     if line.hooks:
@@ -241,8 +233,7 @@ class _Judge:
         return protected.denial(shown, what)
 
     def holds_configuration(self, project: Project, path: Path, settings: Config, by: str) -> bool:
-        """A pyproject.toml whose `[tool.automaton]` table is (or, with no automaton.toml
-        beside it, could become) the configuration; a package manager leaves it alone."""
+        """A pyproject.toml that holds (or could hold) `[tool.automaton]`; not for a manager."""
         if not protected.is_pyproject(project, path, settings) or by in _manifest_writers():
             return False
         return settings.path == path or not (project.root / CONFIG_FILE).is_file()
@@ -286,8 +277,7 @@ class _Judge:
         return self.phase(None, suffix, project)
 
     def phase(self, path: Path | None, suffix: str, project: Project | None = None) -> str | None:
-        """The phase decides, as for an edit of `path` (None: a file it cannot name, which
-        only running decides: a sandbox would hold it)."""
+        """The phase decides, as for an edit of `path` (None: a file only running names)."""
         project = project or self.project
         if project is None:
             return None

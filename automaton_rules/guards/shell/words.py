@@ -1,10 +1,5 @@
-"""Shell words as bash makes them, and read as a program reads its options.
-
-The bottom of the shell reader: it imports none of the other shell modules. Words come
-from tree-sitter-bash's nodes (guards/shell/parse.py walks the tree and hands its walk
-in): quotes removed, `~`, `$HOME` and braces expanded, every part a substitution or a
-variable decides marked as computed. `Args` reads a command's words against the options
-a program's row in guards/shell/table.py says take a value.
+"""Shell words as bash makes them (quotes removed, `~` and braces expanded, what is computed
+marked) and read as a program reads its options (`Args`). Imports no other shell module.
 """
 
 from __future__ import annotations
@@ -84,8 +79,7 @@ class Where(Record):
         return Where(**values)
 
     def into(self, target: Word | None) -> Where:
-        """The place a `cd`, `-C DIR` or `--chdir DIR` moves to (unchanged for None); its
-        folder is None when only running the line decides it."""
+        """Where a `cd`, `-C DIR` or `--chdir DIR` moves to (its folder None when computed)."""
         if target is None:
             return self
         path = None if target.glob or target.value == "-" else located(target, self.cwd)
@@ -176,8 +170,7 @@ class Args:
                 return
 
     def _cluster(self, value: str, following: list[Word], short: str, optional: str) -> int:
-        """`-sSLo FILE`, `-ofile`: flags up to the first letter that takes a value; an
-        `optional` letter takes the rest of the cluster only (`-i.bak`, `-i`)."""
+        """`-sSLo FILE`, `-ofile`, `-i.bak`: flags up to the letter that takes a value."""
         for position, char in enumerate(value[1:], 1):
             if char in optional:
                 self.values.setdefault(f"-{char}", []).append(Word(value[position + 1 :]))
@@ -218,8 +211,6 @@ def _option(word: Word) -> bool:
     return word.value.startswith("-") and word.value != "-" and not word.computed
 
 
-# ------------------------------------------------------------ words from the tree
-
 _ESCAPE = Lazy(r"\\(.)", re.DOTALL)
 _QUOTED_ESCAPE = Lazy(r"\\([$`\"\\\n])")
 _ANSI = Lazy(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)")
@@ -252,8 +243,7 @@ def _unquoted(text: str) -> Part:
 
 
 def _variable(node: Any, walk: Walk) -> Part:
-    """`$HOME` and `${HOME}` are known while the line leaves HOME alone, `$PWD` while the
-    folder is (bash keeps it in step with `cd`); the rest are not."""
+    """`$HOME`, `$PWD` are known while the line leaves them alone; the rest are computed."""
     text = text_of(node)
     home, cwd = walk.where.home, walk.where.cwd
     if text in ("$HOME", "${HOME}") and home is not None:
