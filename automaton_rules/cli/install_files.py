@@ -1,6 +1,7 @@
 """What `automaton-install` writes besides the harness settings: the per-user launchers,
-the git hook scripts, and its own sections of the agent instructions (`CLAUDE.md`,
-`AGENTS.md`, `GEMINI.md`: the file each harness record names) and of
+the git hook scripts, the project's hook launcher (`.automaton/hook.sh`, which the
+harnesses' hook commands source), and its own sections of the agent instructions
+(`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`: the file each harness record names) and of
 `.automaton/.gitignore`. The portable hook command is `guards/lookup.py`'s.
 
 Nothing it writes into a project names a path of this machine, so a team commits those
@@ -18,9 +19,11 @@ from pathlib import Path
 
 from automaton_rules.core import guard_files, machine
 from automaton_rules.core.project import FRAMEWORK_HOME, framework_home
+from automaton_rules.guards import lookup
 from automaton_rules.guards.checks import EDIT_PHASES_TEXT
 from automaton_rules.guards.lookup import HOOK_LOOKUP as HOOK_LOOKUP
 from automaton_rules.guards.lookup import INSTALL_HINT
+from automaton_rules.guards.lookup import LAUNCHER as LAUNCHER
 from automaton_rules.guards.lookup import LOOKUP as LOOKUP
 from automaton_rules.guards.lookup import hook_command as hook_command
 from automaton_rules.support.context import STATUS_SCRIPT
@@ -49,6 +52,11 @@ h={shlex.quote(str(target))}
 printf "ERROR: %s is gone (moved or uninstalled). Reinstall: {INSTALL_HINT}\\n" "$h" >&2
 exit 2
 """
+
+
+def hook_launcher() -> str:
+    """`.automaton/hook.sh`, which every harness hook command of the project sources."""
+    return lookup.launcher(MARKER)
 
 
 def git_hook_script(command: str) -> str:

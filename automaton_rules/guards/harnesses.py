@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from automaton_rules.guards.hook_settings import Settings
 
     Answer = tuple[str, str, int]  # stdout, stderr, exit status
+    Hook = tuple[str, str | None, int]  # an event, its matcher, its timeout in seconds
     Rule = tuple[Callable[[str], bool], str]  # a permission pattern and its verdict
 
 # What an event asks of the adapter, whatever the harness calls it.
@@ -87,12 +88,20 @@ class Harness:
     # Its hooks' timeouts: the key and how many of its units make a second.
     timeout_key: ClassVar[str] = "timeout"
     per_second: ClassVar[int] = 1
+    # Its hooks, where they take Claude Code's shape (`grouped` below): each event, its matcher
+    # (None: the event takes none) and its timeout in seconds; the keys every entry but a
+    # stop's carries (Claude's `onFailure`), and each entry's name, by event (Gemini's).
+    hook_table: ClassVar[tuple[Hook, ...]] = ()
+    entry_keys: ClassVar[Mapping[str, Any]] = {}
+    hook_names: ClassVar[Mapping[str, str]] = {}
+    # Whether its refusals must be a JSON deny on exit 0 (`guards/lookup.py`).
+    json_refusals: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ the installer
 
     def hooks(self) -> dict[str, Any]:
         """The configuration merged into `settings_file`, as integrations/ ships it."""
-        return {}
+        return {"hooks": grouped(self)} if self.hook_table else {}
 
     def settings(self) -> Settings:
         """How its hooks go into `settings_file` and come out again: the JSON `hooks`
@@ -106,10 +115,13 @@ class Harness:
         return []
 
     def command(self, *args: str) -> str:
-        """The portable command its hooks run (guards/lookup.py)."""
-        from automaton_rules.guards.lookup import hook_command
+        """The portable command its hooks run: the project's launcher, found from the
+        project folder it names for its hooks, else from the hook's own (guards/lookup.py)."""
+        from automaton_rules.guards.lookup import hook_command, prologue
 
-        return hook_command(HOOK, "--harness", self.name, *args)
+        start = self.project_env[0] if self.project_env else ""
+        script = prologue(start, self.json_refusals)
+        return hook_command(HOOK, "--harness", self.name, *args, script=script)
 
     def entry(self, timeout: int, **extra: Any) -> dict[str, Any]:
         """One command hook in the shape Claude Code, Codex and Gemini CLI share."""
@@ -189,6 +201,22 @@ class Harness:
         return _json({"decision": "block", "reason": reason})
 
 
+def grouped(record: Harness) -> dict[str, list[dict[str, Any]]]:
+    """The record's `hook_table` in the shape Claude Code made and Codex, Gemini CLI and
+    others copied: each event one matcher group holding one command hook; a stop's lets
+    the agent stop."""
+    blocks = {}
+    for event, matcher, seconds in record.hook_table:
+        named = {"name": record.hook_names[event]} if event in record.hook_names else {}
+        if record.events.get(event) == STOP:
+            hook = record.stop_entry(seconds * record.per_second, **named)
+        else:
+            hook = record.entry(seconds * record.per_second, **named, **record.entry_keys)
+        group = {} if matcher is None else {"matcher": matcher}
+        blocks[event] = [{**group, "hooks": [hook]}]
+    return blocks
+
+
 def _json(body: dict[str, Any], code: int = 0, err: str = "") -> Answer:
     return json.dumps(body), err, code
 
@@ -218,28 +246,24 @@ class ClaudeCode(Harness):
     }
     keeps_cwd = True  # a `cd` is kept between Bash calls
 
-    def blocking(self, timeout: int = HOOK_TIMEOUT) -> dict[str, Any]:
-        """A hook that blocks when it cannot run, fails or times out (`onFailure`, Claude
-        Code 2.1.295; earlier releases ignore the key, and the lookup fails closed)."""
-        return self.entry(timeout, onFailure="block")
-
-    def hooks(self) -> dict[str, Any]:
-        # Session events have no matcher: every start (a fork, a compaction) gets the state.
-        return {
-            "hooks": {
-                "PreToolUse": [{"matcher": CLAUDE_TOOLS, "hooks": [self.blocking()]}],
-                # Whether Bash ran the rewritten line, and why one met the sandbox.
-                "PostToolUse": [{"matcher": "Bash", "hooks": [self.blocking()]}],
-                "PostToolUseFailure": [{"matcher": "Bash", "hooks": [self.blocking()]}],
-                "SessionStart": [{"hooks": [self.blocking()]}],
-                "SubagentStart": [{"hooks": [self.blocking()]}],
-                # A settings file changed mid-session: refused if it would stop the hooks.
-                "ConfigChange": [{"hooks": [self.blocking()]}],
-                # No matcher: this event takes none. `approve TASK` typed by the user.
-                "UserPromptSubmit": [{"hooks": [self.blocking(PROMPT_TIMEOUT)]}],
-                "Stop": [{"hooks": [self.stop_entry(STOP_TIMEOUT)]}],
-            }
-        }
+    # Every hook blocks when it cannot run, fails or times out (`onFailure`, Claude Code
+    # 2.1.295; earlier releases ignore the key, and the launcher fails closed), but the
+    # Stop hook, which lets the agent stop. Session events have no matcher: every start
+    # (a fork, a compaction) gets the state.
+    entry_keys: ClassVar[Mapping[str, Any]] = {"onFailure": "block"}
+    hook_table = (
+        ("PreToolUse", CLAUDE_TOOLS, HOOK_TIMEOUT),
+        # Whether Bash ran the rewritten line, and why one met the sandbox.
+        ("PostToolUse", "Bash", HOOK_TIMEOUT),
+        ("PostToolUseFailure", "Bash", HOOK_TIMEOUT),
+        ("SessionStart", None, HOOK_TIMEOUT),
+        ("SubagentStart", None, HOOK_TIMEOUT),
+        # A settings file changed mid-session: refused if it would stop the hooks.
+        ("ConfigChange", None, HOOK_TIMEOUT),
+        # `approve TASK` typed by the user.
+        ("UserPromptSubmit", None, PROMPT_TIMEOUT),
+        ("Stop", None, STOP_TIMEOUT),
+    )
 
     def runs_nested(self, root: Path) -> bool:
         """`sandbox.enabled` in any of its settings files: its own sandbox holds Bash."""
@@ -290,17 +314,14 @@ class Codex(Harness):
     nested = typed = True
     asks_rewritten = False  # an ask leaves the line unwritten: Codex asks about it
 
-    def hooks(self) -> dict[str, Any]:
-        return {
-            "hooks": {
-                "PreToolUse": [{"matcher": "*", "hooks": [self.entry(HOOK_TIMEOUT)]}],
-                "PostToolUse": [{"matcher": "Bash", "hooks": [self.entry(HOOK_TIMEOUT)]}],
-                "SessionStart": [{"hooks": [self.entry(HOOK_TIMEOUT)]}],
-                "SubagentStart": [{"hooks": [self.entry(HOOK_TIMEOUT)]}],
-                "UserPromptSubmit": [{"hooks": [self.entry(PROMPT_TIMEOUT)]}],
-                "Stop": [{"hooks": [self.stop_entry(STOP_TIMEOUT)]}],
-            }
-        }
+    hook_table = (
+        ("PreToolUse", "*", HOOK_TIMEOUT),
+        ("PostToolUse", "Bash", HOOK_TIMEOUT),
+        ("SessionStart", None, HOOK_TIMEOUT),
+        ("SubagentStart", None, HOOK_TIMEOUT),
+        ("UserPromptSubmit", None, PROMPT_TIMEOUT),
+        ("Stop", None, STOP_TIMEOUT),
+    )
 
     def notes(self, path: Path, merged: dict[str, Any]) -> list[str]:
         return [CODEX_TRUST]
@@ -339,36 +360,25 @@ class GeminiCli(Harness):
     quiet = "{}"
     per_second = 1000
 
+    # Gemini matches lifecycle events by exact name: no matcher, every start.
+    hook_table = (
+        ("BeforeTool", "write_file|replace|run_shell_command|mcp_.*", HOOK_TIMEOUT),
+        ("AfterTool", "run_shell_command", HOOK_TIMEOUT),
+        ("SessionStart", None, HOOK_TIMEOUT),
+        ("BeforeAgent", None, PROMPT_TIMEOUT),
+        ("AfterAgent", None, STOP_TIMEOUT),
+    )
+    hook_names: ClassVar[Mapping[str, str]] = {
+        "BeforeTool": "automaton-guard",
+        "AfterTool": "automaton-witness",
+        "SessionStart": "automaton-context",
+        "BeforeAgent": "automaton-approval",
+        "AfterAgent": "automaton-decision",
+    }
+
     def hooks(self) -> dict[str, Any]:
-        seconds = self.per_second
-        return {
-            # Gemini CLI 0.26 reads hooks only with this; later releases default to it.
-            "hooksConfig": {"enabled": True},
-            "hooks": {
-                "BeforeTool": [
-                    {
-                        "matcher": "write_file|replace|run_shell_command|mcp_.*",
-                        "hooks": [self.entry(HOOK_TIMEOUT * seconds, name="automaton-guard")],
-                    }
-                ],
-                "AfterTool": [
-                    {
-                        "matcher": "run_shell_command",
-                        "hooks": [self.entry(HOOK_TIMEOUT * seconds, name="automaton-witness")],
-                    }
-                ],
-                # Gemini matches lifecycle events by exact name: no matcher, every start.
-                "SessionStart": [
-                    {"hooks": [self.entry(HOOK_TIMEOUT * seconds, name="automaton-context")]}
-                ],
-                "BeforeAgent": [
-                    {"hooks": [self.entry(PROMPT_TIMEOUT * seconds, name="automaton-approval")]}
-                ],
-                "AfterAgent": [
-                    {"hooks": [self.stop_entry(STOP_TIMEOUT * seconds, name="automaton-decision")]}
-                ],
-            },
-        }
+        # Gemini CLI 0.26 reads hooks only with this; later releases default to it.
+        return {"hooksConfig": {"enabled": True}, "hooks": grouped(self)}
 
     def notes(self, path: Path, merged: dict[str, Any]) -> list[str]:
         switched = (merged.get("hooksConfig") or {}).get("enabled") is False
@@ -529,13 +539,9 @@ class CopilotCli(Harness):
     prompt_context = False
     asks_rewritten = False  # whether its prompt shows the rewritten line is not documented
     timeout_key = "timeoutSec"
-
-    def command(self, *args: str) -> str:
-        """The lookup that refuses with a JSON deny on exit 0, whose reason Copilot shows
-        the model (on any other status it says only "hook exited with code 2")."""
-        from automaton_rules.guards.lookup import DENY_LOOKUP, hook_command
-
-        return hook_command(HOOK, "--harness", self.name, *args, script=DENY_LOOKUP)
+    # Its refusals a JSON deny on exit 0, whose reason it shows the model (on any other
+    # status it says only "hook exited with code 2").
+    json_refusals = True
 
     def copilot_entry(self, event: str, timeout: int, tail: str = "") -> dict[str, Any]:
         """A command hook for `event`, which the command names: the input does not."""
