@@ -53,7 +53,11 @@ HOOK_LOOKUP = (
     'through.\\n" "$0" "$c" "${l:+: $l}" >&2; exit 2'
 )
 
-NO_LAUNCHER = f"ERROR: no readable {LAUNCHER} here or above (automaton-install writes it); refused."
+# The prologue's own refusal, its first word given as an argument: Claude Code shows the
+# model the command before a failing hook's stderr, and that command must not read as an
+# error line of its own.
+_NO_LAUNCHER = f"%s: no readable {LAUNCHER} here or above (automaton-install writes it); refused."
+NO_LAUNCHER = _NO_LAUNCHER % "ERROR"
 
 
 def launcher(marker: str) -> str:
@@ -126,9 +130,9 @@ def prologue(project_env: str = "", deny: bool = False) -> str:
         f'[ -f "$d/{LAUNCHER}" ] && f=$d/{LAUNCHER}; d=${{d%/*}}; done; [ -r "$f" ] && . "$f"; '
     )
     if not deny:
-        return f'{find}echo "{NO_LAUNCHER}" >&2; exit 2'
-    reason = f'\\"permissionDecisionReason\\": \\"{NO_LAUNCHER}\\"'
-    return f'{find}echo "{{\\"permissionDecision\\": \\"deny\\", {reason}}}"; exit 0'
+        return f'{find}printf "{_NO_LAUNCHER}\\n" ERROR >&2; exit 2'
+    reason = f'\\"permissionDecisionReason\\": \\"{_NO_LAUNCHER}\\"'
+    return f'{find}printf "{{\\"permissionDecision\\": \\"deny\\", {reason}}}\\n" ERROR; exit 0'
 
 
 def hook_command(tool: str, *args: str, script: str | None = None) -> str:
