@@ -9,10 +9,10 @@
 # 0), and on a crash: so whatever keeps the tool from answering becomes a refusal with
 # one ERROR line naming the cause, never a pass.
 
-# A refusal: exit 2 with the reason on stderr; with refusal=json (set by Copilot's hook
-# command, which shows the model only "hook exited with code 2"), a JSON deny on exit 0
-# whose reason it reads. The reason loses double quotes, backslashes and unprintable
-# bytes there, so the JSON is always well formed.
+# A refusal: exit 2 with the reason on stderr (refusal=exit, or run); with refusal=json
+# (set by Copilot's hook command, which shows the model only "hook exited with code 2"),
+# a JSON deny on exit 0 whose reason it reads. The reason loses double quotes,
+# backslashes and unprintable bytes there, so the JSON is always well formed.
 refuse() {
     printf '%s\n' "$1" >&2
     if [ "$refusal" = json ]; then
@@ -29,6 +29,9 @@ if [ ! -x "$h" ]; then
     refuse "ERROR: $0 is not installed on this machine (not on PATH, not in \
 ~/.automaton/bin). Install it: pip install automaton-rules, then automaton-install --project . in this project (automaton-rules: docs/adopting.md)"
 fi
+# refusal=run: a command run through the launcher (a shell line the adapter rewrote to
+# run inside the sandbox, `automaton-sandbox`): its own output and exit status.
+[ "$refusal" != run ] || exec "$h" "$@"
 
 # Run it: stdout straight through, stderr kept to name a failure's cause (the shell's
 # own word on a killed tool, "Killed", goes nowhere: the cause says it).

@@ -31,7 +31,9 @@ from automaton_rules.support.errors import AutomatonError
 
 MARKER = "# installed by automaton-install"
 
-LAUNCHED = ("automaton-hook", "automaton-git-hook")
+# automaton-sandbox: the rewritten shell lines of a harness whose own path check refuses
+# paths outside the project run it through the project's launcher (GitHub Copilot CLI).
+LAUNCHED = ("automaton-hook", "automaton-git-hook", "automaton-sandbox")
 
 
 def launcher_path(home: Path | None, tool: str) -> Path:

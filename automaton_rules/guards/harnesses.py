@@ -80,6 +80,8 @@ class Harness:
     keeps_cwd: ClassVar[bool] = False
     typed: ClassVar[bool] = False
     asks_rewritten: ClassVar[bool] = True
+    # A rewritten line runs `automaton-sandbox` through the project's launcher (shell_plan).
+    short_rewrite: ClassVar[bool] = False
     no_rewrite: ClassVar[str] = NO_REWRITE  # why the reader alone guards its shell
     # Answers: what it prints with nothing to say, and whether a prompt it lets through
     # may carry context.
@@ -526,6 +528,7 @@ class CopilotCli(Harness):
 
     name, title = "copilot", "GitHub Copilot CLI"
     settings_file = ".github/hooks/automaton-rules.json"
+    project_env = ("COPILOT_PROJECT_DIR",)  # set for its hooks, seen on 1.0.102 (the lab)
     events: ClassVar[Mapping[str, str]] = {
         "preToolUse": TOOL,
         "postToolUse": AFTER,
@@ -540,8 +543,10 @@ class CopilotCli(Harness):
     asks_rewritten = False  # whether its prompt shows the rewritten line is not documented
     timeout_key = "timeoutSec"
     # Its refusals a JSON deny on exit 0, whose reason it shows the model (on any other
-    # status it says only "hook exited with code 2").
-    json_refusals = True
+    # status it says only "hook exited with code 2"). Its own permission check refuses a
+    # command naming paths outside the workspace (`/usr/bin/bwrap`, `~/.automaton/run`)
+    # when no user can be asked, `COPILOT_ALLOW_ALL` notwithstanding (the lab, 1.0.102).
+    json_refusals = short_rewrite = True
 
     def copilot_entry(self, event: str, timeout: int, tail: str = "") -> dict[str, Any]:
         """A command hook for `event`, which the command names: the input does not."""

@@ -73,10 +73,10 @@ def launcher(marker: str) -> str:
 # 0), and on a crash: so whatever keeps the tool from answering becomes a refusal with
 # one ERROR line naming the cause, never a pass.
 
-# A refusal: exit 2 with the reason on stderr; with refusal=json (set by Copilot's hook
-# command, which shows the model only "hook exited with code 2"), a JSON deny on exit 0
-# whose reason it reads. The reason loses double quotes, backslashes and unprintable
-# bytes there, so the JSON is always well formed.
+# A refusal: exit 2 with the reason on stderr (refusal=exit, or run); with refusal=json
+# (set by Copilot's hook command, which shows the model only "hook exited with code 2"),
+# a JSON deny on exit 0 whose reason it reads. The reason loses double quotes,
+# backslashes and unprintable bytes there, so the JSON is always well formed.
 refuse() {{
     printf '%s\\n' "$1" >&2
     if [ "$refusal" = json ]; then
@@ -93,6 +93,9 @@ if [ ! -x "$h" ]; then
     refuse "ERROR: $0 is not installed on this machine (not on PATH, not in \\
 ~/.automaton/bin). Install it: {INSTALL_HINT}"
 fi
+# refusal=run: a command run through the launcher (a shell line the adapter rewrote to
+# run inside the sandbox, `automaton-sandbox`): its own output and exit status.
+[ "$refusal" != run ] || exec "$h" "$@"
 
 # Run it: stdout straight through, stderr kept to name a failure's cause (the shell's
 # own word on a killed tool, "Killed", goes nowhere: the cause says it).
@@ -133,6 +136,14 @@ def prologue(project_env: str = "", deny: bool = False) -> str:
         return f'{find}printf "{_NO_LAUNCHER}\\n" ERROR >&2; exit 2'
     reason = f'\\"permissionDecisionReason\\": \\"{_NO_LAUNCHER}\\"'
     return f'{find}printf "{{\\"permissionDecision\\": \\"deny\\", {reason}}}\\n" ERROR; exit 0'
+
+
+def through_launcher(root: str, tool: str, *args: str) -> list[str]:
+    """The words of a command line running `tool` through the project's launcher (the
+    launcher at `root`, the project's folder), with its own output and exit status."""
+    from shlex import quote
+
+    return ["sh", "-c", f"refusal=run; . {quote(f'{root}/{LAUNCHER}')}", tool, *args]
 
 
 def hook_command(tool: str, *args: str, script: str | None = None) -> str:
