@@ -35,6 +35,19 @@ def test_an_edit_tool_write_in_research_is_denied(harness) -> None:
     assert lab.file("src/app.py") == "print(1)\n"
 
 
+def test_after_the_agent_changes_folder_its_hooks_still_guard(harness) -> None:
+    """Claude Code runs its hooks in the folder the agent `cd`ed into (`src/`): the
+    committed command finds the project's launcher from the project folder the harness
+    names, and the write is denied as from the project's own folder."""
+    run_as, lab = harness
+    lab.phase("research")
+    run = run_as.run(lab, [run_as.shell("cd src"), run_as.shell("touch x.py"), Text("ok")])
+    results = run.tool_results
+    assert len(results) == 2, run.explain()
+    assert "DENIED: No task in project" in results[1], run.explain()
+    assert lab.file("src/x.py") is None and lab.file("x.py") is None
+
+
 def test_writing_state_by_shell_is_denied_in_implement(harness) -> None:
     run_as, lab = harness
     lab.phase("implement")
