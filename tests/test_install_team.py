@@ -151,6 +151,19 @@ def test_run_outside_the_project_every_committed_command_refuses(
     _every_committed_command_refuses(user_repo, outside, NO_LAUNCHER, {"HOME": str(home)})
 
 
+def test_a_relative_project_folder_is_a_refusal_not_a_hang(home: Path, user_repo: Path) -> None:
+    """A project variable that is not an absolute path is searched no further: a hook
+    that hung would meet the harness's timeout, which lets the action through."""
+    assert run_install(home, "--project", str(user_repo), "--harness", "all").returncode == 0
+    env = {"HOME": str(home), "CLAUDE_PROJECT_DIR": "proj", "GEMINI_PROJECT_DIR": "proj",
+           "COPILOT_PROJECT_DIR": "proj"}  # fmt: skip
+    for command in committed_commands(user_repo):
+        if "--harness claude" in command or "--harness gemini" in command:
+            done = run_detached(["sh", "-c", command], {"PATH": BARE_PATH, **env}, user_repo)
+            stops = command.endswith(" || true")
+            assert (done.returncode, done.stderr) == (0 if stops else 2, NO_LAUNCHER + "\n")
+
+
 def test_run_in_a_subfolder_the_committed_command_finds_the_projects_launcher(
     home: Path, user_repo: Path
 ) -> None:

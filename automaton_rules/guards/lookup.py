@@ -126,10 +126,11 @@ def prologue(project_env: str = "", deny: bool = False) -> str:
     from the project folder the harness names in `project_env` (else the hook's working
     folder) up, sourced; none readable, a refusal. The outermost, since a folder inside the
     project is one the agent may write, and the project's own launcher is a guard file.
+    Only an absolute folder is searched (a relative one would never shorten to nothing).
     `deny`: refusals as GitHub Copilot CLI reads them, a JSON deny on exit 0."""
     start = f"${{{project_env}:-$PWD}}" if project_env else "$PWD"
     find = (
-        f'refusal={"json" if deny else "exit"} d={start} f=; while [ "$d" ]; do '
+        f'refusal={"json" if deny else "exit"} d={start} f=; while [ "${{d#/}}" != "$d" ]; do '
         f'[ -f "$d/{LAUNCHER}" ] && f=$d/{LAUNCHER}; d=${{d%/*}}; done; [ -r "$f" ] && . "$f"; '
     )
     if not deny:
