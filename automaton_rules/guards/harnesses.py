@@ -10,7 +10,8 @@ change); what it lets the sandbox do and the permission rules it keeps; the agen
 instructions file it reads; and what the user must still do once it is installed.
 `guards/harness.py` (the adapter) and `cli/install.py` (the installer) read this table and
 name no harness. A new harness is a record here and its recorded events in
-`tests/fixtures/hooks/NAME/`.
+`tests/fixtures/hooks/NAME/`; one whose hooks take Claude Code's shape lists them in
+`hook_table` (event, matcher, seconds), and `grouped` builds the blocks.
 
 The adapter loads this module before every tool call, so it stays cheap: classes and
 small dicts, no configuration built until the installer asks, json only to answer.
