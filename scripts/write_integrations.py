@@ -16,8 +16,8 @@ PLUGIN = ROOT / "automaton_rules" / "guards" / "opencode_plugin.js"
 
 
 def write_integrations() -> None:
-    """Each harness's settings file, from the harness table, and the opencode plugin with
-    today's lookup."""
+    """Each harness's settings file, from the harness table, the launcher their commands
+    run (`.automaton/hook.sh` in a project), and the opencode plugin with today's lookup."""
     for record in harnesses.HARNESSES.values():
         ours = record.hooks()
         if not ours:  # a plugin, not a settings file (opencode): below
@@ -25,6 +25,8 @@ def write_integrations() -> None:
         path = ROOT / "integrations" / record.name / Path(record.settings_file).name
         path.parent.mkdir(exist_ok=True)
         path.write_text(json.dumps(ours, indent=2) + "\n", encoding="utf-8")
+    launcher = install_files.hook_launcher()
+    (ROOT / "integrations" / "hook.sh").write_text(launcher, encoding="utf-8")
     lookup = f"const LOOKUP = {json.dumps(install_files.HOOK_LOOKUP)};"
     text = re.sub(r"^const LOOKUP = .*;$", lambda _: lookup, PLUGIN.read_text(), flags=re.M)
     PLUGIN.write_text(text, encoding="utf-8")

@@ -34,7 +34,7 @@ from helpers import (
 )
 
 from automaton_rules.cli import install, install_files
-from automaton_rules.guards.hooks import harnesses
+from automaton_rules.guards.hooks import harnesses, lookup
 from automaton_rules.guards.hooks import settings as hook_settings
 
 # The harnesses whose hooks go into a JSON settings file (all but opencode's plugin).
@@ -226,10 +226,15 @@ def test_install_all_harnesses_and_git_hooks(home: Path, user_repo: Path) -> Non
     pre = claude["hooks"]["PreToolUse"]
     assert pre[0] == USER_CLAUDE["hooks"]["PreToolUse"][0]
     assert pre[1:] == harnesses.get("claude").hooks()["hooks"]["PreToolUse"]
-    # The command names no path of this machine: a team commits it as it is.
-    assert pre[1]["hooks"][0]["command"] == (
-        f"sh -c '{install_files.HOOK_LOOKUP}' automaton-hook --harness claude"
+    # The command names no path of this machine: a team commits it as it is, with the
+    # launcher it sources.
+    command = pre[1]["hooks"][0]["command"]
+    assert (
+        command
+        == f"sh -c '{lookup.prologue('CLAUDE_PROJECT_DIR')}' automaton-hook --harness claude"
     )
+    launcher = (user_repo / ".automaton" / "hook.sh").read_text()
+    assert launcher == install_files.hook_launcher()
 
     gemini = json.loads((user_repo / ".gemini" / "settings.json").read_text())
     assert {k: gemini[k] for k in USER_GEMINI} == USER_GEMINI
@@ -382,6 +387,7 @@ def test_single_harness_touches_only_its_files(home: Path, user_repo: Path) -> N
         str(user_repo / ".codex" / "hooks.json"),
         str(user_repo / "AGENTS.md"),
         str(user_repo / ".automaton" / ".gitignore"),
+        str(user_repo / ".automaton" / "hook.sh"),  # what the hook commands run
         str(user_repo / "automaton.toml"),  # the project had no configuration: now it exists
     }
     assert {k: v for k, v in after.items() if k in before} == before

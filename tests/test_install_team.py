@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import LAUNCHED, ROOT, clean_env, git_hooks_dir, run_install
+from helpers import LAUNCHED, ROOT, clean_env, git_hooks_dir, launcher_folder, run_install
 
 from automaton_rules.cli import install, install_files
 from automaton_rules.guards.hooks import harnesses
@@ -96,6 +96,131 @@ def test_the_committed_configuration_exits_2_without_the_tool(home: Path, user_r
                 assert done.stdout == ""
 
 
+NO_LAUNCHER = (
+    "ERROR: no readable .automaton/hook.sh here or above (automaton-install writes it); refused."
+)
+
+
+def _every_committed_command_refuses(
+    user_repo: Path, cwd: Path, said: str, env: dict[str, str] | None = None
+) -> None:
+    """Each installed hook command, run from `cwd` as its harness runs it, refuses with
+    `said` alone: exit 2, or Copilot's JSON deny on exit 0; a stop hook lets the agent stop."""
+    commands = committed_commands(user_repo)
+    assert len(commands) == 35
+    for command in commands:
+        done = run_detached(["sh", "-c", command], {"PATH": BARE_PATH, **(env or {})}, cwd)
+        copilot = "--harness copilot" in command
+        if copilot:
+            assert done.returncode == 0, (command, done)
+            answer = {"permissionDecision": "deny", "permissionDecisionReason": said}
+            assert json.loads(done.stdout) == answer, command
+        else:
+            assert done.returncode == (0 if command.endswith(" || true") else 2), (command, done)
+            assert (done.stdout, done.stderr) == ("", said + "\n"), command
+
+
+@pytest.mark.parametrize("how", ["removed", "a folder", "a dangling link", "unreadable"])
+def test_without_its_launcher_every_committed_command_refuses(
+    home: Path, user_repo: Path, how: str
+) -> None:
+    """Issue 28: the hook commands source `.automaton/hook.sh`; where it is gone or cannot
+    be read, each still refuses, with one ERROR line that names it."""
+    assert run_install(home, "--project", str(user_repo), "--harness", "all").returncode == 0
+    launcher = user_repo / ".automaton" / "hook.sh"
+    launcher.unlink()
+    if how == "a folder":
+        launcher.mkdir()
+    elif how == "a dangling link":
+        launcher.symlink_to(user_repo / "gone.sh")
+    elif how == "unreadable":
+        if os.geteuid() == 0:
+            pytest.skip("running as root: chmod 000 does not deny reads")
+        launcher.write_text("exit 0\n")
+        launcher.chmod(0)
+    _every_committed_command_refuses(user_repo, user_repo, NO_LAUNCHER, {"HOME": str(home)})
+
+
+def test_run_outside_the_project_every_committed_command_refuses(
+    home: Path, user_repo: Path, tmp_path: Path
+) -> None:
+    """A hook run in a folder outside the project, with no project folder named for it,
+    finds no launcher: a refusal, never a pass."""
+    assert run_install(home, "--project", str(user_repo), "--harness", "all").returncode == 0
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    _every_committed_command_refuses(user_repo, outside, NO_LAUNCHER, {"HOME": str(home)})
+
+
+def test_a_relative_project_folder_is_a_refusal_not_a_hang(home: Path, user_repo: Path) -> None:
+    """A project variable that is not an absolute path is searched no further: a hook
+    that hung would meet the harness's timeout, which lets the action through."""
+    assert run_install(home, "--project", str(user_repo), "--harness", "all").returncode == 0
+    env = {"HOME": str(home), "CLAUDE_PROJECT_DIR": "proj", "GEMINI_PROJECT_DIR": "proj",
+           "COPILOT_PROJECT_DIR": "proj"}  # fmt: skip
+    for command in committed_commands(user_repo):
+        if "--harness claude" in command or "--harness gemini" in command:
+            done = run_detached(["sh", "-c", command], {"PATH": BARE_PATH, **env}, user_repo)
+            stops = command.endswith(" || true")
+            assert (done.returncode, done.stderr) == (0 if stops else 2, NO_LAUNCHER + "\n")
+
+
+def test_run_in_a_subfolder_the_committed_command_finds_the_projects_launcher(
+    home: Path, user_repo: Path
+) -> None:
+    """A hook whose working folder is inside the project (an agent's `cd`) runs the
+    project's launcher, never one planted in a folder the agent may write: the outermost
+    one wins."""
+    if _tool_on_bare_path():
+        pytest.skip(f"automaton-hook is installed in {BARE_PATH}")
+    assert run_install(home, "--project", str(user_repo), "--harness", "all").returncode == 0
+    planted = user_repo / "src" / "deep" / ".automaton" / "hook.sh"
+    planted.parent.mkdir(parents=True)
+    planted.write_text("echo planted; exit 0\n")
+    missing = (
+        f"ERROR: automaton-hook {MISSING} (not on PATH, not in ~/.automaton/bin). Install "
+        "it: pip install automaton-rules, then automaton-install --project . in this project "
+        "(automaton-rules: docs/adopting.md)"
+    )
+    _every_committed_command_refuses(user_repo, planted.parent.parent, missing, {"HOME": ""})
+
+
+@pytest.mark.parametrize(("harness", "variable"), [("claude", "CLAUDE_PROJECT_DIR"),
+                                                   ("gemini", "GEMINI_PROJECT_DIR")])  # fmt: skip
+def test_the_project_folder_the_harness_names_is_where_its_launcher_is_found(
+    home: Path, user_repo: Path, tmp_path: Path, harness: str, variable: str
+) -> None:
+    """Claude Code and Gemini CLI name the project folder for their hooks: run from any
+    folder, the command runs the project's launcher, and the guard answers."""
+    assert run_install(home, "--project", str(user_repo), "--harness", harness).returncode == 0
+    state = user_repo / ".automaton" / "tasks" / "t" / ".state"
+    tool = "Write" if harness == "claude" else "write_file"
+    event = {"hook_event_name": "PreToolUse" if harness == "claude" else "BeforeTool",
+             "cwd": str(user_repo), "tool_name": tool,
+             "tool_input": {"file_path": str(state), "content": "x"}}  # fmt: skip
+    [command, *_] = committed_commands(user_repo)
+    env = {"PATH": BARE_PATH, "HOME": str(home), variable: str(user_repo)}
+    proc = subprocess.run(
+        ["sh", "-c", command], input=json.dumps(event), capture_output=True, text=True,
+        env=env, cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc
+    assert "is workflow state: only status.py writes" in proc.stdout, proc
+
+
+def test_the_committed_command_is_short_and_names_the_launcher(home: Path, user_repo: Path) -> None:
+    """What a person reads in the committed settings (and Claude Code shows the model on
+    a crash): a few words that find `.automaton/hook.sh`, not the whole lookup."""
+    assert run_install(home, "--project", str(user_repo), "--harness", "all").returncode == 0
+    for command in committed_commands(user_repo):
+        assert ".automaton/hook.sh" in command
+        assert "command -v" not in command  # the lookup is in the launcher
+        assert len(command) < 450, command  # Copilot's with its JSON deny
+    launcher = (user_repo / ".automaton" / "hook.sh").read_text()
+    assert launcher.startswith(install.MARKER)
+    assert launcher == (ROOT / "integrations" / "hook.sh").read_text()
+
+
 def test_a_crashing_hook_tells_copilot_the_reason(tmp_path: Path) -> None:
     """Issue 28: on a crash Copilot showed the model only "Denied by preToolUse hook: hook
     exited with code 2". The committed command now gives the reason as a JSON deny, which
@@ -110,6 +235,7 @@ def test_a_crashing_hook_tells_copilot_the_reason(tmp_path: Path) -> None:
     done = subprocess.run(
         ["sh", "-c", command],
         env={"PATH": f"{fake.parent}:/usr/bin:/bin", "HOME": str(tmp_path)},
+        cwd=launcher_folder(),
         input="{}",
         capture_output=True,
         text=True,
@@ -148,6 +274,7 @@ def test_the_committed_command_runs_the_tool_from_path_else_the_launcher(
             capture_output=True,
             text=True,
             env=env,
+            cwd=user_repo,
             timeout=60,
         )
         assert proc.returncode == 0, proc
@@ -177,9 +304,9 @@ def test_every_end_but_0_and_2_is_a_refusal_naming_its_cause(
         f"echo \"ModuleNotFoundError: No module named 'pluggy'\" >&2\nexit {status}\n"
     )
     fake.chmod(0o755)
-    command = install_files.hook_command("automaton-hook", "--harness", "claude")
+    command = harnesses.get("claude").command()
     env = {"PATH": f"{folder}:{BARE_PATH}", "HOME": ""}
-    proc = run_detached(["sh", "-c", command], env, tmp_path)
+    proc = run_detached(["sh", "-c", command], env, launcher_folder())
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == (
         f"ERROR: automaton-hook {cause}; refused, since a hook that fails must not let the "
@@ -198,11 +325,12 @@ def test_an_answer_passes_through_the_hook_command_as_given(
     fake = folder / "automaton-hook"
     fake.write_text(f"#!/bin/sh\ncat\necho '{stdout}'\necho 'the reason' >&2\nexit {status}\n")
     fake.chmod(0o755)
-    command = install_files.hook_command("automaton-hook", "--harness", "codex")
+    command = harnesses.get("codex").command()
     env = {"PATH": f"{folder}:{BARE_PATH}", "HOME": ""}
     proc = subprocess.run(
-        ["sh", "-c", command], input="EVENT", capture_output=True, text=True, env=env, timeout=60
-    )
+        ["sh", "-c", command], input="EVENT", capture_output=True, text=True, env=env,
+        cwd=launcher_folder(), timeout=60,
+    )  # fmt: skip
     assert (proc.returncode, proc.stdout, proc.stderr) == (
         status,
         f"EVENT{stdout}\n",
@@ -217,9 +345,9 @@ def test_a_hook_stopped_by_a_signal_is_a_refusal(tmp_path: Path, signal_name: st
     fake = folder / "automaton-hook"
     fake.write_text(f"#!/bin/sh\nkill -{signal_name} $$\n")
     fake.chmod(0o755)
-    command = install_files.hook_command("automaton-hook", "--harness", "claude")
+    command = harnesses.get("claude").command()
     env = {"PATH": f"{folder}:{BARE_PATH}", "HOME": ""}
-    proc = run_detached(["sh", "-c", command], env, tmp_path)
+    proc = run_detached(["sh", "-c", command], env, launcher_folder())
     number = getattr(signal, f"SIG{signal_name}").value
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == (
@@ -252,8 +380,9 @@ def test_a_launcher_whose_installation_is_gone_refuses(home: Path, tmp_path: Pat
     launcher.write_text(launcher.read_text().replace(real, shlex.quote(str(gone))))
     if _tool_on_bare_path():
         pytest.skip(f"automaton-hook is installed in {BARE_PATH}")
-    command = install_files.hook_command("automaton-hook", "--harness", "claude")
-    proc = run_detached(["sh", "-c", command], {"PATH": BARE_PATH, "HOME": str(home)}, tmp_path)
+    command = harnesses.get("claude").command()
+    env = {"PATH": BARE_PATH, "HOME": str(home)}
+    proc = run_detached(["sh", "-c", command], env, launcher_folder())
     assert proc.returncode == 2, proc
     assert proc.stderr.startswith(f"ERROR: {gone} is gone (moved or uninstalled).")
     assert "pip install automaton-rules" in proc.stderr
@@ -369,6 +498,50 @@ def test_a_settings_file_of_the_previous_release_is_upgraded_not_doubled(
     assert again.stdout == "nothing to change\n"
 
 
+def test_the_previous_releases_inline_lookup_is_upgraded_to_the_launcher(
+    home: Path, user_repo: Path
+) -> None:
+    """The release before wrote the whole lookup into every command (`sh -c '…900
+    characters…' automaton-hook --harness claude`): installing again puts the short
+    command and the launcher in its place, and adds no entry."""
+    old = f"sh -c '{install_files.HOOK_LOOKUP}' automaton-hook --harness claude"
+    claude = json.loads(json.dumps(harnesses.get("claude").hooks()))
+    for entries in claude["hooks"].values():
+        entries[0]["hooks"][0]["command"] = old
+    (user_repo / ".claude" / "settings.json").write_text(json.dumps(claude))
+    assert run_install(home, "--project", str(user_repo), "--harness", "claude").returncode == 0
+    upgraded = json.loads((user_repo / ".claude" / "settings.json").read_text())
+    assert upgraded == harnesses.get("claude").hooks()
+    assert (user_repo / ".automaton" / "hook.sh").read_text() == install_files.hook_launcher()
+
+
+def test_uninstall_removes_the_launcher_with_the_last_harness(home: Path, user_repo: Path) -> None:
+    launcher = user_repo / ".automaton" / "hook.sh"
+    assert (
+        run_install(home, "--project", str(user_repo), "--harness", "claude,codex").returncode == 0
+    )
+    assert launcher.exists()
+    args = ("--project", str(user_repo), "--uninstall")
+    assert run_install(home, *args, "--harness", "claude").returncode == 0
+    assert launcher.exists()  # Codex's hooks still run it
+    proc = run_install(home, *args, "--harness", "codex")
+    assert f"removed {launcher}" in proc.stdout.splitlines()
+    assert not launcher.exists()
+
+
+def test_a_launcher_that_is_not_the_installers_stops_the_install(
+    home: Path, user_repo: Path
+) -> None:
+    """Every hook would source it: the installer neither runs over it nor leaves it."""
+    launcher = user_repo / ".automaton" / "hook.sh"
+    launcher.write_text("exit 0\n")
+    proc = run_install(home, "--project", str(user_repo), "--harness", "claude")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"ERROR: {launcher} is not automaton-install's"), proc.stderr
+    assert launcher.read_text() == "exit 0\n"
+    assert "automaton-hook" not in (user_repo / ".claude" / "settings.json").read_text()
+
+
 # --------------------------------------------------------------------------------------
 # Git hooks in any project, where git takes them from
 # --------------------------------------------------------------------------------------
@@ -468,6 +641,7 @@ def test_the_installers_files_commit_cleanly_through_the_installed_hooks(
     staged = git_in(team_repo, "diff", "--cached", "--name-only").stdout.split()
     assert set(staged) == {
         ".automaton/.gitignore",
+        ".automaton/hook.sh",
         ".claude/settings.json",
         ".codex/hooks.json",
         ".cursor/hooks.json",

@@ -7,10 +7,13 @@ The boundary and its mechanisms are tested in tests/test_sandbox.py.
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
 from helpers import (
+    BIN,
     Project,
     bwrap_or_skip,
     denied,
@@ -67,6 +70,54 @@ def test_opencode_gets_the_command_to_put_in_place(repo: Project, startup_home: 
         pytest.skip("no sandbox mechanism works here")
     proc = hook_command("opencode", shell_event(repo, "npm test"), home=startup_home)
     assert "npm test" in json.loads(proc.stdout)["rewrite"]["command"]
+
+
+def test_copilot_gets_a_line_naming_only_project_paths_which_runs_sandboxed(
+    repo: Project, startup_home: Path
+) -> None:
+    """Issue 28: Copilot CLI's own path check refuses a rewritten line that names paths
+    outside the workspace (`/usr/bin/bwrap`, `~/.automaton/run`) when no user can be
+    asked; its line runs `automaton-sandbox` through the project's launcher instead, which
+    makes the witness's mark and holds the line in the same boundary."""
+    from automaton_rules.cli import install_files
+
+    if mechanisms.choose() is None:
+        pytest.skip("no sandbox mechanism works here")
+    (repo.root / install_files.LAUNCHER).write_text(install_files.hook_launcher())
+    line = "python3 -c \"open('src/app.py','a').write('x')\""
+    event = {"toolName": "bash", "toolArgs": {"command": line, "description": "d"},
+             "cwd": str(repo.root), "sessionId": "s1"}  # fmt: skip
+    proc = hook_command(
+        "copilot", json.dumps(event), "--event", "preToolUse", home=startup_home, cwd=repo.root
+    )
+    rewritten_line = json.loads(proc.stdout)["modifiedArgs"]["command"]
+    root = str(repo.root.resolve())
+    assert rewritten_line.startswith(f"sh -c 'refusal=run; . {root}/.automaton/hook.sh' ")
+    assert " automaton-sandbox --project " in rewritten_line
+    paths = re.findall(r"(?<![\w.])[/~][^\s'\"]*", rewritten_line)
+    assert paths and all(path.startswith(root) for path in paths), paths
+    env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(startup_home)}
+    ran = subprocess.run(
+        ["sh", "-c", rewritten_line], capture_output=True, text=True, env=env, cwd=repo.root,
+        timeout=60,
+    )  # fmt: skip
+    assert ran.returncode == 1, ran
+    assert "Read-only file system" in ran.stderr
+    assert (repo.root / "src" / "app.py").read_text() == "x = 1\n"
+    marks = list((startup_home / ".automaton" / "run").glob("copilot-*/*.ran"))
+    assert len(marks) == 1, marks
+
+
+def test_the_runner_refuses_a_mark_that_is_not_one(repo: Project, startup_home: Path) -> None:
+    if mechanisms.choose() is None:
+        pytest.skip("no sandbox mechanism works here")
+    done = subprocess.run(
+        [str(BIN / "automaton-sandbox"), "--mark", "../../x", "--", "true"],
+        capture_output=True, text=True, cwd=repo.root, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == "ERROR: automaton-sandbox: --mark '../../x' is not a mark\n"
+    assert not (startup_home / ".automaton" / "run").exists()
 
 
 def test_cursor_cannot_rewrite_so_the_reader_alone_guards_it(

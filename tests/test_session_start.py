@@ -154,7 +154,7 @@ def test_install_puts_a_session_hook_in_every_harness(home_and_project: tuple[Pa
     home, folder = home_and_project
     proc = run_install(home, "--project", str(folder), "--harness", "all")
     assert proc.returncode == 0, proc
-    command = install_files.hook_command("automaton-hook", "--harness", "claude")
+    command = harnesses.get("claude").command()
     hooks = read_json(folder, ".claude/settings.json")["hooks"]
     ours = [
         {"hooks": [{"type": "command", "command": command, "timeout": 10, "onFailure": "block"}]}
@@ -169,7 +169,7 @@ def test_install_puts_a_session_hook_in_every_harness(home_and_project: tuple[Pa
     assert gemini["hooksConfig"] == {"enabled": True}
     assert "matcher" not in gemini["hooks"]["SessionStart"][0]  # exact names: every start
     cursor = read_json(folder, ".cursor/hooks.json")["hooks"]
-    cursor_command = install_files.hook_command("automaton-hook", "--harness", "cursor")
+    cursor_command = harnesses.get("cursor").command()
     assert cursor["sessionStart"] == [{"command": cursor_command}]
     assert all(entry["failClosed"] is True for entry in cursor["preToolUse"])
     assert all(entry["failClosed"] is True for entry in cursor["beforeShellExecution"])
@@ -189,6 +189,7 @@ def test_the_installed_session_hook_answers(home_and_project: tuple[Path, Path])
         entry["hooks"][0]["command"],
         shell=True,
         env={**os.environ, "HOME": str(home)},  # the launcher automaton-install wrote
+        cwd=folder,  # where Claude Code runs its hooks, as CLAUDE_PROJECT_DIR names it
         input=recorded("claude", "session-start.json", folder)[0],
         capture_output=True,
         text=True,

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import Board, status_env, write_config
+from helpers import Board, launcher_folder, status_env, write_config
 
 from automaton_rules.core import store
 from automaton_rules.guards.hooks import harnesses
@@ -162,17 +162,23 @@ def test_a_cursor_agent_the_user_aborted_is_not_kept(tmp_path: Path) -> None:
     assert (json.loads(out), code) == ({}, 0)
 
 
-def test_a_stop_hook_that_cannot_run_lets_the_agent_stop(tmp_path: Path) -> None:
-    """Installed but missing, the portable command exits 2, which on Stop would make the
-    agent carry on: the installed Stop hooks let it stop instead."""
+@pytest.mark.parametrize(
+    ("launcher", "said"), [(True, "is not installed"), (False, "no readable .automaton/hook.sh")]
+)
+def test_a_stop_hook_that_cannot_run_lets_the_agent_stop(
+    tmp_path: Path, launcher: bool, said: str
+) -> None:
+    """Not installed, or its launcher missing, the portable command exits 2, which on Stop
+    would make the agent carry on: the installed Stop hooks let it stop instead."""
     ours = harnesses.get("claude").hooks()
     command = ours["hooks"]["Stop"][0]["hooks"][0]["command"]
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     proc = subprocess.run(
-        ["sh", "-c", command], input="{}", capture_output=True, text=True, env=env, check=False
-    )
+        ["sh", "-c", command], input="{}", capture_output=True, text=True, env=env,
+        cwd=launcher_folder() if launcher else tmp_path, check=False,
+    )  # fmt: skip
     assert proc.returncode == 0
-    assert "not installed" in proc.stderr
+    assert said in proc.stderr
     assert os.environ.get("PATH")  # the test's own environment is untouched
 
 

@@ -173,8 +173,8 @@ def test_installed_hooks_quote_an_odd_install_path(odd_bin: Path, tmp_path: Path
             "beforeShellExecution"
         ][0]["command"],
     ]
-    for command in commands:
-        subprocess.run(["sh", "-c", command], cwd=tmp_path, env=env, check=True, timeout=60)
+    for command in commands:  # run in the project, as the harnesses run them
+        subprocess.run(["sh", "-c", command], cwd=project, env=env, check=True, timeout=60)
         assert marker.read_text().splitlines()[0] == str(odd_bin / "automaton-hook")
     hook = project / ".git" / "hooks" / "pre-commit"
     subprocess.run(["sh", str(hook)], cwd=tmp_path, env=env, check=True, timeout=60)
@@ -183,6 +183,7 @@ def test_installed_hooks_quote_an_odd_install_path(odd_bin: Path, tmp_path: Path
     # ...and uninstalling still finds exactly what it added.
     install.uninstall(project, ["claude", "cursor"], git_hooks=True, home=tmp_path / "home")
     assert not (project / ".claude").exists() and not (project / ".cursor").exists()
+    assert not (project / ".automaton" / "hook.sh").exists()
     assert not hook.exists()
 
 

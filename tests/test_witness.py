@@ -198,3 +198,17 @@ def test_old_session_folders_are_pruned_at_session_start(repo: Project, home: Pa
     payload = json.dumps({"hook_event_name": "SessionStart", "cwd": str(repo.root)})
     assert hook_command("claude", payload, home=home).returncode == 0
     assert not old.exists() and fresh.exists() and waits.exists()
+
+
+def test_a_line_through_the_launcher_is_known_by_its_mark(tmp_path: Path) -> None:
+    """Copilot CLI's rewritten line names its mark relative to ~/.automaton/run
+    (`automaton-sandbox --mark`), not by path: the after-event still knows it for the
+    session's own, and a line naming another session's mark is not taken for it."""
+    home = tmp_path / "home"
+    mark = witness.folder("copilot", "s1", home) / "abc.ran"
+    line = f"sh -c '. /p/.automaton/hook.sh' automaton-sandbox --mark {witness.mark_id(mark)} -- ls"
+    assert witness.mark_id(mark) == f"{mark.parent.name}/abc"
+    assert witness.named(mark, line)
+    assert not witness.named(mark, "ls")
+    other = witness.folder("copilot", "s2", home) / "abc.ran"
+    assert not witness.named(other, line)

@@ -101,6 +101,13 @@ def _install_per_user(home: Path | None) -> list[str]:
     return done
 
 
+def _install_launcher(project: Path) -> list[str]:
+    """`.automaton/hook.sh`, which every harness hook command sources (guards/hooks/lookup.py)."""
+    path = project / install_files.LAUNCHER
+    existed = path.exists()
+    return [_done(path, existed)] if _write(path, install_files.hook_launcher()) else []
+
+
 def _install_sections(project: Path, names: Sequence[str]) -> list[str]:
     """The agent instructions of each harness, and `.automaton/.gitignore`."""
     sections = {harnesses.get(h).instructions: install_files.instructions_section() for h in names}
@@ -130,6 +137,8 @@ def install(
     if not tasks.is_dir():  # the project is one from now on: it audits clean, with no task
         tasks.mkdir(parents=True)
         done.append(f"created {tasks}{os.sep}")
+    if names:  # what their hook commands run
+        done += _install_launcher(project)
     for name in names:  # each harness's hooks, and what the user must still do
         done += harnesses.get(name).settings().install(project)
     done += _install_sections(project, names)
@@ -164,7 +173,8 @@ def _linked_guard_files(project: Path, home: Path | None) -> list[str]:
     from automaton_rules.core import guard_files
 
     found = [project / relpath for relpath in guard_files.project_guard_paths()]
-    found += [project / guard_files.DEFAULT_SIGNERS, framework_home(home) / "scripts/status.py"]
+    found += [project / guard_files.DEFAULT_SIGNERS, project / install_files.LAUNCHER]
+    found.append(framework_home(home) / "scripts/status.py")
     warnings = []
     for path in found:
         try:
@@ -184,6 +194,13 @@ def _preflight(project: Path, names: Sequence[str], git_hooks: bool) -> None:
     file, a section the installer cannot find the end of, no git repository."""
     for name in names:
         harnesses.get(name).settings().check(project)
+    launcher = project / install_files.LAUNCHER
+    if names and (launcher.is_symlink() or launcher.exists()) and not _ours_in_file(launcher):
+        raise AutomatonError(
+            "install-failed",
+            f"{launcher} is not automaton-install's, and every hook would run it: move it "
+            "away, then run again",
+        )
     files = {harnesses.get(name).instructions for name in names} | {install_files.GITIGNORE}
     for relative in sorted(files):
         install_files.check_section(project / relative)
@@ -207,6 +224,10 @@ def _uninstall_sections(project: Path) -> list[str]:
     if remaining or _find_our_git_hooks(project):
         needed.add(install_files.GITIGNORE)
     done = []
+    launcher = project / install_files.LAUNCHER
+    if not remaining and _ours_in_file(launcher) and not launcher.is_symlink():
+        launcher.unlink()  # no hook command is left to run it
+        done.append(f"removed {launcher}")
     read = dict.fromkeys(h.instructions for h in harnesses.HARNESSES.values())
     files = [*read, install_files.GITIGNORE]
     for relative in files:

@@ -1,6 +1,7 @@
 """What `automaton-install` writes besides the harness settings: the per-user launchers,
-the git hook scripts, and its own sections of the agent instructions (`CLAUDE.md`,
-`AGENTS.md`, `GEMINI.md`: the file each harness record names) and of
+the git hook scripts, the project's hook launcher (`.automaton/hook.sh`, which the
+harnesses' hook commands source), and its own sections of the agent instructions
+(`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`: the file each harness record names) and of
 `.automaton/.gitignore`. The portable hook command is `guards/hooks/lookup.py`'s.
 
 Nothing it writes into a project names a path of this machine, so a team commits those
@@ -19,8 +20,10 @@ from pathlib import Path
 from automaton_rules.core import guard_files, machine
 from automaton_rules.core.project import FRAMEWORK_HOME, framework_home
 from automaton_rules.guards.edits.checks import EDIT_PHASES_TEXT
+from automaton_rules.guards.hooks import lookup
 from automaton_rules.guards.hooks.lookup import HOOK_LOOKUP as HOOK_LOOKUP
 from automaton_rules.guards.hooks.lookup import INSTALL_HINT
+from automaton_rules.guards.hooks.lookup import LAUNCHER as LAUNCHER
 from automaton_rules.guards.hooks.lookup import LOOKUP as LOOKUP
 from automaton_rules.guards.hooks.lookup import hook_command as hook_command
 from automaton_rules.support.context import STATUS_SCRIPT
@@ -28,7 +31,9 @@ from automaton_rules.support.errors import AutomatonError
 
 MARKER = "# installed by automaton-install"
 
-LAUNCHED = ("automaton-hook", "automaton-git-hook")
+# automaton-sandbox: the rewritten shell lines of a harness whose own path check refuses
+# paths outside the project run it through the project's launcher (GitHub Copilot CLI).
+LAUNCHED = ("automaton-hook", "automaton-git-hook", "automaton-sandbox")
 
 
 def launcher_path(home: Path | None, tool: str) -> Path:
@@ -49,6 +54,11 @@ h={shlex.quote(str(target))}
 printf "ERROR: %s is gone (moved or uninstalled). Reinstall: {INSTALL_HINT}\\n" "$h" >&2
 exit 2
 """
+
+
+def hook_launcher() -> str:
+    """`.automaton/hook.sh`, which every harness hook command of the project sources."""
+    return lookup.launcher(MARKER)
 
 
 def git_hook_script(command: str) -> str:

@@ -9,9 +9,10 @@ import * as plugin from "./automaton-guard.js";
 
 const { AutomatonGuard } = plugin;
 const PROJECT = process.env.AUTOMATON_PROJECT;
-// The command the installer commits for Claude Code: `sh -c 'LOOKUP' automaton-hook ...`.
-const CLAUDE = JSON.parse(readFileSync(new URL("../claude/settings.json", import.meta.url)));
-const COMMITTED = CLAUDE.hooks.PreToolUse[0].hooks[0].command;
+// The lookup of the launcher the JSON configurations' commands source (.automaton/hook.sh),
+// on one line: `HOOK_LOOKUP` of guards/lookup.py, as the plugin holds it.
+const SOURCE = readFileSync(new URL("./automaton-guard.js", import.meta.url), "utf-8");
+const LOOKUP = JSON.parse(SOURCE.match(/^const LOOKUP = (.*);$/m)[1]);
 
 // Bun's `$` as the plugin uses it: words, each `${value}` one argument, `< ${Response}` stdin.
 function stubShell(calls) {
@@ -54,14 +55,13 @@ test("the file exports the plugin and nothing else (opencode calls every export)
   assert.deepEqual(Object.keys(plugin), ["AutomatonGuard"]);
 });
 
-test("the hook runs as in the JSON configurations, on the tool call", { skip: !PROJECT }, async () => {
+test("the hook runs the launcher's lookup, on the tool call", { skip: !PROJECT }, async () => {
   const calls = [];
   const guard = await hooks(calls);
   await guard["tool.execute.before"]({ tool: "read" }, { args: { filePath: `${PROJECT}/src/app.py` } });
   assert.equal(calls.length, 1);
-  const lookup = COMMITTED.slice(COMMITTED.indexOf("'") + 1, COMMITTED.lastIndexOf("'"));
-  assert.equal(COMMITTED, `sh -c '${lookup}' automaton-hook --harness claude`);
-  assert.deepEqual(calls[0].argv, ["sh", "-c", lookup, "automaton-hook", "--harness", "opencode"]);
+  assert.match(LOOKUP, /^h="\$\(command -v "\$0"\)"/);
+  assert.deepEqual(calls[0].argv, ["sh", "-c", LOOKUP, "automaton-hook", "--harness", "opencode"]);
   assert.deepEqual(calls[0].event, {
     hook_event_name: "PreToolUse",
     tool_name: "read",

@@ -39,30 +39,29 @@ def test_a_read_in_research_runs_inside_the_sandbox(copilot) -> None:
     assert any(mark.endswith(".ran") for mark in lab.marks()), lab.marks()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Copilot CLI 1.0.102: a rewritten line without permissionDecision allow goes "
-    "through Copilot's own permission flow, whose path check sees the sandbox's paths "
-    "(/usr/bin/bwrap, ~/.automaton/run, /tmp) outside the workspace; COPILOT_ALLOW_ALL=true "
-    "allows tools, not paths, so a headless run answers 'Permission denied because no "
-    "interactive user response was available' and the write in implement never runs",
-)
 def test_a_shell_write_in_implement_is_applied(copilot) -> None:
+    """Under COPILOT_ALLOW_ALL=true alone (no --allow-all-paths) Copilot CLI refused every
+    rewritten line whose words named the sandbox's paths outside the workspace
+    (`/usr/bin/bwrap`, `~/.automaton/run`, the temporary folder): the rewrite now runs
+    `automaton-sandbox` through the project's launcher, and names only project paths."""
     run_as, lab = copilot
     lab.phase("implement")
     run = run_as.run(lab, [run_as.shell(WRITE), Text("ok")])
     assert lab.file("src/x.py") == "", run.explain()
+    assert any(mark.endswith(".ran") for mark in lab.marks()), lab.marks()
+    [call] = run.tool_calls
+    assert call["command"].startswith(f"sh -c 'refusal=run; . {lab.project}/.automaton/hook.sh'")
 
 
-def test_code_the_reader_cannot_judge_is_not_run_unsandboxed(copilot) -> None:
-    """Under COPILOT_ALLOW_ALL=true alone Copilot refuses the rewritten line (its path
-    check, above): the file is unchanged either way."""
+def test_code_the_reader_cannot_judge_runs_sandboxed_and_its_write_fails(copilot) -> None:
+    """Under COPILOT_ALLOW_ALL=true alone too (its path check, above)."""
     run_as, lab = copilot
     lab.phase("research")
     run = run_as.run(lab, [run_as.shell(UNJUDGED), Text("ok")])
     [result] = run.tool_results
     assert lab.file("src/app.py") == "print(1)\n", run.explain()
-    assert "Permission denied because no interactive user response was available" in result
+    assert "Read-only file system" in result
+    assert "ran inside the sandbox of this project's phase (t1: research)" in result
 
 
 @pytest.fixture
@@ -94,4 +93,4 @@ def test_with_allow_all_code_the_reader_cannot_judge_runs_sandboxed_and_its_writ
     assert "ran inside the sandbox of this project's phase (t1: research)" in result
     assert any(mark.endswith(".ran") for mark in lab.marks()), lab.marks()
     [call] = run.tool_calls
-    assert "bwrap" in call["command"] or "confine" in call["command"], call
+    assert " automaton-sandbox --project " in call["command"], call

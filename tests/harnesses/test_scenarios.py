@@ -35,6 +35,19 @@ def test_an_edit_tool_write_in_research_is_denied(harness) -> None:
     assert lab.file("src/app.py") == "print(1)\n"
 
 
+def test_after_the_agent_changes_folder_its_hooks_still_guard(harness) -> None:
+    """Claude Code runs its hooks in the folder the agent `cd`ed into (`src/`): the
+    committed command finds the project's launcher from the project folder the harness
+    names, and the write is denied as from the project's own folder."""
+    run_as, lab = harness
+    lab.phase("research")
+    run = run_as.run(lab, [run_as.shell("cd src"), run_as.shell("touch x.py"), Text("ok")])
+    results = run.tool_results
+    assert len(results) == 2, run.explain()
+    assert "DENIED: No task in project" in results[1], run.explain()
+    assert lab.file("src/x.py") is None and lab.file("x.py") is None
+
+
 def test_writing_state_by_shell_is_denied_in_implement(harness) -> None:
     run_as, lab = harness
     lab.phase("implement")
@@ -123,21 +136,20 @@ def test_a_crashing_hook_blocks_the_action(harness) -> None:
     assert "hook" in result
 
 
-# Copilot CLI showed only 'Denied by preToolUse hook: hook exited with code 2' until its
-# committed command answered a crash with a JSON deny (guards/hooks/lookup.py, DENY_LOOKUP).
-CRASH_REASON = {
-    "claude": "Claude Code 2.1.332 shows the model the whole installed sh -c '…' command "
-    "(about 900 characters) before the ERROR line",
-}
-
-
-def test_a_crashing_hook_shows_the_model_the_error_and_nothing_else(harness, request) -> None:
+def test_a_crashing_hook_shows_the_model_the_error_and_no_script(harness) -> None:
+    """Copilot CLI showed only 'Denied by preToolUse hook: hook exited with code 2' until
+    its committed command answered a crash with a JSON deny; Claude Code shows the model
+    the installed command before the hook's stderr, which was the whole ~900-character
+    lookup: now it is the short command that finds `.automaton/hook.sh`, with no error
+    line of its own (guards/hooks/lookup.py)."""
     run_as, lab = harness
-    if run_as.name in CRASH_REASON:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=CRASH_REASON[run_as.name]))
     lab.phase("implement")
     lab.crash_tool_hooks()
     run = run_as.run(lab, [run_as.shell("touch src/x.py"), Text("ok")])
     [result] = run.tool_results
-    assert "ERROR: automaton-hook failed (exit status 1): RuntimeError: lab crash" in result
-    assert "sh -c" not in result
+    error = "ERROR: automaton-hook failed (exit status 1): RuntimeError: lab crash"
+    assert error in result, run.explain()
+    before = result[: result.index(error)]
+    assert "ERROR:" not in before, before
+    assert "command -v" not in before  # the lookup is in the launcher, not the command
+    assert len(before) < 400, before

@@ -3,9 +3,13 @@ harness's own protocol (tests/fixtures/hooks/NAME/protocol.json), never the code
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +78,20 @@ def edit_event(project: AutomatonProject, relative: str) -> str:
     )
 
 
+@functools.cache
+def launcher_folder() -> Path:
+    """A folder holding the launcher automaton-install writes (`.automaton/hook.sh`), which
+    a hook command run from it finds, as it finds a project's own."""
+    from automaton_rules.cli import install_files
+
+    folder = Path(tempfile.mkdtemp(prefix="automaton-launcher-"))
+    atexit.register(shutil.rmtree, folder, True)
+    launcher = folder / install_files.LAUNCHER
+    launcher.parent.mkdir()
+    launcher.write_text(install_files.hook_launcher())
+    return folder
+
+
 def hook_command(
     harness: str,
     payload: str,
@@ -82,10 +100,11 @@ def hook_command(
     home: Path | None = None,
     extra_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run the hook command automaton-install commits, with `sh -c`, as a harness runs it."""
-    from automaton_rules.cli import install_files
+    """Run the hook command automaton-install commits for `harness`, with `sh -c`, as the
+    harness runs it: from a folder with the project's launcher (`cwd`, else one of ours)."""
+    from automaton_rules.guards.hooks import harnesses
 
-    command = install_files.hook_command("automaton-hook", "--harness", harness, *args)
+    command = harnesses.get(harness).command(*args)
     env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home or ""), **(extra_env or {})}
     pinned = os.environ.get("AUTOMATON_SANDBOX_MECHANISM")  # the suite run under one
     if pinned is not None:
@@ -96,7 +115,7 @@ def hook_command(
         capture_output=True,
         text=True,
         env=env,
-        cwd=cwd,
+        cwd=cwd or launcher_folder(),
         timeout=60,
     )
 

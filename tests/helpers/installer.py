@@ -36,7 +36,7 @@ def run_install(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 # The programs the installer's launchers start.
-LAUNCHED = ("automaton-hook", "automaton-git-hook")
+LAUNCHED = ("automaton-hook", "automaton-git-hook", "automaton-sandbox")
 
 USER_CLAUDE = {
     "permissions": {"allow": ["Bash(ls:*)", "Read"], "deny": ["Bash(rm -rf:*)"]},

@@ -209,7 +209,7 @@ def _decide_shell(
         return Verdict(True, moves.CARRIED, None, plan.permission, (where, plan.moves))
     if plan.command is None:
         return Verdict(True)
-    if mark is not None and str(mark) in plan.command:
+    if mark is not None and witness.named(mark, plan.command):
         witness.expect(mark)
     return Verdict(True, "", _updated(action, plan.command), plan.permission)
 

@@ -11,7 +11,9 @@ change); what it lets the sandbox do and the permission rules it keeps; and what
 user must still do once it is installed.
 `guards/hooks/adapter.py` (the adapter) and `cli/install.py` (the installer) read this
 table and name no harness. A new harness is a record here, its files in
-core/guard_files.py, and its recorded events in `tests/fixtures/hooks/NAME/`.
+core/guard_files.py, and its recorded events in `tests/fixtures/hooks/NAME/`;
+one whose hooks take Claude Code's shape lists them in `hook_table` (event, matcher,
+seconds), and `grouped` builds the blocks.
 
 The adapter loads this module before every tool call, so it stays cheap: classes and
 small dicts, no configuration built until the installer asks, json only to answer.
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from automaton_rules.guards.hooks.settings import Settings
 
     Answer = tuple[str, str, int]  # stdout, stderr, exit status
+    Hook = tuple[str, str | None, int]  # an event, its matcher, its timeout in seconds
 
 # What an event asks of the adapter, whatever the harness calls it.
 TOOL, SESSION, PROMPT, CONFIG, STOP = "tool", "session", "prompt", "config", "stop"
@@ -61,8 +64,7 @@ class Harness:
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""  # as a refusal names it
-    # Where its hooks go, relative to the project, and the agent instructions it reads:
-    # from its entry in core/guard_files.py, their one home, by `name`.
+    # Where its hooks go and the instructions it reads: its entry in core/guard_files.py.
     settings_file: ClassVar[str] = ""
     instructions: ClassVar[str] = "AGENTS.md"
     # Reading its events: each event name it sends and what it asks; the command names
@@ -84,6 +86,8 @@ class Harness:
     keeps_cwd: ClassVar[bool] = False
     typed: ClassVar[bool] = False
     asks_rewritten: ClassVar[bool] = True
+    # A rewritten line runs `automaton-sandbox` through the project's launcher (shell_plan).
+    short_rewrite: ClassVar[bool] = False
     no_rewrite: ClassVar[str] = NO_REWRITE  # why the reader alone guards its shell
     # Answers: what it prints with nothing to say, and whether a prompt it lets through
     # may carry context.
@@ -92,16 +96,22 @@ class Harness:
     # Its hooks' timeouts: the key and how many of its units make a second.
     timeout_key: ClassVar[str] = "timeout"
     per_second: ClassVar[int] = 1
+    # Its hooks, where they take Claude Code's shape (`grouped` below): each event, its matcher
+    # (None: the event takes none) and its timeout in seconds; the keys every entry but a
+    # stop's carries (Claude's `onFailure`), and each entry's name, by event (Gemini's).
+    hook_table: ClassVar[tuple[Hook, ...]] = ()
+    entry_keys: ClassVar[Mapping[str, Any]] = {}
+    hook_names: ClassVar[Mapping[str, str]] = {}
+    # Whether its refusals must be a JSON deny on exit 0 (`guards/hooks/lookup.py`).
+    json_refusals: ClassVar[bool] = False
 
     def __init_subclass__(cls) -> None:
         files = FILES[cls.name]
         cls.settings_file, cls.instructions = files.settings, files.instructions
 
-    # ------------------------------------------------------------------ the installer
-
     def hooks(self) -> dict[str, Any]:
         """The configuration merged into `settings_file`, as integrations/ ships it."""
-        return {}
+        return {"hooks": grouped(self)} if self.hook_table else {}
 
     def settings(self) -> Settings:
         """How its hooks go into `settings_file` and come out again: the JSON `hooks`
@@ -115,10 +125,13 @@ class Harness:
         return []
 
     def command(self, *args: str) -> str:
-        """The portable command its hooks run (guards/hooks/lookup.py)."""
-        from automaton_rules.guards.hooks.lookup import hook_command
+        """The portable command its hooks run: the project's launcher, found from the
+        project folder it names for its hooks, else from the hook's own (guards/hooks/lookup.py)."""
+        from automaton_rules.guards.hooks.lookup import hook_command, prologue
 
-        return hook_command(HOOK, "--harness", self.name, *args)
+        start = self.project_env[0] if self.project_env else ""
+        script = prologue(start, self.json_refusals)
+        return hook_command(HOOK, "--harness", self.name, *args, script=script)
 
     def entry(self, timeout: int, **extra: Any) -> dict[str, Any]:
         """One command hook in the shape Claude Code, Codex and Gemini CLI share."""
@@ -130,8 +143,6 @@ class Harness:
         hook = self.entry(timeout, **extra)
         return {**hook, "command": hook["command"] + LETS_STOP}
 
-    # ------------------------------------------------------------------ the sandbox
-
     def runs_nested(self, root: Path) -> bool:
         """Whether its shell commands run inside a sandbox of its own in this project,
         where bubblewrap cannot make its namespaces but Landlock stacks."""
@@ -141,8 +152,6 @@ class Harness:
         """The user's own permission rules on shell commands, read as it reads them
         (guards/hooks/permissions.py); none by default."""
         return iter(())
-
-    # ------------------------------------------------------------------ answers
 
     def allow(self) -> Answer:
         """A tool call that may run as it is: what leaves the harness's own checks in charge."""
@@ -198,6 +207,22 @@ class Harness:
         return _json({"decision": "block", "reason": reason})
 
 
+def grouped(record: Harness) -> dict[str, list[dict[str, Any]]]:
+    """The record's `hook_table` in the shape Claude Code made and Codex, Gemini CLI and
+    others copied: each event one matcher group holding one command hook; a stop's lets
+    the agent stop."""
+    blocks = {}
+    for event, matcher, seconds in record.hook_table:
+        named = {"name": record.hook_names[event]} if event in record.hook_names else {}
+        if record.events.get(event) == STOP:
+            hook = record.stop_entry(seconds * record.per_second, **named)
+        else:
+            hook = record.entry(seconds * record.per_second, **named, **record.entry_keys)
+        group = {} if matcher is None else {"matcher": matcher}
+        blocks[event] = [{**group, "hooks": [hook]}]
+    return blocks
+
+
 def _json(body: dict[str, Any], code: int = 0, err: str = "") -> Answer:
     return json.dumps(body), err, code
 
@@ -226,28 +251,24 @@ class ClaudeCode(Harness):
     }
     keeps_cwd = True  # a `cd` is kept between Bash calls
 
-    def blocking(self, timeout: int = HOOK_TIMEOUT) -> dict[str, Any]:
-        """A hook that blocks when it cannot run, fails or times out (`onFailure`, Claude
-        Code 2.1.295; earlier releases ignore the key, and the lookup fails closed)."""
-        return self.entry(timeout, onFailure="block")
-
-    def hooks(self) -> dict[str, Any]:
-        # Session events have no matcher: every start (a fork, a compaction) gets the state.
-        return {
-            "hooks": {
-                "PreToolUse": [{"matcher": CLAUDE_TOOLS, "hooks": [self.blocking()]}],
-                # Whether Bash ran the rewritten line, and why one met the sandbox.
-                "PostToolUse": [{"matcher": "Bash", "hooks": [self.blocking()]}],
-                "PostToolUseFailure": [{"matcher": "Bash", "hooks": [self.blocking()]}],
-                "SessionStart": [{"hooks": [self.blocking()]}],
-                "SubagentStart": [{"hooks": [self.blocking()]}],
-                # A settings file changed mid-session: refused if it would stop the hooks.
-                "ConfigChange": [{"hooks": [self.blocking()]}],
-                # No matcher: this event takes none. `approve TASK` typed by the user.
-                "UserPromptSubmit": [{"hooks": [self.blocking(PROMPT_TIMEOUT)]}],
-                "Stop": [{"hooks": [self.stop_entry(STOP_TIMEOUT)]}],
-            }
-        }
+    # Every hook blocks when it cannot run, fails or times out (`onFailure`, Claude Code
+    # 2.1.295; earlier releases ignore the key, and the launcher fails closed), but the
+    # Stop hook, which lets the agent stop. Session events have no matcher: every start
+    # (a fork, a compaction) gets the state.
+    entry_keys: ClassVar[Mapping[str, Any]] = {"onFailure": "block"}
+    hook_table = (
+        ("PreToolUse", CLAUDE_TOOLS, HOOK_TIMEOUT),
+        # Whether Bash ran the rewritten line, and why one met the sandbox.
+        ("PostToolUse", "Bash", HOOK_TIMEOUT),
+        ("PostToolUseFailure", "Bash", HOOK_TIMEOUT),
+        ("SessionStart", None, HOOK_TIMEOUT),
+        ("SubagentStart", None, HOOK_TIMEOUT),
+        # A settings file changed mid-session: refused if it would stop the hooks.
+        ("ConfigChange", None, HOOK_TIMEOUT),
+        # `approve TASK` typed by the user.
+        ("UserPromptSubmit", None, PROMPT_TIMEOUT),
+        ("Stop", None, STOP_TIMEOUT),
+    )
 
     def runs_nested(self, root: Path) -> bool:
         """`sandbox.enabled` in any of its settings files: its own sandbox holds Bash."""
@@ -298,17 +319,14 @@ class Codex(Harness):
     nested = typed = True
     asks_rewritten = False  # an ask leaves the line unwritten: Codex asks about it
 
-    def hooks(self) -> dict[str, Any]:
-        return {
-            "hooks": {
-                "PreToolUse": [{"matcher": "*", "hooks": [self.entry(HOOK_TIMEOUT)]}],
-                "PostToolUse": [{"matcher": "Bash", "hooks": [self.entry(HOOK_TIMEOUT)]}],
-                "SessionStart": [{"hooks": [self.entry(HOOK_TIMEOUT)]}],
-                "SubagentStart": [{"hooks": [self.entry(HOOK_TIMEOUT)]}],
-                "UserPromptSubmit": [{"hooks": [self.entry(PROMPT_TIMEOUT)]}],
-                "Stop": [{"hooks": [self.stop_entry(STOP_TIMEOUT)]}],
-            }
-        }
+    hook_table = (
+        ("PreToolUse", "*", HOOK_TIMEOUT),
+        ("PostToolUse", "Bash", HOOK_TIMEOUT),
+        ("SessionStart", None, HOOK_TIMEOUT),
+        ("SubagentStart", None, HOOK_TIMEOUT),
+        ("UserPromptSubmit", None, PROMPT_TIMEOUT),
+        ("Stop", None, STOP_TIMEOUT),
+    )
 
     def notes(self, path: Path, merged: dict[str, Any]) -> list[str]:
         return [CODEX_TRUST]
@@ -346,36 +364,25 @@ class GeminiCli(Harness):
     quiet = "{}"
     per_second = 1000
 
+    # Gemini matches lifecycle events by exact name: no matcher, every start.
+    hook_table = (
+        ("BeforeTool", "write_file|replace|run_shell_command|mcp_.*", HOOK_TIMEOUT),
+        ("AfterTool", "run_shell_command", HOOK_TIMEOUT),
+        ("SessionStart", None, HOOK_TIMEOUT),
+        ("BeforeAgent", None, PROMPT_TIMEOUT),
+        ("AfterAgent", None, STOP_TIMEOUT),
+    )
+    hook_names: ClassVar[Mapping[str, str]] = {
+        "BeforeTool": "automaton-guard",
+        "AfterTool": "automaton-witness",
+        "SessionStart": "automaton-context",
+        "BeforeAgent": "automaton-approval",
+        "AfterAgent": "automaton-decision",
+    }
+
     def hooks(self) -> dict[str, Any]:
-        seconds = self.per_second
-        return {
-            # Gemini CLI 0.26 reads hooks only with this; later releases default to it.
-            "hooksConfig": {"enabled": True},
-            "hooks": {
-                "BeforeTool": [
-                    {
-                        "matcher": "write_file|replace|run_shell_command|mcp_.*",
-                        "hooks": [self.entry(HOOK_TIMEOUT * seconds, name="automaton-guard")],
-                    }
-                ],
-                "AfterTool": [
-                    {
-                        "matcher": "run_shell_command",
-                        "hooks": [self.entry(HOOK_TIMEOUT * seconds, name="automaton-witness")],
-                    }
-                ],
-                # Gemini matches lifecycle events by exact name: no matcher, every start.
-                "SessionStart": [
-                    {"hooks": [self.entry(HOOK_TIMEOUT * seconds, name="automaton-context")]}
-                ],
-                "BeforeAgent": [
-                    {"hooks": [self.entry(PROMPT_TIMEOUT * seconds, name="automaton-approval")]}
-                ],
-                "AfterAgent": [
-                    {"hooks": [self.stop_entry(STOP_TIMEOUT * seconds, name="automaton-decision")]}
-                ],
-            },
-        }
+        # Gemini CLI 0.26 reads hooks only with this; later releases default to it.
+        return {"hooksConfig": {"enabled": True}, "hooks": grouped(self)}
 
     def notes(self, path: Path, merged: dict[str, Any]) -> list[str]:
         switched = (merged.get("hooksConfig") or {}).get("enabled") is False
@@ -521,6 +528,7 @@ class CopilotCli(Harness):
     shells it starts (`write_bash`)."""
 
     name, title = "copilot", "GitHub Copilot CLI"
+    project_env = ("COPILOT_PROJECT_DIR",)  # set for its hooks, seen on 1.0.102 (the lab)
     events: ClassVar[Mapping[str, str]] = {
         "preToolUse": TOOL,
         "postToolUse": AFTER,
@@ -534,13 +542,11 @@ class CopilotCli(Harness):
     prompt_context = False
     asks_rewritten = False  # whether its prompt shows the rewritten line is not documented
     timeout_key = "timeoutSec"
-
-    def command(self, *args: str) -> str:
-        """The lookup that refuses with a JSON deny on exit 0, whose reason Copilot shows
-        the model (on any other status it says only "hook exited with code 2")."""
-        from automaton_rules.guards.hooks.lookup import DENY_LOOKUP, hook_command
-
-        return hook_command(HOOK, "--harness", self.name, *args, script=DENY_LOOKUP)
+    # Its refusals a JSON deny on exit 0, whose reason it shows the model (on any other
+    # status it says only "hook exited with code 2"). Its own permission check refuses a
+    # command naming paths outside the workspace (`/usr/bin/bwrap`, `~/.automaton/run`)
+    # when no user can be asked, `COPILOT_ALLOW_ALL` notwithstanding (the lab, 1.0.102).
+    json_refusals = short_rewrite = True
 
     def copilot_entry(self, event: str, timeout: int, tail: str = "") -> dict[str, Any]:
         """A command hook for `event`, which the command names: the input does not."""

@@ -1,22 +1,29 @@
 """How a configuration a team commits runs the guard's console scripts: the lookup.
 
-Nothing a project commits names a path of one machine, so every hook is
-`sh -c 'LOOKUP' TOOL ARGS...`: the tool on `PATH`, else the per-user launcher
-`automaton-install` writes to `~/.automaton/bin`; where neither is there, it says how to
-install and exits 2, which every harness and git take as a refusal. The harness table
-(`guards/hooks/harnesses.py`) builds each harness's hooks with it, the installer the git hooks.
-Text only: no I/O.
+Nothing a project commits names a path of one machine. A harness's hook is a short
+`sh -c 'PROLOGUE' automaton-hook --harness NAME`: the prologue finds the launcher
+`automaton-install` writes into the project (`.automaton/hook.sh`, committed, a guard file
+like the rest of `.automaton/`) and sources it; the launcher runs the tool on `PATH`, else
+the per-user launcher in `~/.automaton/bin`, and turns whatever cannot answer (not
+installed, crashed, killed) into one `ERROR:` line and a refusal. Where the launcher itself
+cannot be read, the prologue refuses the same way. The git hooks (not committed: they live
+in `.git/hooks`) keep the whole lookup inline (`LOOKUP`). The harness table
+(`guards/hooks/harnesses.py`) builds each harness's hooks with `hook_command`, the installer
+writes `launcher()` and the git hooks. Text only: no I/O.
 """
 
 from __future__ import annotations
 
-# POSIX sh, run as `sh -c 'LOOKUP' TOOL ARGS...` ($0 is TOOL): the tool on PATH, else the
-# per-user launcher; neither there: how to install, and exit 2. It never reads stdin
-# itself, so it cannot hang on it. No single quote: the script is single-quoted.
 INSTALL_HINT = (
     "pip install automaton-rules, then automaton-install --project . in this project "
     "(automaton-rules: docs/adopting.md)"
 )
+# The launcher, relative to the project's folder.
+LAUNCHER = ".automaton/hook.sh"
+
+# POSIX sh, run as `sh -c 'LOOKUP' TOOL ARGS...` ($0 is TOOL): the tool on PATH, else the
+# per-user launcher; neither there: how to install, and exit 2. It never reads stdin
+# itself, so it cannot hang on it. No single quote: the script is single-quoted.
 _FIND = 'h="$(command -v "$0")" || h="$HOME"/.automaton/bin/"$0"'
 _MISSING = (
     'printf "ERROR: %s is not installed on this machine (not on PATH, not in '
@@ -29,12 +36,9 @@ LOOKUP = (
     'if [ -x "$h" ]; then "$h" "$@"; s="$?"; [ "$s" -lt 126 ] || s=2; exit "$s"; fi; '
     f"{_MISSING}"
 )
-# For an agent harness, which lets the action through on every status but 2 (and on a
-# timeout): 0 and 2 pass with the tool's own output; anything else (a crash, an install
-# that cannot import, a signal) is one `ERROR:` line naming the cause, and 2. The tool's
-# stderr is kept to name the cause (a traceback's last line) and given back when it
-# answered; its stdout goes straight through. automaton-hook keeps its own deadline, below
-# the timeout the installer gives the harness (guards/hooks/adapter.py, DEADLINE).
+# The same for an agent harness, on one line, for opencode's plugin (a JavaScript file,
+# not a hook command): 0 and 2 pass with the tool's own output, anything else is one
+# `ERROR:` line and 2. The launcher below says the same in many lines.
 _CAUSE = (
     'exec 3>&1; e="$("$h" "$@" 2>&1 >&3 3>&-)" 2>/dev/null; s="$?"; exec 3>&-; '
     'case "$s" in 0|2) [ -z "$e" ] || printf "%s\\n" "$e" >&2; exit "$s";; esac; '
@@ -43,31 +47,107 @@ _CAUSE = (
     'else c="failed (exit status $s)"; fi; '
     'l="$(printf "%s\\n" "$e" | grep . | tail -n 1)"; '
 )
-_FAILED = (
+HOOK_LOOKUP = (
+    f'{_FIND}; if [ ! -x "$h" ]; then {_MISSING}; fi; {_CAUSE}'
     'printf "ERROR: %s %s%s; refused, since a hook that fails must not let the action '
     'through.\\n" "$0" "$c" "${l:+: $l}" >&2; exit 2'
 )
-HOOK_LOOKUP = f'{_FIND}; if [ ! -x "$h" ]; then {_MISSING}; fi; {_CAUSE}{_FAILED}'
-# GitHub Copilot CLI denies on every status but 0, and then tells the model only "hook
-# exited with code 2" (issue 28): the same refusals as a JSON deny on exit 0, whose reason
-# the model reads. The message loses its double quotes and backslashes and every byte
-# that is not printable, so the JSON is always well formed (one that is not would let the
-# action through).
-_AS_DENY = (
-    'printf "%s\\n" "$m" >&2; '
-    'm="$(printf "%s" "$m" | tr -d "\\"\\\\\\\\" | tr -c "[:print:]" " ")"; '
-    'printf "{\\"permissionDecision\\": \\"deny\\", \\"permissionDecisionReason\\": \\"%s\\"}\\n" '
-    '"$m"; exit 0'
-)
-DENY_LOOKUP = (
-    f'{_FIND}; if [ ! -x "$h" ]; then m="$(printf "ERROR: %s is not installed on this machine '
-    f'(not on PATH, not in ~/.automaton/bin). Install it: {INSTALL_HINT}" "$0")"; {_AS_DENY}; '
-    f"fi; {_CAUSE}"
-    'm="$(printf "ERROR: %s %s%s; refused, since a hook that fails must not let the action '
-    f'through." "$0" "$c" "${{l:+: $l}}")"; {_AS_DENY}'
-)
+
+# The prologue's own refusal, its first word given as an argument: Claude Code shows the
+# model the command before a failing hook's stderr, and that command must not read as an
+# error line of its own.
+_NO_LAUNCHER = f"%s: no readable {LAUNCHER} here or above (automaton-install writes it); refused."
+NO_LAUNCHER = _NO_LAUNCHER % "ERROR"
 
 
-def hook_command(tool: str, *args: str, script: str = HOOK_LOOKUP) -> str:
-    """The command a committed configuration runs `tool` with: no path of this machine."""
-    return " ".join(("sh", "-c", f"'{script}'", tool, *args))
+def launcher(marker: str) -> str:
+    """`.automaton/hook.sh`: what every hook command of the project runs, readable."""
+    return f"""{marker}: the guard's hook launcher (automaton-rules).
+# Commit it with the harness settings; automaton-install writes it and --uninstall
+# removes it. Each hook command in those settings is a short `sh -c '...'` that finds
+# this file in the project folder and sources it, with $0 the tool (automaton-hook) and
+# "$@" its arguments, so nothing committed names a path of one machine. It never reads
+# stdin itself: the tool does.
+#
+# Agent harnesses let an action through on every status but 2 (GitHub Copilot CLI: but
+# 0), and on a crash: so whatever keeps the tool from answering becomes a refusal with
+# one ERROR line naming the cause, never a pass.
+
+# A refusal: exit 2 with the reason on stderr (refusal=exit, or run); with refusal=json
+# (set by Copilot's hook command, which shows the model only "hook exited with code 2"),
+# a JSON deny on exit 0 whose reason it reads. The reason loses double quotes,
+# backslashes and unprintable bytes there, so the JSON is always well formed.
+refuse() {{
+    printf '%s\\n' "$1" >&2
+    if [ "$refusal" = json ]; then
+        r=$(printf '%s' "$1" | tr -d '"\\\\' | tr -c '[:print:]' ' ')
+        printf '{{"permissionDecision": "deny", "permissionDecisionReason": "%s"}}\\n' "$r"
+        exit 0
+    fi
+    exit 2
+}}
+
+# The tool on PATH, else the per-user launcher automaton-install writes.
+h=$(command -v "$0") || h=$HOME/.automaton/bin/$0
+if [ ! -x "$h" ]; then
+    refuse "ERROR: $0 is not installed on this machine (not on PATH, not in \\
+~/.automaton/bin). Install it: {INSTALL_HINT}"
+fi
+# refusal=run: a command run through the launcher (a shell line the adapter rewrote to
+# run inside the sandbox, `automaton-sandbox`): its own output and exit status.
+[ "$refusal" != run ] || exec "$h" "$@"
+
+# Run it: stdout straight through, stderr kept to name a failure's cause (the shell's
+# own word on a killed tool, "Killed", goes nowhere: the cause says it).
+exec 3>&1
+e=$("$h" "$@" 2>&1 >&3 3>&-) 2>/dev/null
+s=$?
+exec 3>&-
+case $s in
+    0 | 2)  # its answers, with what it said
+        [ -z "$e" ] || printf '%s\\n' "$e" >&2
+        exit "$s" ;;
+esac
+if [ "$s" -gt 128 ]; then
+    cause="was stopped by signal $((s - 128))"
+elif [ "$s" -ge 126 ]; then
+    cause="could not run (exit status $s)"
+else
+    cause="failed (exit status $s)"
+fi
+last=$(printf '%s\\n' "$e" | grep . | tail -n 1)  # a traceback's last line
+refuse "ERROR: $0 $cause${{last:+: $last}}; refused, since a hook that fails must not \\
+let the action through."
+"""
+
+
+def prologue(project_env: str = "", deny: bool = False) -> str:
+    """The committed command's own script: the launcher of the outermost folder holding one,
+    from the project folder the harness names in `project_env` (else the hook's working
+    folder) up, sourced; none readable, a refusal. The outermost, since a folder inside the
+    project is one the agent may write, and the project's own launcher is a guard file.
+    Only an absolute folder is searched (a relative one would never shorten to nothing).
+    `deny`: refusals as GitHub Copilot CLI reads them, a JSON deny on exit 0."""
+    start = f"${{{project_env}:-$PWD}}" if project_env else "$PWD"
+    find = (
+        f'refusal={"json" if deny else "exit"} d={start} f=; while [ "${{d#/}}" != "$d" ]; do '
+        f'[ -f "$d/{LAUNCHER}" ] && f=$d/{LAUNCHER}; d=${{d%/*}}; done; [ -r "$f" ] && . "$f"; '
+    )
+    if not deny:
+        return f'{find}printf "{_NO_LAUNCHER}\\n" ERROR >&2; exit 2'
+    reason = f'\\"permissionDecisionReason\\": \\"{_NO_LAUNCHER}\\"'
+    return f'{find}printf "{{\\"permissionDecision\\": \\"deny\\", {reason}}}\\n" ERROR; exit 0'
+
+
+def through_launcher(root: str, tool: str, *args: str) -> list[str]:
+    """The words of a command line running `tool` through the project's launcher (the
+    launcher at `root`, the project's folder), with its own output and exit status."""
+    from shlex import quote
+
+    return ["sh", "-c", f"refusal=run; . {quote(f'{root}/{LAUNCHER}')}", tool, *args]
+
+
+def hook_command(tool: str, *args: str, script: str | None = None) -> str:
+    """The command a committed configuration runs `tool` with: no path of this machine.
+    `script`: the `sh -c` script (the prologue of a harness with no project variable)."""
+    return " ".join(("sh", "-c", f"'{script or prologue()}'", tool, *args))

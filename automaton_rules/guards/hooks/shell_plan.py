@@ -214,8 +214,25 @@ def _sandboxed(
         return ShellPlan()  # no asking with a rewrite there: the user is asked about the line
     if said is None and shell.inert(line):
         said = permissions.ALLOW  # a plain read the harness would have let run unasked
+    if record.short_rewrite:
+        return ShellPlan(None, _through_launcher(line, project.root.resolve(), task, mark), said)
     limits = boundary.compute(project, settings, task, cwd=cwd)
     return ShellPlan(None, wrap(line, mechanism, limits, record.keeps_cwd, mark), said)
+
+
+def _through_launcher(line: str, root: Path, task: str | None, mark: Path | None) -> str:
+    """The line run by `automaton-sandbox` through the project's launcher, which computes
+    the same boundary where the line runs: a line naming no path outside the project."""
+    import shlex
+
+    from automaton_rules.guards.hooks import witness
+    from automaton_rules.guards.hooks.lookup import through_launcher
+    from automaton_rules.guards.sandbox.mechanisms import shell
+
+    args = ["--project", str(root), *(["--task", task] if task is not None else [])]
+    args += ["--mark", witness.mark_id(mark)] if mark is not None else []
+    inner = [Path(shell()).name, "-c", line]  # found on the sandbox's PATH: no outside path
+    return shlex.join(through_launcher(str(root), "automaton-sandbox", *args, "--", *inner))
 
 
 def describe(settings: Config, harness: str, root: Path) -> str:

@@ -6,7 +6,8 @@ A rewrite can be dropped without a word: Claude Code has had releases that ignor
 openai/codex#20527 answers "unsupported updatedInput" and runs the agent's own line. The
 sandbox then holds nothing, and nothing says so. So each rewritten line, before it enters
 the sandbox, makes a mark (`mechanisms.wrap(mark=...)`) in a folder of the session's
-under `~/.automaton/run/`, which the sandbox keeps read-only, and the adapter notes there
+under `~/.automaton/run/` (or has `automaton-sandbox --mark` make it), which the sandbox
+keeps read-only, and the adapter notes there
 the lines it rewrote. After the tool ran (Claude Code's and Codex's `PostToolUse`,
 Gemini's `AfterTool`, Copilot's `postToolUse`), a noted line that made no mark ran as the
 agent wrote it: the session is marked, the agent is told, and every later shell line of
@@ -79,6 +80,17 @@ def mark(harness: str, session: str, command: str) -> Path:
     return folder(harness, session) / f"{_digest(command)}.ran"
 
 
+def mark_id(marked: Path) -> str:
+    """The mark as `automaton-sandbox --mark` takes it: relative to `~/.automaton/run`, so
+    a rewritten line names no path outside the project (GitHub Copilot CLI's path check)."""
+    return f"{marked.parent.name}/{marked.stem}"
+
+
+def named(marked: Path, command: str) -> bool:
+    """Whether the rewritten `command` makes the mark `marked`."""
+    return str(marked) in command or f"--mark {mark_id(marked)}" in command
+
+
 def expect(marked: Path) -> None:
     """Note that the line whose mark is `marked` was rewritten (best effort: a note that
     cannot be written leaves only the detection undone)."""
@@ -97,7 +109,7 @@ def ran(harness: str, session: str, command: str) -> bool | None:
     harness dropped the rewrite (the session is marked), None for a line the adapter did
     not rewrite."""
     own = folder(harness, session)
-    if str(own) in command:  # the rewritten line itself, as it ran
+    if str(own) in command or f"--mark {own.name}/" in command:  # the rewritten line, as it ran
         return True
     marked = mark(harness, session, command)
     if not marked.with_suffix(".asked").exists():

@@ -4,6 +4,7 @@ the agent's shell runs, and `--explain`, what that boundary is here."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from automaton_rules.guards.sandbox.boundary import Boundary
 
 USAGE = f"""\
-usage: automaton-sandbox [--project DIR] [--task NAME] [--explain] [-- COMMAND [ARG...]]
+usage: automaton-sandbox [--project DIR] [--task NAME] [--mark ID] [--explain] [-- COMMAND [ARG...]]
 
 Runs COMMAND (default: $SHELL) inside the boundary of the project's current state, as the
 agent's shell runs: the kernel refuses every write outside it, for every process COMMAND
@@ -29,7 +30,9 @@ writable; the rest of the machine never is. Secrets (SSH keys, browser profiles,
 credentials, `sandbox-hidden`) cannot be read; no other process of yours can be signalled
 or reached through a socket; the network is on in the edit phases only
 (`sandbox-network`), and then only to `sandbox-ports`. --explain prints the mechanism and
-the boundary instead. Exit status: COMMAND's; 2 when no sandbox can be set up.
+the boundary instead. --mark makes ~/.automaton/run/ID.ran first, outside the sandbox,
+by which the adapter learns that a shell line it rewrote ran (ID is HARNESS-HEX/HEX).
+Exit status: COMMAND's; 2 when no sandbox can be set up.
 
 Examples:
   automaton-sandbox -- pytest -q
@@ -46,7 +49,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from automaton_rules.support.console import Script
 
     script = Script(
-        "automaton-sandbox", USAGE, valued=("--project", "--task"), switches=("--explain",)
+        "automaton-sandbox",
+        USAGE,
+        valued=("--project", "--task", "--mark"),
+        switches=("--explain",),
     )
     words = list(sys.argv[1:] if argv is None else argv)
     command = words[words.index("--") + 1 :] if "--" in words else []
@@ -76,12 +82,36 @@ def _run(options: dict[str, str | bool], command: list[str]) -> int:
             f"ERROR: automaton-sandbox: no sandbox mechanism works here: {HOW_TO_ENABLE}\n"
         )
         return 2
+    if "mark" in options and not _marked(str(options["mark"])):
+        return 2
     words = mechanism.argv(limits, command or [os.environ.get("SHELL") or shell()])
     try:
         os.execvp(words[0], words)
     except OSError as exc:
         sys.stderr.write(f"ERROR: automaton-sandbox: cannot run {words[0]}: {exc.strerror}\n")
         return 2
+
+
+# A mark as the adapter names it (guards/hooks/witness.py, `mark_id`): the session's folder and
+# the line's digest, nothing that could climb out of ~/.automaton/run.
+_MARK = re.compile(r"[a-z]+-[0-9a-f]+/[0-9a-f]+")
+
+
+def _marked(mark: str) -> bool:
+    """Make the mark of a rewritten line, before it enters the sandbox (best effort, as
+    the line's own `: >|MARK` was); False, said, for an ID that is not a mark's."""
+    if _MARK.fullmatch(mark) is None:
+        sys.stderr.write(f"ERROR: automaton-sandbox: --mark {mark!r} is not a mark\n")
+        return False
+    from automaton_rules.core.project import framework_home
+
+    path = framework_home() / "run" / f"{mark}.ran"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    except OSError:
+        pass
+    return True
 
 
 def explain(mechanism: Mechanism | None, limits: Boundary) -> str:
