@@ -44,6 +44,14 @@ HARNESS_FILES: tuple[str, ...] = (
     ".github/copilot/settings.local.json",
     ".copilot/settings.json",
     ".copilot/config.json",
+    # Factory Droid: its hook file, and the settings whose `hooks` it reads without one
+    # (and whose `hooksDisabled` switches them off), the project's and the user's.
+    ".factory/hooks.json",
+    ".factory/settings.json",
+    ".factory/settings.local.json",
+    # Qwen Code: its settings (`hooks`, `disableAllHooks`), and which folders are trusted.
+    ".qwen/settings.json",
+    ".qwen/trustedFolders.json",
 )
 HARNESS_FOLDERS: tuple[str, ...] = (
     ".opencode/plugin",
@@ -54,6 +62,7 @@ HARNESS_FOLDERS: tuple[str, ...] = (
     ".kiro/hooks",  # Kiro CLI's hook files, the project's and the user's
     ".kiro/agents",  # its agents, which carry hooks of their own (the 2.x way)
     ".kiro/settings",  # its settings, the default agent among them
+    ".factory/hooks",  # Factory Droid's earlier hook file, hooks/hooks.json, still read
 )
 # The pre-commit framework's configuration: which hooks git runs, so the guard's.
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
