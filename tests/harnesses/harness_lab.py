@@ -356,8 +356,69 @@ class Gemini(Driver):
         )  # fmt: skip
 
 
+class Droid(Driver):
+    """Factory Droid: `droid exec` with a custom model (BYOK) in the lab's
+    ~/.factory/settings.json speaking Chat Completions; no Factory login, no API key of
+    Factory's. `--skip-permissions-unsafe` leaves its own autonomy checks out, not the
+    hooks."""
+
+    name = "droid"
+    shell_tool = "Execute"
+
+    def shell(self, command: str) -> Tool:
+        return Tool(self.shell_tool, {"summary": "Run the lab step", "command": command})
+
+    def write_tool(self, path: Path, text: str) -> Tool | None:
+        return Tool("Create", {"file_path": str(path), "content": text})
+
+    def writes(self, path: Path, text: str) -> list[Reply] | None:
+        # Its Create replaces a file that exists only once it was read.
+        read = [Tool("Read", {"file_path": str(path)})] if path.exists() else []
+        return [*read, Tool("Create", {"file_path": str(path), "content": text})]
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        settings = lab.home / ".factory" / "settings.json"
+        settings.parent.mkdir(exist_ok=True)
+        model = {"model": "lab-model", "displayName": "Lab", "baseUrl": f"{server.url}/v1",
+                 "apiKey": "lab-key", "provider": "generic-chat-completion-api",
+                 "maxOutputTokens": 4096}  # fmt: skip
+        settings.write_text(json.dumps({"customModels": [model]}))
+        return [str(self.binary), "exec", "--model", "custom:lab-model", "-o", "json",
+                "--skip-permissions-unsafe", prompt]  # fmt: skip
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        return lab.env()
+
+
+class Qwen(Driver):
+    """Qwen Code: `-p` headless with `--yolo`, OpenAI Chat Completions at OPENAI_BASE_URL
+    (OPENAI_API_KEY and OPENAI_MODEL select that auth); folder trust is off unless the
+    user turns it on, so the project's hooks load."""
+
+    name = "qwen"
+    shell_tool = "run_shell_command"
+
+    def write_tool(self, path: Path, text: str) -> Tool | None:
+        return Tool("write_file", {"file_path": str(path), "content": text})
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        settings = lab.home / ".qwen" / "settings.json"
+        settings.parent.mkdir(exist_ok=True)
+        # No background memory extractor: it asks the model with tools after the turn.
+        memory = {"enableManagedAutoMemory": False, "enableManagedAutoDream": False}
+        settings.write_text(json.dumps({"general": {"enableAutoUpdate": False}, "memory": memory}))
+        return [str(self.binary), "-p", prompt, "--output-format", "json", "--yolo"]
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        return lab.env(
+            OPENAI_BASE_URL=f"{server.url}/v1", OPENAI_API_KEY="lab-key",
+            OPENAI_MODEL="lab-model", QWEN_CODE_SUPPRESS_YOLO_WARNING="1",
+        )  # fmt: skip
+
+
 DRIVERS: dict[str, type[Driver]] = {
-    "copilot": Copilot, "claude": Claude, "codex": Codex, "gemini": Gemini,
+    "copilot": Copilot, "claude": Claude, "codex": Codex, "gemini": Gemini, "droid": Droid,
+    "qwen": Qwen,
 }  # fmt: skip
 
 
