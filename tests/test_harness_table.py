@@ -1,11 +1,12 @@
 """The harness table (guards/harnesses.py): one record per harness, which the adapter and the
-installer read and nothing else names; and the two harnesses added through it alone,
-GitHub Copilot CLI and Kiro CLI, against what their own documentation says.
+installer read and nothing else names; and the harnesses added through it alone, GitHub
+Copilot CLI and Kiro CLI against what their own documentation says, Factory Droid and Qwen
+Code against what their binaries sent and read (tests/harnesses/ runs those binaries).
 
 A harness the table holds is run by every test that goes over `NAMES` (tests/test_harness.py,
 test_session_start.py, test_protected.py, test_integrity.py, test_hostile.py,
 test_spoofing.py) with its recorded events and its `protocol.json`; this module holds what
-is particular to the table and to the two newcomers.
+is particular to the table and to the newcomers.
 """
 
 from __future__ import annotations

@@ -5,8 +5,11 @@ no Factory login; the project's `.factory/hooks.json` runs as it is, with no tru
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from harnesses.harness_lab import DroidSession
 from harnesses.model_server import Text
 
 pytestmark = pytest.mark.harnesses
@@ -60,3 +63,16 @@ def test_code_the_reader_cannot_judge_runs_sandboxed_and_its_write_fails(droid) 
     assert "Read-only file system" in result
     assert any(mark.endswith(".ran") for mark in lab.marks()), lab.marks()
     assert [call["command"] for call in run.tool_calls] == [UNJUDGED]
+
+
+def test_approve_typed_in_a_json_rpc_session_approves(driver, lab) -> None:
+    """`droid exec PROMPT` runs no UserPromptSubmit hook (the shared scenario's strict
+    xfail); a JSON-RPC session, as Droid's own clients drive it, does."""
+    run_as, project = driver("droid", DroidSession), lab("droid")
+    project.phase("research:awaiting_approval")
+    run = run_as.run(project, [Text("ok")], prompt="approve t1")
+    assert project.state() == "research:approved", run.explain()
+    history = (project.project / ".automaton" / "tasks" / "t1" / ".state.history").read_text()
+    last = json.loads(history.splitlines()[-1])
+    assert (last["via"], last["harness"]) == ("prompt", "droid")
+    assert "The user approved task 't1'" in run.model_saw

@@ -90,8 +90,9 @@ def test_session_start_gives_the_model_the_tasks_phase(harness) -> None:
 
 # Where the headless run the lab drives never sends the user's prompt to its hook.
 NO_PROMPT_HOOK = {
-    "droid": "Factory Droid 0.215.0 runs UserPromptSubmit hooks only in its interactive "
-    "and JSON-RPC sessions (executeUserPromptSubmitHooks); `droid exec PROMPT` runs none",
+    "droid": "Factory Droid 0.215.0 runs UserPromptSubmit hooks only in its sessions "
+    "(executeUserPromptSubmitHooks; test_droid.py drives a JSON-RPC one); `droid exec "
+    "PROMPT` runs none",
 }
 
 
