@@ -12,7 +12,7 @@ from automaton_rules.cli import install_files
 from automaton_rules.guards.hooks import harnesses
 
 ROOT = Path(__file__).resolve().parent.parent
-PLUGIN = ROOT / "automaton_rules" / "guards" / "opencode_plugin.js"
+PLUGIN = ROOT / "automaton_rules" / "guards" / "hooks" / "opencode_plugin.js"
 
 
 def write_integrations() -> None:

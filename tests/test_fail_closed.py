@@ -136,7 +136,7 @@ def test_the_deadline_is_below_the_timeout_each_harness_is_given() -> None:
 
     assert harness.DEADLINE < harnesses.HOOK_TIMEOUT
     for record in harnesses.HARNESSES.values():
-        for handler in handlers(record.hooks().get("hooks")):
+        for handler in handlers(record.hooks()):
             timeout = handler.get(record.timeout_key)
             seconds = None if timeout is None else timeout / record.per_second
             assert seconds is None or seconds > harness.DEADLINE, (record.name, handler)

@@ -1,11 +1,12 @@
 """The harness table (guards/hooks/harnesses.py): one record per harness, which the adapter and the
-installer read and nothing else names; and the two harnesses added through it alone,
-GitHub Copilot CLI and Kiro CLI, against what their own documentation says.
+installer read and nothing else names; and the harnesses added through it alone, GitHub
+Copilot CLI and Kiro CLI against what their own documentation says, Factory Droid and Qwen
+Code against what their binaries sent and read (tests/harnesses/ runs those binaries).
 
 A harness the table holds is run by every test that goes over `NAMES` (tests/test_harness.py,
 test_session_start.py, test_protected.py, test_integrity.py, test_hostile.py,
 test_spoofing.py) with its recorded events and its `protocol.json`; this module holds what
-is particular to the table and to the two newcomers.
+is particular to the table and to the newcomers.
 """
 
 from __future__ import annotations
@@ -173,23 +174,25 @@ def test_each_harness_installs_and_uninstalls_through_its_record(name: str, tmp_
 def test_a_settings_file_whose_hooks_are_of_another_shape_is_refused_whole(
     name: str, tmp_path: Path
 ) -> None:
-    """Nothing is written, and the installer says why in one line (exit 2)."""
+    """Nothing is written, and the installer says why in one line (exit 2). The key is
+    `hooks`, or an event where the file is the map of events (Factory Droid)."""
     record = harnesses.get(name)
     repo = tmp_path / "repo"
     subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=60)
     settings = repo / record.settings_file
     settings.parent.mkdir(parents=True)
-    wrong = "[]" if isinstance(record.hooks()["hooks"], dict) else "{}"
-    settings.write_text(f'{{"hooks": {wrong}}}')
+    key = "hooks" if "hooks" in record.hooks() else next(iter(record.hooks()))
+    wrong = "[]" if isinstance(record.hooks()[key], dict) else "{}"
+    settings.write_text(f'{{"{key}": {wrong}}}')
     env = {**os.environ, "HOME": str(tmp_path)}
     args = [str(INSTALL), "--project", str(repo), "--harness", name]
     proc = subprocess.run(args, capture_output=True, text=True, env=env, timeout=60)
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == (
-        f'ERROR: {settings}: its "hooks" is not a JSON '
+        f'ERROR: {settings}: its "{key}" is not a JSON '
         f"{'object' if wrong == '[]' else 'list'}, so no hook can go in\n"
     )
-    assert settings.read_text() == f'{{"hooks": {wrong}}}'
+    assert settings.read_text() == f'{{"{key}": {wrong}}}'
     assert not (repo / record.instructions).exists()
 
 
@@ -379,3 +382,91 @@ def test_kiro_holds_its_shell_to_the_reader() -> None:
     why = shell_plan.unavailable(settings, record, None)  # type: ignore[arg-type]
     assert why == record.no_rewrite
     assert harnesses.get("copilot").rewrites
+
+
+# ------------------------------------------------------------------ Factory Droid
+
+
+def droid_tool(project: Project, tool: str, args: dict[str, object]) -> dict[str, object]:
+    """A PreToolUse input as Factory Droid 0.215.0 sends it (tests/fixtures/hooks/droid)."""
+    payload, _ = recorded("droid", "shell-read.json", project.root)
+    return {**json.loads(payload), "tool_name": tool, "tool_input": args}
+
+
+def test_droid_reads_execute_as_its_shell_and_create_as_an_edit(guarded: Project) -> None:
+    shell = droid_tool(guarded, "Execute", {"command": "touch x"})
+    reason = denied("droid", run_hook("droid", shell))
+    assert reason is not None and "This shell command writes files." in reason
+    target = str(guarded.root / "src" / "app.py")
+    created = droid_tool(guarded, "Create", {"file_path": target, "content": "x = 2\n"})
+    reason = denied("droid", run_hook("droid", created))
+    assert reason is not None and reason.startswith("DENIED: No task in project")
+
+
+def test_droid_change_all_edits_every_occurrence_of_the_configuration(guarded: Project) -> None:
+    """Its Edit's `change_all` replaces every occurrence: pyproject.toml's [tool.automaton]
+    is judged by the text that edit leaves."""
+    from automaton_rules.guards.hooks.adapter import new_text
+
+    edit = {"file_path": "a", "old_str": "x", "new_str": "y", "change_all": True}
+    assert new_text(edit, "x x") == "y y"
+    assert new_text({**edit, "change_all": False}, "x x") == "y x"
+
+
+def test_droid_shell_commands_run_inside_the_sandbox(guarded: Project) -> None:
+    """Its PreToolUse merges `updatedInput` over the tool's input: the line is rewritten,
+    the model's other arguments kept."""
+    if mechanisms.choose() is None:
+        pytest.skip("no sandbox mechanism works on this machine")
+    implement(guarded, "guarded")
+    args = {"command": "pytest -q", "riskLevel": "low", "riskLevelReason": "tests"}
+    body = json.loads(run_hook("droid", droid_tool(guarded, "Execute", args)).stdout)
+    updated = body["hookSpecificOutput"]["updatedInput"]
+    assert updated["riskLevel"] == "low" and updated["command"] != "pytest -q"
+    assert "pytest -q" in updated["command"]
+
+
+def test_droids_hook_file_is_the_map_of_events(tmp_path: Path) -> None:
+    """`.factory/hooks.json` has no `hooks` key: the user's own events and keys are kept,
+    ours come out again exactly."""
+    from automaton_rules.guards.hooks.settings import EventMap
+
+    record = harnesses.get("droid")
+    own = {"matcher": "Create", "hooks": [{"type": "command", "command": "prettier"}]}
+    merged = EventMap(record).merged({"PostToolUse": [own], "note": "mine"})
+    assert merged["PostToolUse"][0] == own
+    assert set(merged) == {*record.hooks(), "note"}
+    assert EventMap(record).removed(merged) == {"PostToolUse": [own], "note": "mine"}
+
+
+# ------------------------------------------------------------------ Qwen Code
+
+
+def test_qwen_approves_only_what_the_user_typed(project: Project) -> None:
+    """Qwen Code sends UserPromptSubmit before the model reads a tool's result too, its
+    `prompt` then the model-bound text: only `submitted_prompt` approves."""
+    (project.root / "automaton.toml").write_text('approval = "prompt"\n')
+    project.create("login")
+    project.advance("login", ["research", "research:awaiting_approval"])
+    payload, _ = recorded("qwen", "session-start.json", project.root)
+    prompt = {**json.loads(payload), "hook_event_name": "UserPromptSubmit"}
+    proc = run_hook("qwen", {**prompt, "prompt": "approve login"})
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert project.state("login") == "research:awaiting_approval\n"
+    typed = {**prompt, "prompt": "approve login", "submitted_prompt": "approve login"}
+    answer = json.loads(run_hook("qwen", typed).stdout)
+    assert "The user approved task 'login'" in answer["hookSpecificOutput"]["additionalContext"]
+    assert project.state("login") == "research:approved\n"
+
+
+def test_qwen_holds_its_shell_to_the_reader_and_times_out_in_milliseconds() -> None:
+    """Its PreToolUse cannot change what runs (0.24.4); a timeout of 1000 or more is read
+    as milliseconds, so every one is written so."""
+    record = harnesses.get("qwen")
+    assert not record.rewrites
+    settings = type("Settings", (), {"sandbox": "auto"})()
+    assert shell_plan.unavailable(settings, record, None) == record.no_rewrite  # type: ignore[arg-type]
+    groups = [group for entries in record.hooks()["hooks"].values() for group in entries]
+    timeouts = [hook["timeout"] for group in groups for hook in group["hooks"]]
+    assert all(t >= 1000 for t in timeouts), timeouts
+    assert max(timeouts) == harnesses.STOP_TIMEOUT * 1000

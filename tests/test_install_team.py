@@ -41,7 +41,7 @@ def committed_commands(user_repo: Path) -> list[str]:
     for record in JSON_SETTINGS:
         path = user_repo / record.settings_file
         if path.exists():
-            found += hook_settings.commands(json.loads(path.read_text()).get("hooks"))
+            found += hook_settings.commands(json.loads(path.read_text()))
     return [command for command in found if "automaton-hook" in command]
 
 
@@ -72,8 +72,9 @@ def test_the_committed_configuration_exits_2_without_the_tool(home: Path, user_r
     proc = run_install(home, "--project", str(user_repo), "--harness", "all", "--git-hooks")
     assert proc.returncode == 0, proc
     commands = committed_commands(user_repo)
-    # 8 Claude, 6 Codex, 5 Gemini, 6 Cursor, 7 GitHub Copilot CLI, 3 Kiro CLI
-    assert len(commands) == 35
+    # 8 Claude, 6 Codex, 5 Gemini, 6 Cursor, 7 GitHub Copilot CLI, 3 Kiro CLI,
+    # 5 Factory Droid, 5 Qwen Code
+    assert len(commands) == 45
     for command in commands:
         assert str(Path(sys.executable).parent) not in command
         # A stop hook lets the agent stop instead: there, exit 2 would make it carry on.
@@ -645,10 +646,12 @@ def test_the_installers_files_commit_cleanly_through_the_installed_hooks(
         ".claude/settings.json",
         ".codex/hooks.json",
         ".cursor/hooks.json",
+        ".factory/hooks.json",
         ".gemini/settings.json",
         ".github/hooks/automaton-rules.json",
         ".kiro/hooks/automaton-rules.json",
         ".opencode/plugin/automaton-guard.js",
+        ".qwen/settings.json",
         "AGENTS.md",
         "CLAUDE.md",
         "GEMINI.md",

@@ -78,6 +78,16 @@ HARNESSES: dict[str, HarnessFiles] = {
         ".kiro/hooks/automaton-rules.json",
         folders=(".kiro/hooks", ".kiro/agents", ".kiro/settings"),
     ),
+    # Factory Droid: its hook file, the settings whose `hooks` it reads without one (and
+    # whose `hooksDisabled` switches them off), the project's and the user's, and the
+    # folder of its earlier hook file (hooks/hooks.json), still read.
+    "droid": HarnessFiles(
+        ".factory/hooks.json",
+        (".factory/settings.json", ".factory/settings.local.json"),
+        (".factory/hooks",),
+    ),
+    # Qwen Code: its settings (`hooks`, `disableAllHooks`), and which folders are trusted.
+    "qwen": HarnessFiles(".qwen/settings.json", (".qwen/trustedFolders.json",)),
 }
 
 

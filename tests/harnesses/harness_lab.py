@@ -356,8 +356,165 @@ class Gemini(Driver):
         )  # fmt: skip
 
 
+class _Lines:
+    """A process's stdout, line by line as it comes, read in a thread, kept whole."""
+
+    def __init__(self, process: subprocess.Popen[str], deadline: float) -> None:
+        import queue
+        import threading
+
+        self.process = process
+        self.deadline = deadline
+        self.seen: list[str] = []
+        self.queue: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        for line in self.process.stdout or ():
+            self.queue.put(line)
+
+    def wait_for(self, text: str) -> str:
+        """The first line from now on holding `text`; AssertionError past the deadline."""
+        import queue
+        import time
+
+        while True:
+            try:
+                line = self.queue.get(timeout=max(0.1, self.deadline - time.monotonic()))
+            except queue.Empty:
+                self.process.kill()
+                raise AssertionError(f"never sent {text}: {self.seen[-5:]}") from None
+            self.seen.append(line)
+            if text in line:
+                return line
+
+
+class Droid(Driver):
+    """Factory Droid: `droid exec` with a custom model (BYOK) in the lab's
+    ~/.factory/settings.json speaking Chat Completions; no Factory login, no API key of
+    Factory's. `--skip-permissions-unsafe` leaves its own autonomy checks out, not the
+    hooks. After its answer Droid spends some 6 s failing to send telemetry to a network
+    the lab does not have, so a run ends at the answer (`"type": "result"`, printed after
+    the Stop hook ran) with a kill, its status 0 when the answer is no error."""
+
+    name = "droid"
+    shell_tool = "Execute"
+    answered = '"type":"result"'
+
+    def shell(self, command: str) -> Tool:
+        return Tool(self.shell_tool, {"summary": "Run the lab step", "command": command})
+
+    def write_tool(self, path: Path, text: str) -> Tool | None:
+        return Tool("Create", {"file_path": str(path), "content": text})
+
+    def writes(self, path: Path, text: str) -> list[Reply] | None:
+        # Its Create replaces a file that exists only once it was read.
+        read = [Tool("Read", {"file_path": str(path)})] if path.exists() else []
+        return [*read, Tool("Create", {"file_path": str(path), "content": text})]
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        settings = lab.home / ".factory" / "settings.json"
+        settings.parent.mkdir(exist_ok=True)
+        model = {"model": "lab-model", "displayName": "Lab", "baseUrl": f"{server.url}/v1",
+                 "apiKey": "lab-key", "provider": "generic-chat-completion-api",
+                 "maxOutputTokens": 4096}  # fmt: skip
+        settings.write_text(json.dumps({"customModels": [model]}))
+        return [str(self.binary), "exec", "--model", "custom:lab-model", "-o", "json",
+                "--skip-permissions-unsafe", prompt]  # fmt: skip
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        return lab.env()
+
+    def converse(
+        self, lab: Lab, process: subprocess.Popen[str], lines: _Lines, prompt: str
+    ) -> None:
+        """What the run says to Droid on stdin (a one-shot run: nothing)."""
+
+    def run(self, lab: Lab, replies: list[Reply], prompt: str = "do the lab step") -> Run:
+        import time
+
+        with ModelServer(replies) as server:
+            process = subprocess.Popen(
+                self.command(lab, server, prompt), cwd=lab.project,
+                env=self.environment(lab, server), stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )  # fmt: skip
+            lines = _Lines(process, time.monotonic() + RUN_TIMEOUT)
+            try:
+                self.converse(lab, process, lines, prompt)
+                answer = lines.wait_for(self.answered)
+            finally:
+                if process.stdin is not None:
+                    process.stdin.close()
+                process.kill()  # SIGTERM runs the same telemetry flush first
+                process.wait()
+            err = process.stderr.read() if process.stderr else ""
+            rc = 1 if '"is_error":true' in answer or '"isError":true' in answer else 0
+            return Run(rc, "".join(lines.seen), err, server.requests)
+
+
+class DroidSession(Droid):
+    """Factory Droid in a JSON-RPC session (`droid exec --input-format stream-jsonrpc`),
+    the path its desktop and IDE clients take: `droid.initialize_session`, then the
+    user's message by `droid.add_user_message`, which runs its UserPromptSubmit hooks
+    (`droid exec PROMPT` runs none). The run ends at the first completed turn."""
+
+    answered = '"agent_turn_completed"'
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        line = super().command(lab, server, prompt)[:-1]  # no prompt on the command line
+        return [*line, "--input-format", "stream-jsonrpc", "--output-format", "stream-jsonrpc"]
+
+    def converse(
+        self, lab: Lab, process: subprocess.Popen[str], lines: _Lines, prompt: str
+    ) -> None:
+        def send(number: int, method: str, params: dict[str, Any]) -> None:
+            message = {"jsonrpc": "2.0", "type": "request", "factoryApiVersion": "1.0.0",
+                       "id": str(number), "method": method, "params": params}  # fmt: skip
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(message) + "\n")
+            process.stdin.flush()
+
+        send(1, "droid.initialize_session", {
+            "machineId": "lab", "cwd": str(lab.project), "modelId": "custom:lab-model",
+            "skipPermissionsUnsafe": True,
+        })  # fmt: skip
+        lines.wait_for('"id":"1"')
+        send(2, "droid.add_user_message", {"text": prompt})
+
+
+class Qwen(Driver):
+    """Qwen Code: `-p` headless with `--yolo`, OpenAI Chat Completions at OPENAI_BASE_URL
+    (OPENAI_API_KEY and OPENAI_MODEL select that auth); folder trust is off unless the
+    user turns it on, so the project's hooks load. QWEN_CODE_NO_RELAUNCH: the launcher
+    runs the CLI in its own process instead of a second node (a run takes half the time;
+    the hooks are the same)."""
+
+    name = "qwen"
+    shell_tool = "run_shell_command"
+
+    def write_tool(self, path: Path, text: str) -> Tool | None:
+        return Tool("write_file", {"file_path": str(path), "content": text})
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        settings = lab.home / ".qwen" / "settings.json"
+        settings.parent.mkdir(exist_ok=True)
+        # No background memory extractor: it asks the model with tools after the turn.
+        memory = {"enableManagedAutoMemory": False, "enableManagedAutoDream": False}
+        settings.write_text(json.dumps({"general": {"enableAutoUpdate": False}, "memory": memory}))
+        return [str(self.binary), "-p", prompt, "--output-format", "json", "--yolo"]
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        return lab.env(
+            OPENAI_BASE_URL=f"{server.url}/v1", OPENAI_API_KEY="lab-key",
+            OPENAI_MODEL="lab-model", QWEN_CODE_SUPPRESS_YOLO_WARNING="1",
+            QWEN_CODE_NO_RELAUNCH="true",
+        )  # fmt: skip
+
+
 DRIVERS: dict[str, type[Driver]] = {
-    "copilot": Copilot, "claude": Claude, "codex": Codex, "gemini": Gemini,
+    "copilot": Copilot, "claude": Claude, "codex": Codex, "gemini": Gemini, "droid": Droid,
+    "qwen": Qwen,
 }  # fmt: skip
 
 

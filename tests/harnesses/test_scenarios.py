@@ -13,7 +13,7 @@ from harnesses.model_server import Text
 
 pytestmark = pytest.mark.harnesses
 
-HARNESSES = ("copilot", "claude", "codex", "gemini")
+HARNESSES = ("copilot", "claude", "codex", "gemini", "droid", "qwen")
 STATUS = "python3 ~/.automaton/scripts/status.py"
 
 
@@ -101,8 +101,18 @@ def test_session_start_gives_the_model_the_tasks_phase(harness) -> None:
     assert "t1: research phase (state research)" in run.model_saw
 
 
-def test_approve_typed_by_the_user_approves(harness) -> None:
+# Where the headless run the lab drives never sends the user's prompt to its hook.
+NO_PROMPT_HOOK = {
+    "droid": "Factory Droid 0.215.0 runs UserPromptSubmit hooks only in its sessions "
+    "(executeUserPromptSubmitHooks; test_droid.py drives a JSON-RPC one); `droid exec "
+    "PROMPT` runs none",
+}
+
+
+def test_approve_typed_by_the_user_approves(harness, request) -> None:
     run_as, lab = harness
+    if run_as.name in NO_PROMPT_HOOK:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=NO_PROMPT_HOOK[run_as.name]))
     lab.phase("research:awaiting_approval")
     run = run_as.run(lab, [Text("ok")], prompt="approve t1")
     assert lab.state() == "research:approved", run.explain()

@@ -101,7 +101,7 @@ def new_text(tool_input: dict[str, Any], before: str | None) -> str | None:
 
 def _replaced(text: str | None, edit: Any) -> str | None:
     """One replacement: Claude's `old_string`, opencode's `oldString`, Gemini's `replace`,
-    Copilot's and Kiro's `old_str` (`oldStr` in Kiro's newer spelling)."""
+    Copilot's, Kiro's and Factory Droid's `old_str` (`oldStr` in Kiro's newer spelling)."""
     if not isinstance(edit, dict):
         return None
     old, new = _first_text(edit, OLD_KEYS), _first_text(edit, NEW_KEYS)
@@ -112,12 +112,14 @@ def _replaced(text: str | None, edit: Any) -> str | None:
     if old not in text:
         return None
     count = edit.get("expected_replacements")
-    every = edit.get("replace_all") or edit.get("replaceAll") or edit.get("allow_multiple")
+    every = any(edit.get(key) for key in EVERY_KEYS)
     if every or (isinstance(count, int) and count > 1):
         return text.replace(old, new)
     return text.replace(old, new, 1)
 
 
+# Replace every occurrence: Claude's, opencode's, Kiro's, Factory Droid's `change_all`.
+EVERY_KEYS = ("replace_all", "replaceAll", "allow_multiple", "change_all")
 OLD_KEYS = ("old_string", "oldString", "old_str", "oldStr")
 NEW_KEYS = ("new_string", "newString", "new_str", "newStr")
 
@@ -331,7 +333,7 @@ def prompt_answer(
         text = (
             f"automaton-rules could not check this message for an approval ({_message(exc)}); "
             "nothing was approved."
-            if prompt.asked(str(payload.get("prompt") or ""))[0]
+            if prompt.asked(str(prompt.typed(payload, record.name) or ""))[0]
             else None
         )
     if text is None and record.prompt_context:  # the open requests for changes, if any

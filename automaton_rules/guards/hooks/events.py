@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 # Tool names that edit files, per harness vocabulary (compared case-insensitively):
 # Claude Code, Codex, Gemini CLI, Cursor, opencode; GitHub Copilot CLI's `create`, `edit`
 # and `str_replace_editor`; Kiro CLI's `fs_write` (`write` in its newer spelling),
-# `str_replace` and `fs_append`.
+# `str_replace` and `fs_append`; Factory Droid's `Create` and `ApplyPatch`; Qwen Code's
+# `notebook_edit`.
 EDIT_TOOLS = frozenset(
     {
         "write",
@@ -46,11 +47,13 @@ EDIT_TOOLS = frozenset(
         "fs_write",
         "str_replace",
         "fs_append",
+        "applypatch",
+        "notebook_edit",
     }
 )
-# Kiro CLI's `execute_bash` is `shell` in its newer spelling.
+# Kiro CLI's `execute_bash` is `shell` in its newer spelling; Factory Droid's `Execute`.
 SHELL_TOOLS = frozenset(
-    {"bash", "shell", "run_shell_command", "local_shell", "exec_command", "execute_bash"}
+    {"bash", "shell", "run_shell_command", "local_shell", "exec_command", "execute_bash", "execute"}
 )
 # Claude Code's PowerShell tool (the main shell on Windows), and pwsh elsewhere; Kiro
 # CLI's `execute_cmd` (cmd.exe on Windows), which the bash reader cannot read either.

@@ -90,9 +90,10 @@ class Harness:
     short_rewrite: ClassVar[bool] = False
     no_rewrite: ClassVar[str] = NO_REWRITE  # why the reader alone guards its shell
     # Answers: what it prints with nothing to say, and whether a prompt it lets through
-    # may carry context.
+    # may carry context; the key of a prompt event holding what the user typed.
     quiet: ClassVar[str] = ""
     prompt_context: ClassVar[bool] = True
+    prompt_key: ClassVar[str] = "prompt"
     # Its hooks' timeouts: the key and how many of its units make a second.
     timeout_key: ClassVar[str] = "timeout"
     per_second: ClassVar[int] = 1
@@ -638,7 +639,103 @@ class KiroCli(Harness):
         return text or "", "", 0
 
 
-TABLE = (ClaudeCode(), Codex(), GeminiCli(), Cursor(), Opencode(), CopilotCli(), KiroCli())
+class FactoryDroid(Harness):
+    """Factory Droid: hooks in `.factory/hooks.json`, a map of Claude Code's events at its
+    top level (docs.factory.ai/harness/hooks), each sent Claude's snake_case input with
+    its own tool names (`Execute`, `Create`, `Edit`, `ApplyPatch`). A `PreToolUse` answer
+    is Claude's: `permissionDecision` deny (its reason goes to the model), exit 2 (stderr),
+    and `updatedInput`, merged over the tool's input with or without a decision, as the
+    0.215.0 binary reads its hooks' output. Any other status and a timeout let the tool
+    run. Each `Execute` runs in a new shell."""
+
+    name, title = "droid", "Factory Droid"
+    project_env = ("FACTORY_PROJECT_DIR", "DROID_PROJECT_DIR")
+    events: ClassVar[Mapping[str, str]] = {
+        "PreToolUse": TOOL,
+        "PostToolUse": AFTER,
+        "SessionStart": SESSION,
+        "UserPromptSubmit": PROMPT,
+        "Stop": STOP,
+    }
+    # An `ask` that carries `updatedInput` runs the original line: 0.215.0 takes a rewrite
+    # from the answer with a decision only when it is `allow`.
+    asks_rewritten = False
+    # `*`: every tool, MCP tools included.
+    hook_table = (
+        ("PreToolUse", "*", HOOK_TIMEOUT),
+        ("PostToolUse", "Execute", HOOK_TIMEOUT),
+        ("SessionStart", None, HOOK_TIMEOUT),
+        ("UserPromptSubmit", None, PROMPT_TIMEOUT),
+        ("Stop", None, STOP_TIMEOUT),
+    )
+
+    def hooks(self) -> dict[str, Any]:
+        """The file is the map of events itself, with no `hooks` key around it."""
+        return grouped(self)
+
+    def settings(self) -> Settings:
+        """Its hooks.json is the map of events, with no `hooks` key around it."""
+        from automaton_rules.guards.hooks.settings import EventMap
+
+        return EventMap(self)
+
+
+QWEN_TRUST = (
+    "note: with folder trust on (security.folderTrust.enabled), Qwen Code loads a "
+    "project's hooks only in a trusted folder: trust this project, or they never run"
+)
+
+
+class QwenCode(Harness):
+    """Qwen Code: hooks in `.qwen/settings.json`, Claude Code's events and answers with
+    Gemini CLI's tool names (`run_shell_command`, `write_file`, `edit`), a command hook's
+    timeout in seconds below 1000 and in milliseconds from 1000 on (its bundled
+    docs/features/hooks.md). Its `PreToolUse` hook cannot change what runs: an
+    `updatedInput` reaches only the hooks after it (0.24.4, `applyHookOutputToInput`), so
+    the reader alone guards its shell. Its `UserPromptSubmit` also fires before the
+    model reads a tool's result; only `submitted_prompt` is what the user typed."""
+
+    name, title = "qwen", "Qwen Code"
+    project_env = ("QWEN_PROJECT_DIR", "GEMINI_PROJECT_DIR")
+    events: ClassVar[Mapping[str, str]] = {
+        "PreToolUse": TOOL,
+        "PostToolUse": AFTER,
+        "PostToolUseFailure": AFTER,
+        "SessionStart": SESSION,
+        "SubagentStart": SESSION,
+        "UserPromptSubmit": PROMPT,
+        "Stop": STOP,
+    }
+    rewrites = False
+    no_rewrite = (
+        "Qwen Code runs a tool's original input: a PreToolUse hook's updatedInput reaches "
+        "only the hooks after it"
+    )
+    prompt_key = "submitted_prompt"
+    per_second = 1000  # every timeout here is 1000 or more: read as milliseconds
+    hook_table = (
+        ("PreToolUse", "*", HOOK_TIMEOUT),
+        ("SessionStart", None, HOOK_TIMEOUT),
+        ("SubagentStart", None, HOOK_TIMEOUT),
+        ("UserPromptSubmit", None, PROMPT_TIMEOUT),
+        ("Stop", None, STOP_TIMEOUT),
+    )
+
+    def notes(self, path: Path, merged: dict[str, Any]) -> list[str]:
+        return [QWEN_TRUST]
+
+
+TABLE = (
+    ClaudeCode(),
+    Codex(),
+    GeminiCli(),
+    Cursor(),
+    Opencode(),
+    CopilotCli(),
+    KiroCli(),
+    FactoryDroid(),
+    QwenCode(),
+)
 HARNESSES: dict[str, Harness] = {record.name: record for record in TABLE}
 NAMES: tuple[str, ...] = tuple(HARNESSES)
 # Every event name a harness sends, and what it asks: a name means one thing everywhere.

@@ -43,6 +43,15 @@ def asked(prompt: str) -> tuple[bool, str | None]:
     return (_APPROVED.fullmatch(prompt) is not None), None
 
 
+def typed(payload: dict[str, Any], harness: str) -> object:
+    """What the user typed, under the key the harness's record names (Qwen Code sends its
+    prompt event before the model reads a tool's result too, the user's words only in
+    `submitted_prompt`)."""
+    from automaton_rules.guards.hooks import harnesses
+
+    return payload.get(harnesses.get(harness).prompt_key)
+
+
 def _awaiting(project: Project) -> list[str]:
     from automaton_rules.core import machine
 
@@ -86,7 +95,7 @@ def approve(
 ) -> str | None:
     """Approve what the prompt asks for; the agent's context, or None when the prompt asks
     for no approval (or is typed outside any project) and passes through untouched."""
-    prompt = payload.get("prompt")
+    prompt = typed(payload, harness)
     wanted, named = asked(prompt) if isinstance(prompt, str) else (False, None)
     if not wanted:
         return None

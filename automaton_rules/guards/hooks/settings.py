@@ -1,8 +1,9 @@
 """How a harness's hooks go into its settings file and come out again, for the installer.
 
-Three ways, each a class a harness record names (`Harness.settings`): `JsonHooks` merges
+Four ways, each a class a harness record names (`Harness.settings`): `JsonHooks` merges
 our entries into the `hooks` map of a JSON file the user may share with us (Claude Code,
-Codex, Gemini CLI, Cursor, GitHub Copilot CLI); `HookList` does the same for a `hooks`
+Codex, Gemini CLI, Cursor, GitHub Copilot CLI, Qwen Code); `EventMap` into a file that is
+that map itself (Factory Droid's hooks.json); `HookList` does the same for a `hooks`
 list of named entries (Kiro CLI); `PluginFile` writes the opencode plugin, whose first
 line records its digest so a copy the user changed is theirs. Every one is idempotent and
 reversible: installing twice changes nothing, and removing takes out exactly what was
@@ -290,6 +291,35 @@ class HookList(JsonHooks):
         merged = dict(current)
         merged["hooks"] = [entry for entry in merged.get("hooks") or [] if not ours(entry)]
         return _without_ours(merged, self.harness.hooks())
+
+
+class EventMap(JsonHooks):
+    """Our entries merged into a JSON file whose top level is the map of events to
+    entries (Factory Droid's `.factory/hooks.json`)."""
+
+    def check(self, project: Path) -> None:
+        path = project / self.relpath
+        current = read_json(path)
+        for event in self.harness.hooks():
+            if current.get(event) is not None and not isinstance(current[event], list):
+                why = f'its "{event}" is not a JSON list'
+                raise AutomatonError("install-failed", f"{path}: {why}, so no hook can go in")
+
+    def merged(self, current: dict[str, Any]) -> dict[str, Any]:
+        merged: dict[str, Any] = merge_hooks({"hooks": current}, {"hooks": self.harness.hooks()})
+        return dict(merged["hooks"])
+
+    def removed(self, current: dict[str, Any]) -> dict[str, Any]:
+        events = {key: value for key, value in current.items() if isinstance(value, list)}
+        kept = remove_hooks({"hooks": events}).get("hooks") or {}
+        others = {key: value for key, value in current.items() if key not in events}
+        return {**others, **kept}
+
+    def installed(self, project: Path) -> bool:
+        try:
+            return ours(read_json(project / self.relpath))
+        except AutomatonError:
+            return True  # unreadable: keep what it may need
 
 
 def opencode_plugin() -> str:
