@@ -176,6 +176,15 @@ test("`approve TASK` typed by the user reaches the hook; its answer is added for
   assert.match(output.parts[1].text, /did not record the user's approval/);
 });
 
+test("`approve TASK` in the quotes `opencode run` adds around a spaced word reaches the hook", { skip: !PROJECT }, async () => {
+  // opencode run 1.18 joins its words, each one with a space wrapped in double quotes.
+  const calls = [];
+  const guard = await AutomatonGuard({ $: stubShell(calls), directory: PROJECT, client: stubClient() });
+  await guard["chat.message"]({ sessionID: "s1" }, message('"approve guarded"'));
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0].event.prompt, '"approve guarded"');
+});
+
 test("a subagent's message approves nothing", { skip: !PROJECT }, async () => {
   const calls = [];
   const guard = await AutomatonGuard({ $: stubShell(calls), directory: PROJECT, client: stubClient("parent") });

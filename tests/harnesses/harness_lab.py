@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,6 +151,20 @@ class Lab:
         with (self.project / "automaton.toml").open("a") as config:
             config.write("stop-wait-seconds = 0\n")
 
+    def stop_wait(self, seconds: int) -> None:
+        """The user's `stop-wait-seconds`: how long a Stop hook waits for a decision."""
+        config = self.project / "automaton.toml"
+        text = config.read_text().replace("stop-wait-seconds = 0\n", "")
+        config.write_text(f"{text}stop-wait-seconds = {seconds}\n")
+
+    def waiting(self) -> bool:
+        """Whether a Stop hook waits for the person's decision now: the marker it writes
+        for the board (support/waiting.py) is there."""
+        from automaton_rules.support import waiting
+
+        folder = waiting.folder(self.home)
+        return folder.is_dir() and any(folder.iterdir())
+
     def env(self, **extra: str) -> dict[str, str]:
         """The environment of every process the lab starts: this lab's home, the system's
         PATH, the temporary folder the tests were given."""
@@ -233,20 +248,32 @@ class Driver:
         """What the harness needs to find the scripted model and run unattended."""
         raise NotImplementedError
 
-    def run(self, lab: Lab, replies: list[Reply], prompt: str = "do the lab step") -> Run:
-        """Run one headless session with the model's scripted replies."""
+    def run(
+        self,
+        lab: Lab,
+        replies: list[Reply],
+        prompt: str = "do the lab step",
+        meanwhile: Callable[[subprocess.Popen[str]], None] | None = None,
+    ) -> Run:
+        """Run one headless session with the model's scripted replies; `meanwhile` acts
+        while the harness runs (as the person at the board would), given its process."""
         with ModelServer(replies) as server:
-            try:
-                done = subprocess.run(
-                    self.command(lab, server, prompt), cwd=lab.project,
-                    env=self.environment(lab, server), capture_output=True, text=True,
-                    timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, check=False,
-                )  # fmt: skip
-            except subprocess.TimeoutExpired as expired:
-                out = expired.stdout.decode(errors="replace") if expired.stdout else ""
-                late = f"{self.name} ran over {RUN_TIMEOUT}s: {out[-2000:]}"
-                raise AssertionError(late) from None
-            return Run(done.returncode, done.stdout, done.stderr, server.requests)
+            process = subprocess.Popen(
+                self.command(lab, server, prompt), cwd=lab.project,
+                env=self.environment(lab, server), stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+            )  # fmt: skip
+            with process:
+                if meanwhile is not None:
+                    meanwhile(process)
+                try:
+                    out, err = process.communicate(timeout=RUN_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    out, _ = process.communicate()
+                    late = f"{self.name} ran over {RUN_TIMEOUT}s: {out[-2000:]}"
+                    raise AssertionError(late) from None
+            return Run(process.returncode, out, err, server.requests)
 
 
 class Copilot(Driver):
@@ -356,8 +383,57 @@ class Gemini(Driver):
         )  # fmt: skip
 
 
+class Opencode(Driver):
+    """opencode: `opencode run`, a provider through its bundled `@ai-sdk/openai-compatible`
+    (Chat Completions) in the lab's ~/.config/opencode/opencode.json; the plugin
+    automaton-install wrote to .opencode/plugin/ carries the hooks out."""
+
+    name = "opencode"
+    shell_tool = "bash"
+
+    def shell(self, command: str) -> Tool:
+        return Tool(self.shell_tool, {"command": command})  # 1.18 has no `description`
+
+    def writes(self, path: Path, text: str) -> list[Reply] | None:
+        # Its write refuses to overwrite a file this session has not read, after the hook.
+        read = [Tool("read", {"filePath": str(path)})] if path.exists() else []
+        return [*read, Tool("write", {"filePath": str(path), "content": text})]
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        provider = {
+            "npm": "@ai-sdk/openai-compatible", "name": "lab",
+            "options": {"baseURL": f"{server.url}/v1", "apiKey": "lab-key"},
+            "models": {"lab-model": {"name": "lab-model", "tool_call": True}},
+        }  # fmt: skip
+        # No snapshots (a git tree of the project after each step): the lab reads the files.
+        config = {"provider": {"lab": provider}, "model": "lab/lab-model", "snapshot": False}
+        config["autoupdate"] = False
+        folder = lab.home / ".config" / "opencode"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "opencode.json").write_text(json.dumps(config))
+        # opencode installs @opencode-ai/plugin with npm into each of its configuration
+        # folders whose package-lock.json does not name it (5 to 15 s a run, and from the
+        # registry); our plugin imports nothing, so a lock naming it is all it needs.
+        lock = {"packages": {"": {"dependencies": {"@opencode-ai/plugin": self.pin.version}}}}
+        for where in (folder, lab.project / ".opencode"):
+            (where / "node_modules").mkdir(parents=True, exist_ok=True)
+            (where / "package-lock.json").write_text(json.dumps(lock))
+        return [str(self.binary), "run", prompt]
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        # Nothing fetched (models.dev, updates, LSP servers), none of opencode's own plugins,
+        # no file watcher, and none of Claude Code's files read (a project of both).
+        return lab.env(
+            OPENCODE_DISABLE_AUTOUPDATE="1", OPENCODE_DISABLE_MODELS_FETCH="1",
+            OPENCODE_DISABLE_LSP_DOWNLOAD="1", OPENCODE_DISABLE_SHARE="1",
+            OPENCODE_DISABLE_DEFAULT_PLUGINS="1", OPENCODE_DISABLE_CLAUDE_CODE="1",
+            OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER="1",
+        )  # fmt: skip
+
+
 DRIVERS: dict[str, type[Driver]] = {
     "copilot": Copilot, "claude": Claude, "codex": Codex, "gemini": Gemini,
+    "opencode": Opencode,
 }  # fmt: skip
 
 
