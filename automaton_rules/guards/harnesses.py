@@ -218,6 +218,10 @@ class ClaudeCode(Harness):
     }
     keeps_cwd = True  # a `cd` is kept between Bash calls
 
+    def notes(self, path: Path, merged: dict[str, Any]) -> list[str]:
+        cursor = path.parent.parent / Cursor.settings_file
+        return [CURSOR_TWICE] if _has_hooks(cursor, Cursor.name) else []
+
     def blocking(self, timeout: int = HOOK_TIMEOUT) -> dict[str, Any]:
         """A hook that blocks when it cannot run, fails or times out (`onFailure`, Claude
         Code 2.1.295; earlier releases ignore the key, and the lookup fails closed)."""
@@ -401,6 +405,22 @@ class GeminiCli(Harness):
         return _json({"decision": "deny", "reason": text})
 
 
+CURSOR_TWICE = (
+    "note: this project has Cursor's hooks and Claude Code's; Cursor with its third-party "
+    "configs setting on runs .claude/settings.json's hooks too, so each of its actions is "
+    "judged twice (Cursor's own hook prevails where the answers differ), and both stop "
+    "hooks can wait for your decision at a gate (docs/harness-integration.md)"
+)
+
+
+def _has_hooks(path: Path, harness: str) -> bool:
+    """Whether the settings file at `path` holds our hook commands for `harness`."""
+    try:
+        return f"{HOOK} --harness {harness}" in path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 class Cursor(Harness):
     """Cursor: hooks in `.cursor/hooks.json`, answered in JSON on exit 0; a hook that fails
     lets the action through unless its entry sets `failClosed` (cursor.com/docs/hooks).
@@ -419,6 +439,10 @@ class Cursor(Harness):
     json_text_inputs = bare_shell_event = True  # beforeMCPExecution; beforeShellExecution
     rewrites = prompt_context = False
     quiet = "{}"
+
+    def notes(self, path: Path, merged: dict[str, Any]) -> list[str]:
+        claude = path.parent.parent / ClaudeCode.settings_file
+        return [CURSOR_TWICE] if _has_hooks(claude, ClaudeCode.name) else []
 
     def cursor_entry(self, **extra: Any) -> dict[str, Any]:
         """A hook entry as Cursor takes it: the command on the entry itself."""
