@@ -418,7 +418,8 @@ class Opencode(Driver):
         for where in (folder, lab.project / ".opencode"):
             (where / "node_modules").mkdir(parents=True, exist_ok=True)
             (where / "package-lock.json").write_text(json.dumps(lock))
-        return [str(self.binary), "run", prompt]
+        # A title of its own: no request to the model for one (and no hook run for it).
+        return [str(self.binary), "run", "--title", "lab", prompt]
 
     def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
         # Nothing fetched (models.dev, updates, LSP servers), none of opencode's own plugins,
