@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -263,9 +264,12 @@ class Driver:
                 env=self.environment(lab, server), stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
             )  # fmt: skip
+            # `meanwhile` acts in a thread of its own while this one reads the harness's
+            # output, so a harness that writes more than a pipe holds is never stuck.
+            failed: list[BaseException] = []
+            helper = threading.Thread(target=_acting, args=(meanwhile, process, failed))
             with process:
-                if meanwhile is not None:
-                    meanwhile(process)
+                helper.start()
                 try:
                     out, err = process.communicate(timeout=RUN_TIMEOUT)
                 except subprocess.TimeoutExpired:
@@ -273,7 +277,25 @@ class Driver:
                     out, _ = process.communicate()
                     late = f"{self.name} ran over {RUN_TIMEOUT}s: {out[-2000:]}"
                     raise AssertionError(late) from None
+                finally:
+                    helper.join()
+            if failed:
+                raise failed[0]
             return Run(process.returncode, out, err, server.requests)
+
+
+def _acting(
+    meanwhile: Callable[[subprocess.Popen[str]], None] | None,
+    process: subprocess.Popen[str],
+    failed: list[BaseException],
+) -> None:
+    """Run `meanwhile` on the harness's process, keeping what it raised for the test."""
+    if meanwhile is None:
+        return
+    try:
+        meanwhile(process)
+    except BaseException as error:  # an assertion of the test's, re-raised after the run
+        failed.append(error)
 
 
 class Copilot(Driver):
