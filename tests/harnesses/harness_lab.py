@@ -264,24 +264,39 @@ class Driver:
                 env=self.environment(lab, server), stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
             )  # fmt: skip
-            # `meanwhile` acts in a thread of its own while this one reads the harness's
-            # output, so a harness that writes more than a pipe holds is never stuck.
-            failed: list[BaseException] = []
-            helper = threading.Thread(target=_acting, args=(meanwhile, process, failed))
-            with process:
-                helper.start()
+            out, err = self.attend(process, meanwhile, process)
+            return Run(process.returncode, out, err, server.requests)
+
+    def attend(
+        self,
+        process: subprocess.Popen[str],
+        meanwhile: Callable[[subprocess.Popen[str]], None] | None,
+        watched: subprocess.Popen[str],
+        then: Callable[[], None] = lambda: None,
+    ) -> tuple[str, str]:
+        """The output of the harness's `process`, once it ended; `meanwhile` acts on the
+        `watched` process in a thread of its own while this one reads the output, so a
+        harness that writes more than a pipe holds is never stuck. `then` runs before the
+        thread is waited for: it ends `watched`, where that outlives `process`."""
+        failed: list[BaseException] = []
+        helper = threading.Thread(target=_acting, args=(meanwhile, watched, failed))
+        with process:
+            helper.start()
+            try:
+                out, err = process.communicate(timeout=RUN_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                out, _ = process.communicate()
+                late = f"{self.name} ran over {RUN_TIMEOUT}s: {out[-2000:]}"
+                raise AssertionError(late) from None
+            finally:
                 try:
-                    out, err = process.communicate(timeout=RUN_TIMEOUT)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    out, _ = process.communicate()
-                    late = f"{self.name} ran over {RUN_TIMEOUT}s: {out[-2000:]}"
-                    raise AssertionError(late) from None
+                    then()
                 finally:
                     helper.join()
-            if failed:
-                raise failed[0]
-            return Run(process.returncode, out, err, server.requests)
+        if failed:
+            raise failed[0]
+        return out, err
 
 
 def _acting(
@@ -452,6 +467,79 @@ class Opencode(Driver):
             OPENCODE_DISABLE_DEFAULT_PLUGINS="1", OPENCODE_DISABLE_CLAUDE_CODE="1",
             OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER="1",
         )  # fmt: skip
+
+
+class OpencodeServe(Opencode):
+    """opencode as its TUI runs it, outliving the turn: `opencode serve` on 127.0.0.1, the
+    prompt sent through `opencode run --attach`; the run ends at the first idle, the server
+    goes on (the plugin's Stop hook, the prompt it sends)."""
+
+    def run(
+        self,
+        lab: Lab,
+        replies: list[Reply],
+        prompt: str = "do the lab step",
+        meanwhile: Callable[[subprocess.Popen[str]], None] | None = None,
+    ) -> Run:
+        """The prompt through the server; `meanwhile` watches the server, and the run
+        lasts until the model has given every scripted reply (or RUN_TIMEOUT)."""
+        with ModelServer(replies) as server:
+            self.command(lab, server, prompt)  # the configuration
+            env = self.environment(lab, server)
+            port = _free_port()
+            serve = subprocess.Popen(
+                [str(self.binary), "serve", "--hostname", "127.0.0.1", "--port", str(port)],
+                cwd=lab.project, env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
+            )  # fmt: skip
+
+            def finish() -> None:
+                """The server goes on after the run: until the model gave every reply."""
+                try:
+                    server.wait_for_turns(len(replies), RUN_TIMEOUT)
+                finally:
+                    serve.terminate()
+                    serve.wait(timeout=30)
+
+            try:
+                _listening(port, serve)
+            except BaseException:
+                serve.kill()
+                serve.wait(timeout=30)
+                raise
+            attach = [str(self.binary), "run", "--attach", f"http://127.0.0.1:{port}",
+                      "--dir", str(lab.project), "--title", "lab", prompt]  # fmt: skip
+            process = subprocess.Popen(
+                attach, cwd=lab.project, env=env, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+            )  # fmt: skip
+            out, err = self.attend(process, meanwhile, serve, then=finish)
+            return Run(process.returncode, out, err, server.requests)
+
+
+def _free_port() -> int:
+    """A port of 127.0.0.1 no one listens on now."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _listening(port: int, serve: subprocess.Popen[str]) -> None:
+    """Wait until the server takes connections on `port` (or has exited)."""
+    import socket
+    import time
+
+    for _ in range(RUN_TIMEOUT * 10):  # a bound, should it neither listen nor exit
+        if serve.poll() is not None:
+            raise AssertionError(f"opencode serve exited with status {serve.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"opencode serve never listened on {port}")
 
 
 DRIVERS: dict[str, type[Driver]] = {

@@ -7,10 +7,14 @@ the workflow's state to the system prompt."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import time
 from typing import Any
 
 import pytest
 
+from harnesses.harness_lab import OpencodeServe
 from harnesses.model_server import Text
 
 pytestmark = pytest.mark.harnesses
@@ -78,3 +82,46 @@ def test_code_the_reader_cannot_judge_runs_sandboxed_and_its_write_fails(opencod
     assert lab.file("src/app.py") == "print(1)\n", run.explain()
     assert "Read-only file system" in result
     assert_sandboxed(run.tool_calls)
+
+
+@pytest.fixture
+def opencode_serve(driver, lab):
+    """opencode as a long-lived server (`opencode serve`, the prompt through `run
+    --attach`), as its TUI keeps the session, and a project adopted for it."""
+    return driver("opencode", OpencodeServe), lab("opencode")
+
+
+def test_a_long_lived_opencode_carries_on_with_the_users_request(opencode_serve) -> None:
+    """`opencode run` exits at the first idle (test_scenarios.py, an xfail); the server
+    outlives it, and the plugin's session.idle handler sends the Stop hook's text."""
+    run_as, lab = opencode_serve
+    lab.phase("research:awaiting_approval")
+    lab.request_changes("Name the users.")
+    run = run_as.run(lab, [Text("SPEC.md is ready"), Text("revising")])
+    agent = [json.dumps(r.body) for r in run.requests if r.offers_tools]
+    assert len(agent) == 2, run.explain()
+    assert "The user requested changes to task 't1'" in agent[1]
+    assert "Name the users." in agent[1]
+
+
+def test_a_long_lived_opencode_carries_on_with_an_approval_given_while_it_waits(
+    opencode_serve,
+) -> None:
+    run_as, lab = opencode_serve
+    lab.phase("research:awaiting_approval")
+    lab.stop_wait(90)
+
+    def approve_once_waiting(serve: subprocess.Popen[str]) -> None:
+        while serve.poll() is None and not lab.waiting():
+            time.sleep(0.05)  # the hook's marker, as the board polls it
+        if lab.waiting():
+            approved = lab.status("--task", "t1", "--approve")
+            assert approved.returncode == 0, approved.stdout + approved.stderr
+
+    run = run_as.run(
+        lab, [Text("SPEC.md is ready"), Text("designing")], meanwhile=approve_once_waiting
+    )
+    assert lab.state() == "research:approved", run.explain()
+    agent = [json.dumps(r.body) for r in run.requests if r.offers_tools]
+    assert len(agent) == 2, run.explain()
+    assert "approved task 't1' while you waited (research:approved, via cli)" in agent[1]

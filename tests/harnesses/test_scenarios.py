@@ -103,7 +103,7 @@ def test_approve_typed_by_the_user_approves(harness) -> None:
 
 # `opencode run` leaves its event loop at the session's first idle status and exits; the
 # plugin's session.idle handler runs the Stop hook, but the prompt it then sends with the
-# hook's text comes too late for that process.
+# hook's text comes too late for that process (`opencode serve` carries on: test_opencode).
 STOP_REASON = (
     "opencode run 1.18.33 exits at the session's first idle status (its loop breaks on "
     "session.status idle); the plugin's session.idle prompt with the Stop hook's text "
