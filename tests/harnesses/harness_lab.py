@@ -432,7 +432,7 @@ class Opencode(Driver):
         return Tool(self.shell_tool, {"command": command})  # 1.18 has no `description`
 
     def writes(self, path: Path, text: str) -> list[Reply] | None:
-        # Its write refuses to overwrite a file this session has not read, after the hook.
+        # Read first, as an agent does before overwriting a file (Claude's Write insists).
         read = [Tool("read", {"filePath": str(path)})] if path.exists() else []
         return [*read, Tool("write", {"filePath": str(path), "content": text})]
 
