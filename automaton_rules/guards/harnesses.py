@@ -535,8 +535,8 @@ class CopilotCli(Harness):
     names it; `toolArgs` is JSON text in its documentation and an object from 1.0.x, so
     both are read. A shell command is rewritten with `modifiedArgs`, the tool's whole
     arguments, which its `preToolUse` hooks respect since 1.0.24 (its changelog:
-    "preToolUse hooks now respect modifiedArgs/updatedInput"). Its agent types into the
-    shells it starts (`write_bash`)."""
+    "preToolUse hooks now respect modifiedArgs/updatedInput"). Before 1.0.62 its agent
+    typed into the shells it started (`write_bash`, still read as typed input)."""
 
     name, title = "copilot", "GitHub Copilot CLI"
     settings_file = ".github/hooks/automaton-rules.json"
