@@ -142,7 +142,7 @@ def test_the_opencode_plugin_under_nodes_test_runner(guarded) -> None:
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"# pass {12 if sandboxed else 11}" in proc.stdout
+    assert f"# pass {13 if sandboxed else 12}" in proc.stdout
     assert "# fail 0" in proc.stdout
 
 

@@ -175,6 +175,23 @@ def test_the_installed_status_script_and_home_settings_are_denied(
         )
 
 
+@pytest.mark.parametrize("relative", ["hooks/mine.json", "settings.json", "config.json"])
+def test_copilots_hooks_and_settings_where_copilot_home_moves_them_are_denied(
+    any_phase: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, relative: str
+) -> None:
+    """GitHub Copilot CLI loads the user's hooks from `$COPILOT_HOME/hooks/` when that is
+    set (its hooks reference, "Hooks locations"), not from ~/.copilot/hooks."""
+    moved = tmp_path / "copilot-home"
+    monkeypatch.setenv("COPILOT_HOME", str(moved))
+    target = moved / relative
+    payload = {
+        "cwd": str(any_phase.root),
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(target), "content": "{}\n"},
+    }
+    assert denied("claude", run_hook("claude", json.dumps(payload))) == denial(target, HARNESS)
+
+
 def test_the_guards_own_program_and_pythons_start_up_hooks_are_denied(
     any_phase: Project, tmp_path: Path
 ) -> None:

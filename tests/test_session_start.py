@@ -258,3 +258,27 @@ def test_in_signed_mode_the_agent_is_told_the_user_signs(project: Project, task_
     text = context_of("claude", replay("claude", "session-start.json", project.root))
     signs = f"{STATUS_SCRIPT} --task planning --approve --approver ID --project"
     assert f"the user signs in a terminal: {signs} {project.root.resolve()})" in text
+
+
+@pytest.mark.parametrize("first, then", [("claude", "cursor"), ("cursor", "claude")])
+def test_cursor_and_claude_hooks_in_one_project_are_reported(
+    home_and_project: tuple[Path, Path], first: str, then: str
+) -> None:
+    """Cursor with its third-party configs on runs `.claude/settings.json`'s hooks too
+    (cursor.com/docs/reference/third-party-hooks: "All matching hooks from every source
+    run"): the user is told, whichever harness is installed second."""
+    home, folder = home_and_project
+    alone = run_install(home, "--project", str(folder), "--harness", first)
+    assert alone.returncode == 0, alone
+    assert harnesses.CURSOR_TWICE not in alone.stdout.splitlines()
+    both = run_install(home, "--project", str(folder), "--harness", then)
+    assert both.returncode == 0, both
+    assert harnesses.CURSOR_TWICE in both.stdout.splitlines()
+
+
+def test_cursor_beside_other_harnesses_is_not_reported(home_and_project: tuple[Path, Path]) -> None:
+    home, folder = home_and_project
+    for name in ("codex", "cursor"):
+        proc = run_install(home, "--project", str(folder), "--harness", name)
+        assert proc.returncode == 0, proc
+        assert harnesses.CURSOR_TWICE not in proc.stdout.splitlines()

@@ -10,7 +10,7 @@ import * as plugin from "./automaton-guard.js";
 const { AutomatonGuard } = plugin;
 const PROJECT = process.env.AUTOMATON_PROJECT;
 // The lookup of the launcher the JSON configurations' commands source (.automaton/hook.sh),
-// on one line: `HOOK_LOOKUP` of guards/lookup.py, as the plugin holds it.
+// on one line: `HOOK_LOOKUP` of guards/hooks/lookup.py, as the plugin holds it.
 const SOURCE = readFileSync(new URL("./automaton-guard.js", import.meta.url), "utf-8");
 const LOOKUP = JSON.parse(SOURCE.match(/^const LOOKUP = (.*);$/m)[1]);
 
@@ -174,6 +174,15 @@ test("`approve TASK` typed by the user reaches the hook; its answer is added for
   assert.equal(output.parts[1].messageID, "msg_1");
   assert.match(output.parts[1].id, /^prt/);
   assert.match(output.parts[1].text, /did not record the user's approval/);
+});
+
+test("`approve TASK` in the quotes `opencode run` adds around a spaced word reaches the hook", { skip: !PROJECT }, async () => {
+  // opencode run 1.18 joins its words, each one with a space wrapped in double quotes.
+  const calls = [];
+  const guard = await AutomatonGuard({ $: stubShell(calls), directory: PROJECT, client: stubClient() });
+  await guard["chat.message"]({ sessionID: "s1" }, message('"approve guarded"'));
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0].event.prompt, '"approve guarded"');
 });
 
 test("a subagent's message approves nothing", { skip: !PROJECT }, async () => {

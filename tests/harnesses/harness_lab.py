@@ -16,6 +16,8 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,6 +152,20 @@ class Lab:
         with (self.project / "automaton.toml").open("a") as config:
             config.write("stop-wait-seconds = 0\n")
 
+    def stop_wait(self, seconds: int) -> None:
+        """The user's `stop-wait-seconds`: how long a Stop hook waits for a decision."""
+        config = self.project / "automaton.toml"
+        text = config.read_text().replace("stop-wait-seconds = 0\n", "")
+        config.write_text(f"{text}stop-wait-seconds = {seconds}\n")
+
+    def waiting(self) -> bool:
+        """Whether a Stop hook waits for the person's decision now: the marker it writes
+        for the board (support/waiting.py) is there."""
+        from automaton_rules.support import waiting
+
+        folder = waiting.folder(self.home)
+        return folder.is_dir() and any(folder.iterdir())
+
     def env(self, **extra: str) -> dict[str, str]:
         """The environment of every process the lab starts: this lab's home, the system's
         PATH, the temporary folder the tests were given."""
@@ -233,20 +249,68 @@ class Driver:
         """What the harness needs to find the scripted model and run unattended."""
         raise NotImplementedError
 
-    def run(self, lab: Lab, replies: list[Reply], prompt: str = "do the lab step") -> Run:
-        """Run one headless session with the model's scripted replies."""
+    def run(
+        self,
+        lab: Lab,
+        replies: list[Reply],
+        prompt: str = "do the lab step",
+        meanwhile: Callable[[subprocess.Popen[str]], None] | None = None,
+    ) -> Run:
+        """Run one headless session with the model's scripted replies; `meanwhile` acts
+        while the harness runs (as the person at the board would), given its process."""
         with ModelServer(replies) as server:
+            process = subprocess.Popen(
+                self.command(lab, server, prompt), cwd=lab.project,
+                env=self.environment(lab, server), stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+            )  # fmt: skip
+            out, err = self.attend(process, meanwhile, process)
+            return Run(process.returncode, out, err, server.requests)
+
+    def attend(
+        self,
+        process: subprocess.Popen[str],
+        meanwhile: Callable[[subprocess.Popen[str]], None] | None,
+        watched: subprocess.Popen[str],
+        then: Callable[[], None] = lambda: None,
+    ) -> tuple[str, str]:
+        """The output of the harness's `process`, once it ended; `meanwhile` acts on the
+        `watched` process in a thread of its own while this one reads the output, so a
+        harness that writes more than a pipe holds is never stuck. `then` runs before the
+        thread is waited for: it ends `watched`, where that outlives `process`."""
+        failed: list[BaseException] = []
+        helper = threading.Thread(target=_acting, args=(meanwhile, watched, failed))
+        with process:
+            helper.start()
             try:
-                done = subprocess.run(
-                    self.command(lab, server, prompt), cwd=lab.project,
-                    env=self.environment(lab, server), capture_output=True, text=True,
-                    timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, check=False,
-                )  # fmt: skip
-            except subprocess.TimeoutExpired as expired:
-                out = expired.stdout.decode(errors="replace") if expired.stdout else ""
+                out, err = process.communicate(timeout=RUN_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                out, _ = process.communicate()
                 late = f"{self.name} ran over {RUN_TIMEOUT}s: {out[-2000:]}"
                 raise AssertionError(late) from None
-            return Run(done.returncode, done.stdout, done.stderr, server.requests)
+            finally:
+                try:
+                    then()
+                finally:
+                    helper.join()
+        if failed:
+            raise failed[0]
+        return out, err
+
+
+def _acting(
+    meanwhile: Callable[[subprocess.Popen[str]], None] | None,
+    process: subprocess.Popen[str],
+    failed: list[BaseException],
+) -> None:
+    """Run `meanwhile` on the harness's process, keeping what it raised for the test."""
+    if meanwhile is None:
+        return
+    try:
+        meanwhile(process)
+    except BaseException as error:  # an assertion of the test's, re-raised after the run
+        failed.append(error)
 
 
 class Copilot(Driver):
@@ -512,9 +576,131 @@ class Qwen(Driver):
         )  # fmt: skip
 
 
+class Opencode(Driver):
+    """opencode: `opencode run`, a provider through its bundled `@ai-sdk/openai-compatible`
+    (Chat Completions) in the lab's ~/.config/opencode/opencode.json; the plugin
+    automaton-install wrote to .opencode/plugin/ carries the hooks out."""
+
+    name = "opencode"
+    shell_tool = "bash"
+
+    def shell(self, command: str) -> Tool:
+        return Tool(self.shell_tool, {"command": command})  # 1.18 has no `description`
+
+    def writes(self, path: Path, text: str) -> list[Reply] | None:
+        # Read first, as an agent does before overwriting a file (Claude's Write insists).
+        read = [Tool("read", {"filePath": str(path)})] if path.exists() else []
+        return [*read, Tool("write", {"filePath": str(path), "content": text})]
+
+    def command(self, lab: Lab, server: ModelServer, prompt: str) -> list[str]:
+        provider = {
+            "npm": "@ai-sdk/openai-compatible", "name": "lab",
+            "options": {"baseURL": f"{server.url}/v1", "apiKey": "lab-key"},
+            "models": {"lab-model": {"name": "lab-model", "tool_call": True}},
+        }  # fmt: skip
+        # No snapshots (a git tree of the project after each step): the lab reads the files.
+        config = {"provider": {"lab": provider}, "model": "lab/lab-model", "snapshot": False}
+        config["autoupdate"] = False
+        folder = lab.home / ".config" / "opencode"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "opencode.json").write_text(json.dumps(config))
+        # opencode installs @opencode-ai/plugin with npm into each of its configuration
+        # folders whose package-lock.json does not name it (5 to 15 s a run, and from the
+        # registry); our plugin imports nothing, so a lock naming it is all it needs.
+        lock = {"packages": {"": {"dependencies": {"@opencode-ai/plugin": self.pin.version}}}}
+        for where in (folder, lab.project / ".opencode"):
+            (where / "node_modules").mkdir(parents=True, exist_ok=True)
+            (where / "package-lock.json").write_text(json.dumps(lock))
+        # A title of its own: no request to the model for one (and no hook run for it).
+        return [str(self.binary), "run", "--title", "lab", prompt]
+
+    def environment(self, lab: Lab, server: ModelServer) -> dict[str, str]:
+        # Nothing fetched (models.dev, updates, LSP servers), none of opencode's own plugins,
+        # no file watcher, and none of Claude Code's files read (a project of both).
+        return lab.env(
+            OPENCODE_DISABLE_AUTOUPDATE="1", OPENCODE_DISABLE_MODELS_FETCH="1",
+            OPENCODE_DISABLE_LSP_DOWNLOAD="1", OPENCODE_DISABLE_SHARE="1",
+            OPENCODE_DISABLE_DEFAULT_PLUGINS="1", OPENCODE_DISABLE_CLAUDE_CODE="1",
+            OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER="1",
+        )  # fmt: skip
+
+
+class OpencodeServe(Opencode):
+    """opencode as its TUI runs it, outliving the turn: `opencode serve` on 127.0.0.1, the
+    prompt sent through `opencode run --attach`; the run ends at the first idle, the server
+    goes on (the plugin's Stop hook, the prompt it sends)."""
+
+    def run(
+        self,
+        lab: Lab,
+        replies: list[Reply],
+        prompt: str = "do the lab step",
+        meanwhile: Callable[[subprocess.Popen[str]], None] | None = None,
+    ) -> Run:
+        """The prompt through the server; `meanwhile` watches the server, and the run
+        lasts until the model has given every scripted reply (or RUN_TIMEOUT)."""
+        with ModelServer(replies) as server:
+            self.command(lab, server, prompt)  # the configuration
+            env = self.environment(lab, server)
+            port = _free_port()
+            serve = subprocess.Popen(
+                [str(self.binary), "serve", "--hostname", "127.0.0.1", "--port", str(port)],
+                cwd=lab.project, env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
+            )  # fmt: skip
+
+            def finish() -> None:
+                """The server goes on after the run: until the model gave every reply."""
+                try:
+                    server.wait_for_turns(len(replies), RUN_TIMEOUT)
+                finally:
+                    serve.terminate()
+                    serve.wait(timeout=30)
+
+            try:
+                _listening(port, serve)
+            except BaseException:
+                serve.kill()
+                serve.wait(timeout=30)
+                raise
+            attach = [str(self.binary), "run", "--attach", f"http://127.0.0.1:{port}",
+                      "--dir", str(lab.project), "--title", "lab", prompt]  # fmt: skip
+            process = subprocess.Popen(
+                attach, cwd=lab.project, env=env, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+            )  # fmt: skip
+            out, err = self.attend(process, meanwhile, serve, then=finish)
+            return Run(process.returncode, out, err, server.requests)
+
+
+def _free_port() -> int:
+    """A port of 127.0.0.1 no one listens on now."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _listening(port: int, serve: subprocess.Popen[str]) -> None:
+    """Wait until the server takes connections on `port` (or has exited)."""
+    import socket
+    import time
+
+    for _ in range(RUN_TIMEOUT * 10):  # a bound, should it neither listen nor exit
+        if serve.poll() is not None:
+            raise AssertionError(f"opencode serve exited with status {serve.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"opencode serve never listened on {port}")
+
+
 DRIVERS: dict[str, type[Driver]] = {
-    "copilot": Copilot, "claude": Claude, "codex": Codex, "gemini": Gemini, "droid": Droid,
-    "qwen": Qwen,
+    "copilot": Copilot, "claude": Claude, "codex": Codex, "gemini": Gemini,
+    "opencode": Opencode, "droid": Droid, "qwen": Qwen,
 }  # fmt: skip
 
 

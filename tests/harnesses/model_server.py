@@ -70,13 +70,14 @@ class Script:
 
     replies: list[Reply]
     requests: list[Request] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.Condition = field(default_factory=threading.Condition)
 
     def next(self, request: Request) -> Reply:
         """The reply to a request: the script's next one on the agent's turn; JSON of the
         shape asked for (Gemini CLI's router); else text."""
         with self.lock:
             self.requests.append(request)
+            self.lock.notify_all()
             schema = _json_schema(request.body)
             if request.offers_tools and self.replies:
                 request.reply = self.replies.pop(0)
@@ -325,6 +326,15 @@ class ModelServer:
         """Every request seen so far, in order."""
         with self.script.lock:
             return list(self.script.requests)
+
+    def wait_for_turns(self, turns: int, timeout: float) -> bool:
+        """Wait until the agent's turn has come `turns` times (requests offering tools), for
+        a harness that goes on after the command that started it ended; False when it did
+        not come within `timeout` seconds."""
+        with self.script.lock:
+            return self.script.lock.wait_for(
+                lambda: sum(r.offers_tools for r in self.script.requests) >= turns, timeout
+            )
 
     def __enter__(self) -> ModelServer:
         self._thread.start()

@@ -6,6 +6,8 @@ guard's own sentence inside it."""
 from __future__ import annotations
 
 import json
+import subprocess
+import time
 
 import pytest
 
@@ -13,8 +15,9 @@ from harnesses.model_server import Text
 
 pytestmark = pytest.mark.harnesses
 
-HARNESSES = ("copilot", "claude", "codex", "gemini", "droid", "qwen")
+HARNESSES = ("copilot", "claude", "codex", "gemini", "opencode", "droid", "qwen")
 STATUS = "python3 ~/.automaton/scripts/status.py"
+STOP_WAIT = 90  # stop-wait-seconds: ample, since the approval ends the wait at once
 
 
 @pytest.fixture(params=HARNESSES)
@@ -121,11 +124,23 @@ def test_approve_typed_by_the_user_approves(harness, request) -> None:
     assert (last["via"], last["harness"]) == ("prompt", run_as.name)
 
 
-def test_the_stop_hook_carries_the_agent_on_with_the_users_request(harness) -> None:
+# `opencode run` leaves its event loop at the session's first idle status and exits; the
+# plugin's session.idle handler runs the Stop hook, but the prompt it then sends with the
+# hook's text comes too late for that process (`opencode serve` carries on: test_opencode).
+STOP_REASON = (
+    "opencode run 1.18.33 exits at the session's first idle status (its loop breaks on "
+    "session.status idle); the plugin's session.idle prompt with the Stop hook's text "
+    "comes after, so a headless run never carries on"
+)
+
+
+def test_the_stop_hook_carries_the_agent_on_with_the_users_request(harness, request) -> None:
     """The agent ends its turn while its task waits at the gate with a request for changes
     made on the dashboard: the stop hook makes the harness go on with the request as the
     next prompt, and the second stop (its loop guard set) lets it end."""
     run_as, lab = harness
+    if run_as.name == "opencode":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=STOP_REASON))
     lab.phase("research:awaiting_approval")
     lab.request_changes("Name the users.")
     run = run_as.run(lab, [Text("SPEC.md is ready"), Text("revising")])
@@ -133,6 +148,37 @@ def test_the_stop_hook_carries_the_agent_on_with_the_users_request(harness) -> N
     assert len(agent) == 2, run.explain()
     assert "The user requested changes to task 't1'" in agent[1]
     assert "Name the users." in agent[1]
+    assert run.rc == 0, run.explain()
+
+
+def test_the_stop_hook_carries_the_agent_on_with_an_approval_given_while_it_waits(
+    harness,
+) -> None:
+    """The agent ends its turn while its task awaits approval and nothing is decided yet:
+    the stop hook waits (its marker on the board says so); the person approves at a
+    terminal meanwhile, and the harness goes on with the approval and the next step as
+    its next prompt."""
+    run_as, lab = harness
+    if run_as.name == "opencode":  # the run above proves it; this one would only wait
+        pytest.xfail(STOP_REASON)
+    lab.phase("research:awaiting_approval")
+    lab.stop_wait(STOP_WAIT)
+
+    def approve_once_waiting(process: subprocess.Popen[str]) -> None:
+        while process.poll() is None and not lab.waiting():
+            time.sleep(0.05)  # the hook's marker, as the board polls it
+        if lab.waiting():
+            approved = lab.status("--task", "t1", "--approve")
+            assert approved.returncode == 0, approved.stdout + approved.stderr
+
+    replies = [Text("SPEC.md is ready"), Text("designing")]
+    run = run_as.run(lab, replies, meanwhile=approve_once_waiting)
+    assert lab.state() == "research:approved", run.explain()
+    agent = [json.dumps(r.body) for r in run.requests if r.offers_tools]
+    assert len(agent) == 2, run.explain()
+    assert "approved task 't1' while you waited (research:approved, via cli)" in agent[1]
+    assert "Continue: " in agent[1]
+    assert not lab.waiting()  # the wait ended with the decision
     assert run.rc == 0, run.explain()
 
 

@@ -126,7 +126,22 @@ def _harness_file(target: Path, bases: tuple[Path, ...]) -> bool:
             return True
         if any(inside(target, base / name) for name in HARNESS_FOLDERS):
             return True
-    return False
+    return _copilot_file(target)
+
+
+def _copilot_file(target: Path) -> bool:
+    """GitHub Copilot CLI's hooks and settings where COPILOT_HOME moves `~/.copilot`: its
+    hooks reference loads the user's hooks from `$COPILOT_HOME/hooks/` when it is set."""
+    moved = os.environ.get("COPILOT_HOME")
+    if not moved:
+        return False
+    folder = Path(os.path.expanduser(moved)).resolve()
+    inner = ".copilot/"
+    if any(target == folder / n[len(inner) :] for n in HARNESS_FILES if n.startswith(inner)):
+        return True
+    return any(
+        inside(target, folder / n[len(inner) :]) for n in HARNESS_FOLDERS if n.startswith(inner)
+    )
 
 
 def reason(

@@ -271,6 +271,10 @@ class ClaudeCode(Harness):
         ("Stop", None, STOP_TIMEOUT),
     )
 
+    def notes(self, path: Path, merged: dict[str, Any]) -> list[str]:
+        cursor = path.parent.parent / Cursor.settings_file
+        return [CURSOR_TWICE] if _has_hooks(cursor, Cursor.name) else []
+
     def runs_nested(self, root: Path) -> bool:
         """`sandbox.enabled` in any of its settings files: its own sandbox holds Bash."""
         from pathlib import Path
@@ -416,6 +420,22 @@ class GeminiCli(Harness):
         return _json({"decision": "deny", "reason": text})
 
 
+CURSOR_TWICE = (
+    "note: this project has Cursor's hooks and Claude Code's; Cursor with its third-party "
+    "configs setting on runs .claude/settings.json's hooks too, so each of its actions is "
+    "judged twice (Cursor's own hook prevails where the answers differ), and both stop "
+    "hooks can wait for your decision at a gate (docs/harness-integration.md)"
+)
+
+
+def _has_hooks(path: Path, harness: str) -> bool:
+    """Whether the settings file at `path` holds our hook commands for `harness`."""
+    try:
+        return f"{HOOK} --harness {harness}" in path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 class Cursor(Harness):
     """Cursor: hooks in `.cursor/hooks.json`, answered in JSON on exit 0; a hook that fails
     lets the action through unless its entry sets `failClosed` (cursor.com/docs/hooks).
@@ -434,6 +454,10 @@ class Cursor(Harness):
     json_text_inputs = bare_shell_event = True  # beforeMCPExecution; beforeShellExecution
     rewrites = prompt_context = False
     quiet = "{}"
+
+    def notes(self, path: Path, merged: dict[str, Any]) -> list[str]:
+        claude = path.parent.parent / ClaudeCode.settings_file
+        return [CURSOR_TWICE] if _has_hooks(claude, ClaudeCode.name) else []
 
     def cursor_entry(self, **extra: Any) -> dict[str, Any]:
         """A hook entry as Cursor takes it: the command on the entry itself."""
@@ -525,8 +549,8 @@ class CopilotCli(Harness):
     names it; `toolArgs` is JSON text in its documentation and an object from 1.0.x, so
     both are read. A shell command is rewritten with `modifiedArgs`, the tool's whole
     arguments, which its `preToolUse` hooks respect since 1.0.24 (its changelog:
-    "preToolUse hooks now respect modifiedArgs/updatedInput"). Its agent types into the
-    shells it starts (`write_bash`)."""
+    "preToolUse hooks now respect modifiedArgs/updatedInput"). Before 1.0.62 its agent
+    typed into the shells it started (`write_bash`, still read as typed input)."""
 
     name, title = "copilot", "GitHub Copilot CLI"
     project_env = ("COPILOT_PROJECT_DIR",)  # set for its hooks, seen on 1.0.102 (the lab)

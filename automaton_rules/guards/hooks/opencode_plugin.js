@@ -95,7 +95,8 @@ export const AutomatonGuard = async ({ $, directory, client }) => {
     },
     "chat.message": async (input, output) => {
       const prompt = typed((output && output.parts) || []);
-      if (!/^\s*\/?approved?\b/i.test(prompt)) return; // only an approval is our business
+      // Only an approval is our business; `opencode run "approve t1"` wraps the words in quotes.
+      if (!/^\s*["']?\/?approved?\b/i.test(prompt)) return;
       if (await childSession(client, input.sessionID)) return;
       const event = {
         hook_event_name: "UserPromptSubmit",
