@@ -33,6 +33,9 @@ JSON_SETTINGS = [record for record in harnesses.HARNESSES.values() if record.hoo
 
 BARE_PATH = "/usr/bin:/bin"
 MISSING = "is not installed on this machine"
+# What `--harness all` commits: 8 Claude, 6 Codex, 5 Gemini, 6 Cursor, 7 GitHub Copilot
+# CLI, 3 Kiro CLI, 5 Factory Droid, 5 Qwen Code.
+ALL_COMMANDS = 45
 
 
 def committed_commands(user_repo: Path) -> list[str]:
@@ -72,9 +75,7 @@ def test_the_committed_configuration_exits_2_without_the_tool(home: Path, user_r
     proc = run_install(home, "--project", str(user_repo), "--harness", "all", "--git-hooks")
     assert proc.returncode == 0, proc
     commands = committed_commands(user_repo)
-    # 8 Claude, 6 Codex, 5 Gemini, 6 Cursor, 7 GitHub Copilot CLI, 3 Kiro CLI,
-    # 5 Factory Droid, 5 Qwen Code
-    assert len(commands) == 45
+    assert len(commands) == ALL_COMMANDS
     for command in commands:
         assert str(Path(sys.executable).parent) not in command
         # A stop hook lets the agent stop instead: there, exit 2 would make it carry on.
@@ -108,7 +109,7 @@ def _every_committed_command_refuses(
     """Each installed hook command, run from `cwd` as its harness runs it, refuses with
     `said` alone: exit 2, or Copilot's JSON deny on exit 0; a stop hook lets the agent stop."""
     commands = committed_commands(user_repo)
-    assert len(commands) == 35
+    assert len(commands) == ALL_COMMANDS
     for command in commands:
         done = run_detached(["sh", "-c", command], {"PATH": BARE_PATH, **(env or {})}, cwd)
         copilot = "--harness copilot" in command
