@@ -494,7 +494,13 @@ class Droid(Driver):
     ) -> None:
         """What the run says to Droid on stdin (a one-shot run: nothing)."""
 
-    def run(self, lab: Lab, replies: list[Reply], prompt: str = "do the lab step") -> Run:
+    def run(
+        self,
+        lab: Lab,
+        replies: list[Reply],
+        prompt: str = "do the lab step",
+        meanwhile: Callable[[subprocess.Popen[str]], None] | None = None,
+    ) -> Run:
         import time
 
         with ModelServer(replies) as server:
@@ -504,6 +510,9 @@ class Droid(Driver):
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             )  # fmt: skip
             lines = _Lines(process, time.monotonic() + RUN_TIMEOUT)
+            failed: list[BaseException] = []
+            helper = threading.Thread(target=_acting, args=(meanwhile, process, failed))
+            helper.start()
             try:
                 self.converse(lab, process, lines, prompt)
                 answer = lines.wait_for(self.answered)
@@ -512,6 +521,9 @@ class Droid(Driver):
                     process.stdin.close()
                 process.kill()  # SIGTERM runs the same telemetry flush first
                 process.wait()
+                helper.join()
+            if failed:
+                raise failed[0]
             err = process.stderr.read() if process.stderr else ""
             rc = 1 if '"is_error":true' in answer or '"isError":true' in answer else 0
             return Run(rc, "".join(lines.seen), err, server.requests)
