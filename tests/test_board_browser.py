@@ -388,7 +388,9 @@ def test_11_the_filter_hides_the_cards_it_does_not_match(
     page.goto(browser_board.site + "/")
     page.wait_for_selector('.card[data-task="filter-me"]')
     page.fill("#filter", "filter-m")
+    # The filter runs on the input event: wait for the page to have done it, not a time.
+    page.wait_for_selector('.card[data-task="signup"]', state="hidden")
     assert page.is_visible('.card[data-task="filter-me"]')
-    assert not page.is_visible('.card[data-task="signup"]')
     page.fill("#filter", "")
-    assert page.is_visible('.card[data-task="signup"]')
+    page.wait_for_selector('.card[data-task="signup"]', state="visible")
+    assert page.is_visible('.card[data-task="filter-me"]')

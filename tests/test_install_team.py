@@ -99,7 +99,7 @@ def test_the_committed_configuration_exits_2_without_the_tool(home: Path, user_r
 
 
 NO_LAUNCHER = (
-    "ERROR: no readable .automaton/hook.sh here or above (automaton-install writes it); refused."
+    "ERROR: no readable .automaton/hook.sh in this project (automaton-install writes it); refused."
 )
 
 
@@ -187,6 +187,25 @@ def test_run_in_a_subfolder_the_committed_command_finds_the_projects_launcher(
     _every_committed_command_refuses(user_repo, planted.parent.parent, missing, {"HOME": ""})
 
 
+@pytest.mark.parametrize("named", [False, True], ids=["no project folder named", "named"])
+def test_a_launcher_planted_above_the_project_is_never_run(
+    home: Path, user_repo: Path, named: bool
+) -> None:
+    """A shell line inside the sandbox may write the shared temporary folders (/tmp,
+    /dev/shm): a launcher planted in one above a project there is never sourced, nor one
+    above the project folder a harness names. With the project's own gone, a refusal."""
+    assert run_install(home, "--project", str(user_repo), "--harness", "all").returncode == 0
+    (user_repo / ".automaton" / "hook.sh").unlink()
+    shared = user_repo.parent
+    shared.chmod(0o1777)  # sticky, as /tmp is
+    planted = shared / ".automaton" / "hook.sh"
+    planted.parent.mkdir()
+    planted.write_text("echo planted; exit 0\n")
+    variables = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "COPILOT_PROJECT_DIR")
+    env = {"HOME": str(home), **({name: str(user_repo) for name in variables} if named else {})}
+    _every_committed_command_refuses(user_repo, user_repo, NO_LAUNCHER, env)
+
+
 @pytest.mark.parametrize(("harness", "variable"), [("claude", "CLAUDE_PROJECT_DIR"),
                                                    ("gemini", "GEMINI_PROJECT_DIR")])  # fmt: skip
 def test_the_project_folder_the_harness_names_is_where_its_launcher_is_found(
@@ -217,7 +236,7 @@ def test_the_committed_command_is_short_and_names_the_launcher(home: Path, user_
     for command in committed_commands(user_repo):
         assert ".automaton/hook.sh" in command
         assert "command -v" not in command  # the lookup is in the launcher
-        assert len(command) < 450, command  # Copilot's with its JSON deny
+        assert len(command) < 500, command  # half the old lookup; Copilot's with its JSON deny
     launcher = (user_repo / ".automaton" / "hook.sh").read_text()
     assert launcher.startswith(install.MARKER)
     assert launcher == (ROOT / "integrations" / "hook.sh").read_text()

@@ -56,8 +56,9 @@ HOOK_LOOKUP = (
 # The prologue's own refusal, its first word given as an argument: Claude Code shows the
 # model the command before a failing hook's stderr, and that command must not read as an
 # error line of its own.
-_NO_LAUNCHER = f"%s: no readable {LAUNCHER} here or above (automaton-install writes it); refused."
-NO_LAUNCHER = _NO_LAUNCHER % "ERROR"
+# The prologue's refusal, `$l` the launcher's path (set by the prologue), `%s` ERROR.
+_NO_LAUNCHER = "%s: no readable $l in this project (automaton-install writes it); refused."
+NO_LAUNCHER = (_NO_LAUNCHER % "ERROR").replace("$l", LAUNCHER)
 
 
 def launcher(marker: str) -> str:
@@ -122,17 +123,22 @@ let the action through."
 
 
 def prologue(project_env: str = "", deny: bool = False) -> str:
-    """The committed command's own script: the launcher of the outermost folder holding one,
-    from the project folder the harness names in `project_env` (else the hook's working
-    folder) up, sourced; none readable, a refusal. The outermost, since a folder inside the
-    project is one the agent may write, and the project's own launcher is a guard file.
-    Only an absolute folder is searched (a relative one would never shorten to nothing).
-    `deny`: refusals as GitHub Copilot CLI reads them, a JSON deny on exit 0."""
-    start = f"${{{project_env}:-$PWD}}" if project_env else "$PWD"
-    find = (
-        f'refusal={"json" if deny else "exit"} d={start} f=; while [ "${{d#/}}" != "$d" ]; do '
-        f'[ -f "$d/{LAUNCHER}" ] && f=$d/{LAUNCHER}; d=${{d%/*}}; done; [ -r "$f" ] && . "$f"; '
+    """The committed command's own script: the project's launcher, sourced; none readable,
+    a refusal. Where the harness names the project folder (`project_env`, absolute), the
+    launcher there and nowhere else; where it names none, the outermost one from the hook's
+    working folder up, short of a shared temporary folder (sticky, as /tmp and /dev/shm
+    are): a folder inside the project is one the agent may write in an edit phase, and a
+    shared one anyone may, while the project's own launcher is a guard file. A project
+    variable that is not absolute is a refusal. `deny`: refusals as GitHub Copilot CLI reads
+    them, a JSON deny on exit 0."""
+    walk = (
+        'd=$PWD; while [ -n "$d" ] && [ ! -k "$d" ]; do '
+        '[ -f "$d/$l" ] && f=$d/$l; d=${d%/*}; done'
     )
+    if project_env:
+        walk = f'p=${project_env}; case $p in /*) f=$p/$l;; "") {walk};; esac'
+    refusal = "json" if deny else "exit"
+    find = f'refusal={refusal} f= l={LAUNCHER}; {walk}; [ -r "$f" ] && . "$f"; '
     if not deny:
         return f'{find}printf "{_NO_LAUNCHER}\\n" ERROR >&2; exit 2'
     reason = f'\\"permissionDecisionReason\\": \\"{_NO_LAUNCHER}\\"'
