@@ -132,8 +132,7 @@ def prologue(project_env: str = "", deny: bool = False) -> str:
     variable that is not absolute is a refusal. `deny`: refusals as GitHub Copilot CLI reads
     them, a JSON deny on exit 0."""
     walk = (
-        'd=$PWD; while [ -n "$d" ] && [ ! -k "$d" ]; do '
-        '[ -f "$d/$l" ] && f=$d/$l; d=${d%/*}; done'
+        'd=$PWD; while [ -n "$d" ] && [ ! -k "$d" ]; do [ -f "$d/$l" ] && f=$d/$l; d=${d%/*}; done'
     )
     if project_env:
         walk = f'p=${project_env}; case $p in /*) f=$p/$l;; "") {walk};; esac'
