@@ -73,6 +73,23 @@ def test_in_an_edit_phase_the_project_is_writable_but_for_the_guards_files(
         assert not found.allows(path), path
 
 
+def test_copilots_hooks_where_copilot_home_moves_them_are_read_only(
+    repo: Project, startup_home: Path, tmp_path: Path
+) -> None:
+    """GitHub Copilot CLI loads the user's hooks from `$COPILOT_HOME/hooks/`: outside the
+    home folder (in a temporary folder a sandboxed line may write), they stay read-only."""
+    moved = tmp_path / "copilot"
+    (moved / "hooks").mkdir(parents=True)
+    found = find_project(repo.root)
+    environ = {**os.environ, "COPILOT_HOME": str(moved)}
+    held = boundary.compute(found, load_config(found.root), cwd=repo.root, environ=environ)
+    assert not held.allows(moved.resolve() / "hooks" / "mine.json")
+    assert not held.allows(moved.resolve() / "settings.json")  # not made yet: all the same
+    assert held.allows(tmp_path.resolve() / "elsewhere.txt")
+    unmoved = boundary.compute(found, load_config(found.root), cwd=repo.root)
+    assert unmoved.allows(moved.resolve() / "hooks" / "mine.json")
+
+
 def test_the_home_folders_start_up_files_are_read_only_in_every_phase(
     repo: Project, startup_home: Path
 ) -> None:

@@ -46,7 +46,7 @@ from automaton_rules.support.patterns import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Mapping
 
     from automaton_rules.core.config import Config
 
@@ -129,19 +129,25 @@ def _harness_file(target: Path, bases: tuple[Path, ...]) -> bool:
     return _copilot_file(target)
 
 
-def _copilot_file(target: Path) -> bool:
+def copilot_home(environ: Mapping[str, str] | None = None) -> Path | None:
+    """Where COPILOT_HOME moves GitHub Copilot CLI's `~/.copilot`, resolved; None unmoved."""
+    moved = (os.environ if environ is None else environ).get("COPILOT_HOME")
+    return Path(os.path.expanduser(moved)).resolve() if moved else None
+
+
+def copilot_paths() -> list[Path]:
     """GitHub Copilot CLI's hooks and settings where COPILOT_HOME moves `~/.copilot`: its
     hooks reference loads the user's hooks from `$COPILOT_HOME/hooks/` when it is set."""
-    moved = os.environ.get("COPILOT_HOME")
-    if not moved:
-        return False
-    folder = Path(os.path.expanduser(moved)).resolve()
+    folder = copilot_home()
+    if folder is None:
+        return []
     inner = ".copilot/"
-    if any(target == folder / n[len(inner) :] for n in HARNESS_FILES if n.startswith(inner)):
-        return True
-    return any(
-        inside(target, folder / n[len(inner) :]) for n in HARNESS_FOLDERS if n.startswith(inner)
-    )
+    named = (*HARNESS_FILES, *HARNESS_FOLDERS)
+    return [folder / name[len(inner) :] for name in named if name.startswith(inner)]
+
+
+def _copilot_file(target: Path) -> bool:
+    return any(inside(target, path) for path in copilot_paths())
 
 
 def reason(

@@ -175,6 +175,9 @@ def compute(
     # The home folder itself: where it lies inside a temporary folder (a test, a container),
     # its start-up files stay read-only all the same, its caches writable.
     kept = [home, *_existing(home / code for code in CACHED_CODE), *_installation(root, environ)]
+    # GitHub Copilot CLI's home where COPILOT_HOME moves it out of the home folder: its
+    # hooks and settings read-only, as they are in `~/.copilot`.
+    kept += [folder for folder in [protected.copilot_home(environ)] if folder is not None]
     kept += _guard_paths(project, settings) if editing else [root]
     roots = _existing(writable)
     readonly = [path for path in _existing(kept) if any(inside(path, r) for r in roots)]
